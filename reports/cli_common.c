@@ -1,0 +1,224 @@
+/* cli_common.c: shared options and their resolution (cli_common.h). */
+#include "cli_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_fail(enum pplan_status st, const struct perr *e)
+{
+	fprintf(stderr, "pplan: %s\n", e->msg[0] ? e->msg : status_str(st));
+	return status_exit_code(st);
+}
+
+void cli_inputs_init(struct cli_inputs *in)
+{
+	memset(in, 0, sizeof *in);
+}
+
+int cli_parse_long(const char *s, long *out)
+{
+	double v;
+	if (parse_count(s, &v) != 0 || v != floor(v) || v < 1 || v > 1e15)
+		return -1;
+	*out = (long)v;
+	return 0;
+}
+
+int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
+		      struct perr *e)
+{
+	char *end;
+	switch (opt) {
+	case 1000: in->model_arg = arg; return 1;
+	case 1001: in->params_arg = arg; return 1;
+	case 1002:
+		if (cli_parse_long(arg, &in->gpus) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--gpus must be a positive whole number, got '%s'",
+					arg), -1;
+		return 1;
+	case 1003: in->cluster_arg = arg; return 1;
+	case 1004: in->gpu_arg = arg; return 1;
+	case 1005:
+		if (cli_parse_long(arg, &in->seq) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--seq must be a positive number of tokens, got '%s'",
+					arg), -1;
+		return 1;
+	case 1006:
+		if (cli_parse_long(arg, &in->gbs) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--global-batch must be a positive number of sequences, got '%s'",
+					arg), -1;
+		return 1;
+	case 1007:
+		if (cli_parse_long(arg, &in->tokens_per_step) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--tokens-per-step must be a positive number of tokens, got '%s'",
+					arg), -1;
+		return 1;
+	case 1008: in->precision_arg = arg; return 1;
+	case 1009:
+		errno = 0;
+		in->max_memory_gib = strtod(arg, &end);
+		if (errno || end == arg || *end || !(in->max_memory_gib > 0) ||
+		    !isfinite(in->max_memory_gib))
+			return perr_set(e, PPLAN_EINPUT,
+					"--max-memory-gib must be a positive number of GiB, got '%s'",
+					arg), -1;
+		return 1;
+	case 1010: in->json_path = arg; return 1;
+	default: return 0;
+	}
+}
+
+enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
+			      struct perr *e)
+{
+	enum pplan_status st;
+
+	/* Model. */
+	if (in->model_arg && in->params_arg)
+		return perr_set(e, PPLAN_EINPUT,
+				"--model and --params conflict: give one of them");
+	if (in->model_arg) {
+		st = model_resolve(in->model_arg, &in->model, e);
+		if (st != PPLAN_OK)
+			return st;
+	} else if (in->params_arg) {
+		double n;
+		const struct model_spec *m;
+		if (parse_count(in->params_arg, &n) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--params must be a positive count like 70B, 405B or 1.5T, got '%s'",
+					in->params_arg);
+		m = model_nearest(n);
+		in->model = *m;
+		snprintf(in->model_note, sizeof in->model_note,
+			 "--params %s: nearest zoo model is %s (%.1f B parameters)",
+			 in->params_arg, m->name, model_params_total(m) / 1e9);
+	} else {
+		return perr_set(e, PPLAN_EINPUT,
+				"no model: give --model NAME|FILE or --params N (e.g. --params 70B)");
+	}
+
+	/* Cluster. */
+	if (in->cluster_arg && in->gpu_arg)
+		return perr_set(e, PPLAN_EINPUT,
+				"--cluster and --gpu conflict: a cluster names its GPU");
+	if (need_gpus && !in->gpus && !(in->cluster_arg &&
+					(strchr(in->cluster_arg, '/') ||
+					 strstr(in->cluster_arg, ".json"))))
+		return perr_set(e, PPLAN_EINPUT, "--gpus is required (e.g. --gpus 512)");
+	if (in->gpu_arg) {
+		const struct gpu_spec *g = gpu_find(in->gpu_arg);
+		const char *preset;
+		if (!g)
+			return perr_set(e, PPLAN_EINPUT,
+					"unknown GPU '%s' (a100-40gb, a100-80gb, h100-sxm, h100-96gb, h800, h200, b200)",
+					in->gpu_arg);
+		preset = cluster_preset_for_gpu(g->name);
+		st = cluster_preset(preset ? preset : "dgx-h100", in->gpus,
+				    &in->cluster, e);
+		if (st != PPLAN_OK)
+			return st;
+		in->cluster.gpu = *g;
+		in->cluster.nvlink.bw_gbps = g->nvlink_gbps;
+		if (!preset)
+			snprintf(in->cluster.name, sizeof in->cluster.name,
+				 "8x %s nodes", g->name);
+	} else {
+		st = cluster_resolve(in->cluster_arg ? in->cluster_arg : "dgx-h100",
+				     in->gpus, &in->cluster, e);
+		if (st != PPLAN_OK)
+			return st;
+	}
+
+	/* Training options. */
+	train_opts_default(&in->opts, &in->model);
+	if (in->seq)
+		in->opts.seq = in->seq;
+	if (in->precision_arg &&
+	    precision_parse(in->precision_arg, &in->opts.precision) != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"--precision must be bf16, fp16 or fp8, got '%s'",
+				in->precision_arg);
+	if (in->cluster.gpu.peak_tflops[in->opts.precision] <= 0)
+		return perr_set(e, PPLAN_EINPUT, "%s does not support %s",
+				in->cluster.gpu.name,
+				precision_name(in->opts.precision));
+	if (in->opts.precision == PREC_FP8)
+		in->opts.tp_comm_overlap = 1;
+	in->opts.max_memory_gib = in->max_memory_gib;
+	if (in->max_memory_gib > in->cluster.gpu.mem_gib)
+		return perr_set(e, PPLAN_EINPUT,
+				"--max-memory-gib %.1f is more than the %.1f GiB of a %s",
+				in->max_memory_gib, in->cluster.gpu.mem_gib,
+				in->cluster.gpu.name);
+
+	/* Global batch: sequences, from tokens, or about 4M tokens. */
+	if (in->gbs && in->tokens_per_step)
+		return perr_set(e, PPLAN_EINPUT,
+				"--global-batch and --tokens-per-step conflict: give one of them");
+	if (in->gbs) {
+		in->global_batch = in->gbs;
+		snprintf(in->gbs_note, sizeof in->gbs_note, "--global-batch");
+	} else if (in->tokens_per_step) {
+		if (in->tokens_per_step % in->opts.seq != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--tokens-per-step %ld is not a multiple of the sequence length %ld",
+					in->tokens_per_step, in->opts.seq);
+		in->global_batch = in->tokens_per_step / in->opts.seq;
+		snprintf(in->gbs_note, sizeof in->gbs_note, "--tokens-per-step");
+	} else {
+		long g = (4L << 20) / in->opts.seq;
+		in->global_batch = g > 0 ? g : 1;
+		snprintf(in->gbs_note, sizeof in->gbs_note, "default, about 4M tokens");
+	}
+	return PPLAN_OK;
+}
+
+void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
+{
+	const struct model_spec *m = &in->model;
+	const struct cluster *c = &in->cluster;
+	fprintf(f, "# pplan %s\n", cmd);
+	if (in->model_note[0])
+		fprintf(f, "# %s\n", in->model_note);
+	fprintf(f, "# model     %s: %.2f B parameters (%.2f B active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s\n",
+		m->name, model_params_total(m) / 1e9, model_params_active(m) / 1e9,
+		m->layers, m->hidden, m->ffn, m->heads, m->kv_heads, m->vocab,
+		mlp_kind_name(m->mlp));
+	if (m->num_experts > 1)
+		fprintf(f, "# experts   %d, top-%d\n", m->num_experts, m->top_k);
+	fprintf(f, "# cluster   %s: %ld x %s (%d nodes of %d), NVLink %.0f GB/s, network %.1f GB/s per GPU (%s)\n",
+		c->name, cluster_gpus(c), c->gpu.name, c->num_nodes,
+		c->gpus_per_node, c->nvlink.bw_gbps, c->net.bw_gbps, c->source);
+	fprintf(f, "# training  seq %ld tokens, global batch %ld sequences (%.2f M tokens, %s), %s, memory cap %.1f GiB per GPU\n",
+		in->opts.seq, in->global_batch,
+		(double)in->global_batch * in->opts.seq / 1048576.0, in->gbs_note,
+		precision_name(in->opts.precision),
+		in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib : c->gpu.mem_gib);
+	fprintf(f, "# framework Megatron-LM: flash attention, overlapped DP reduction%s\n",
+		in->opts.tp_comm_overlap ? ", overlapped TP communication" : "");
+}
+
+void cli_common_usage(FILE *f)
+{
+	fprintf(f,
+		"  --model NAME|FILE      zoo model, pplan.model/1 JSON or HF config.json\n"
+		"  --params N             or: the zoo model nearest N parameters (70B, 405B, 1.5T)\n"
+		"  --gpus N               number of GPUs (whole nodes)\n"
+		"  --cluster NAME|FILE    dgx-a100, dgx-h100 (default), dgx-h200, hgx-b200, or pplan.cluster/1\n"
+		"  --gpu TYPE             a100-40gb a100-80gb h100-sxm h100-96gb h800 h200 b200 (its node preset)\n"
+		"  --seq N                tokens per sequence (default: the model's)\n"
+		"  --global-batch N       sequences per step (default: about 4M tokens)\n"
+		"  --tokens-per-step N    or: tokens per step\n"
+		"  --precision P          bf16 (default), fp16, fp8\n"
+		"  --max-memory-gib X     usable memory per GPU (default: the GPU's)\n"
+		"  --json FILE            write the JSON report\n");
+}

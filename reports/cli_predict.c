@@ -1,0 +1,147 @@
+/*
+ * cli_predict.c: `pplan predict`: one layout, memory and time term by
+ * term, and optionally pplan.prediction/1 JSON.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_common.h"
+#include "jsonio.h"
+#include "report.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pplan predict (--model NAME|FILE | --params N) --layout STR [options]\n\n"
+		"  --layout STR           tp=8,pp=4,dp=16,mbs=1,vp=2,sp=on,recompute=selective,zero=1,schedule=interleaved\n"
+		"                         omitted keys: degrees 1 (dp fills the GPUs), mbs 1, sp on when tp > 1,\n"
+		"                         recompute none, zero 1 when dp > 1, schedule 1f1b (interleaved when vp > 1),\n"
+		"                         gbs from --global-batch / --tokens-per-step / about 4M tokens\n");
+	cli_common_usage(f);
+	fprintf(f, "  --help                 this text\n");
+}
+
+static void term(const char *name, double v, double total, const char *unit)
+{
+	printf("  %-26s %12.3f %-4s %6.1f %%\n", name, v, unit,
+	       total > 0 ? 100.0 * v / total : 0.0);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "layout", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_inputs in;
+	struct perr e = { { 0 } };
+	struct layout l;
+	struct prediction p;
+	const char *layout_arg = NULL, *why = NULL;
+	unsigned set = 0;
+	enum pplan_status st;
+	int c;
+	char lbuf[256];
+
+	cli_inputs_init(&in);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int r;
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == 'l') {
+			layout_arg = optarg;
+			continue;
+		}
+		r = cli_common_option(&in, c, optarg, &e);
+		if (r < 0)
+			return cli_fail(PPLAN_EINPUT, &e);
+		if (r == 0) {
+			fprintf(stderr, "pplan predict: unknown or incomplete option '%s' (see pplan predict --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pplan predict: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!layout_arg) {
+		fprintf(stderr, "pplan predict: --layout is required (e.g. --layout tp=8,pp=4)\n");
+		return 2;
+	}
+	st = layout_parse(layout_arg, &l, &set, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+	if (!in.gpus && !in.cluster_arg) {
+		long dp = (set & LK_DP) ? l.dp : 1;
+		in.gpus = (long)l.tp * l.pp * l.cp * dp;
+	}
+	st = cli_resolve(&in, 1, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+	layout_complete(&l, set, cluster_gpus(&in.cluster));
+	if (!(set & LK_GBS))
+		l.gbs = in.global_batch;
+	else if (in.gbs || in.tokens_per_step) {
+		fprintf(stderr, "pplan predict: gbs in --layout and --global-batch/--tokens-per-step conflict: give one\n");
+		return 2;
+	}
+	st = layout_check(&l, &in.model, cluster_gpus(&in.cluster), &why, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+	st = cost_predict(&in.model, &in.cluster, &l, &in.opts, &p, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+
+	cli_print_config(stdout, "predict", &in);
+	layout_format(&l, lbuf, sizeof lbuf);
+	printf("# layout    %s (%ld microbatches per step)\n\n", lbuf, p.microbatches);
+	printf("%s: %s\n", p.feasible ? "fits" : "DOES NOT FIT",
+	       p.feasible ? "the layout fits in GPU memory" : p.reject_msg);
+	printf("\nmemory per GPU (most-loaded: pipeline stage %d, %.1f microbatches in flight)\n",
+	       p.mem.stage, p.mem.inflight);
+	term("weights", p.mem.weights / GIB, p.mem.total / GIB, "GiB");
+	term("gradients", p.mem.gradients / GIB, p.mem.total / GIB, "GiB");
+	term("optimizer states", p.mem.optimizer / GIB, p.mem.total / GIB, "GiB");
+	term("activations", p.mem.activations / GIB, p.mem.total / GIB, "GiB");
+	term("other (context, buffers)", p.mem.other / GIB, p.mem.total / GIB, "GiB");
+	term("total", p.mem.total / GIB, p.mem.total / GIB, "GiB");
+	printf("\nstep time (critical path)\n");
+	term("compute", p.time.compute, p.step_time_s, "s");
+	term("recompute", p.time.recompute, p.step_time_s, "s");
+	term("TP communication", p.time.tp_comm, p.step_time_s, "s");
+	term("CP communication", p.time.cp_comm, p.step_time_s, "s");
+	term("EP communication", p.time.ep_comm, p.step_time_s, "s");
+	term("PP communication", p.time.pp_comm, p.step_time_s, "s");
+	term("DP communication exposed", p.time.dp_comm_exposed, p.step_time_s, "s");
+	term("pipeline bubble", p.time.bubble, p.step_time_s, "s");
+	term("optimizer step", p.time.optimizer, p.step_time_s, "s");
+	term("step", p.step_time_s, p.step_time_s, "s");
+	printf("\n  %-26s %12.0f tok/s\n", "throughput", p.tokens_per_s);
+	printf("  %-26s %12.1f TFLOP/s per GPU (model FLOPs)\n", "achieved", p.tflops_per_gpu);
+	printf("  %-26s %12.1f %%\n", "MFU", 100.0 * p.mfu);
+	printf("  %-26s %12.1f %%\n", "HFU (with recompute)", 100.0 * p.hfu);
+	printf("  %-26s %12.1f %%\n", "bubble fraction", 100.0 * p.bubble_fraction);
+	printf("  %-26s %12.3f s (%.3f s exposed)\n", "DP communication total",
+	       p.time.dp_comm_total, p.time.dp_comm_exposed);
+	printf("\nMegatron-LM flags:\n");
+	report_megatron_flags(stdout, &in.model, &l, &in.opts);
+	if (in.json_path) {
+		cJSON *doc = report_prediction_json(&in.model, &in.cluster, &l,
+						    &in.opts, &p);
+		st = json_write_atomic(in.json_path, doc, &e);
+		cJSON_Delete(doc);
+		if (st != PPLAN_OK)
+			return cli_fail(st, &e);
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * main.c: the pplan executable.  Dispatches to one subcommand; the only
+ * place where a status becomes an exit code is the subcommand's return.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *what;
+} commands[] = {
+	/* search: see cli_search.c */
+	{ "predict", cmd_predict, "explain one layout: memory and time, term by term" },
+	{ "validate", cmd_validate, "predict published training runs and print the error" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pplan COMMAND [options]   (pplan COMMAND --help)\n\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].what);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("pplan %s\n", "0.1.0");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "pplan: unknown command '%s' (try pplan --help)\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,160 @@
+/* report.c: pplan.prediction/1 documents and Megatron-LM flags. */
+#include "report.h"
+
+#include <math.h>
+
+#include "jsonio.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+cJSON *report_model_json(const struct model_spec *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", m->name);
+	cJSON_AddNumberToObject(o, "num_layers", m->layers);
+	cJSON_AddNumberToObject(o, "hidden_size", (double)m->hidden);
+	cJSON_AddNumberToObject(o, "ffn_hidden_size", (double)m->ffn);
+	cJSON_AddNumberToObject(o, "num_attention_heads", m->heads);
+	cJSON_AddNumberToObject(o, "num_kv_heads", m->kv_heads);
+	cJSON_AddNumberToObject(o, "vocab_size", (double)m->vocab);
+	cJSON_AddNumberToObject(o, "seq_length", (double)m->seq);
+	cJSON_AddStringToObject(o, "mlp", mlp_kind_name(m->mlp));
+	cJSON_AddNumberToObject(o, "num_experts", m->num_experts);
+	cJSON_AddNumberToObject(o, "top_k", m->top_k);
+	cJSON_AddNumberToObject(o, "params", model_params_total(m));
+	cJSON_AddNumberToObject(o, "params_active", model_params_active(m));
+	return o;
+}
+
+cJSON *report_cluster_json(const struct cluster *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddStringToObject(o, "gpu", c->gpu.name);
+	cJSON_AddNumberToObject(o, "gpus", (double)cluster_gpus(c));
+	cJSON_AddNumberToObject(o, "gpus_per_node", c->gpus_per_node);
+	cJSON_AddNumberToObject(o, "num_nodes", c->num_nodes);
+	cJSON_AddNumberToObject(o, "nvlink_gbps", c->nvlink.bw_gbps);
+	cJSON_AddNumberToObject(o, "net_gbps_per_gpu", c->net.bw_gbps);
+	cJSON_AddStringToObject(o, "source", c->source);
+	return o;
+}
+
+cJSON *report_layout_json(const struct layout *l, const struct train_opts *o)
+{
+	cJSON *j = cJSON_CreateObject();
+	char buf[256];
+	layout_format(l, buf, sizeof buf);
+	cJSON_AddStringToObject(j, "string", buf);
+	cJSON_AddNumberToObject(j, "tp", l->tp);
+	cJSON_AddNumberToObject(j, "pp", l->pp);
+	cJSON_AddNumberToObject(j, "dp", l->dp);
+	cJSON_AddNumberToObject(j, "cp", l->cp);
+	cJSON_AddNumberToObject(j, "ep", l->ep);
+	cJSON_AddNumberToObject(j, "vp", l->vp);
+	cJSON_AddNumberToObject(j, "mbs", l->mbs);
+	cJSON_AddNumberToObject(j, "gbs", (double)l->gbs);
+	cJSON_AddBoolToObject(j, "sp", l->sp);
+	cJSON_AddStringToObject(j, "recompute", recompute_name(l->recompute));
+	cJSON_AddNumberToObject(j, "zero", l->zero);
+	cJSON_AddStringToObject(j, "schedule", schedule_name(l->schedule));
+	cJSON_AddNumberToObject(j, "seq_length", (double)o->seq);
+	cJSON_AddStringToObject(j, "precision", precision_name(o->precision));
+	return j;
+}
+
+cJSON *report_prediction_fields(const struct prediction *p)
+{
+	cJSON *o = cJSON_CreateObject(), *mem, *t;
+	cJSON_AddBoolToObject(o, "feasible", p->feasible);
+	if (p->reject_reason)
+		cJSON_AddStringToObject(o, "reject_reason", p->reject_msg);
+	else
+		cJSON_AddNullToObject(o, "reject_reason");
+	json_add_number_or_null(o, "step_time_s", p->step_time_s);
+	json_add_number_or_null(o, "tokens_per_s", p->tokens_per_s);
+	json_add_number_or_null(o, "tflops_per_gpu", p->tflops_per_gpu);
+	json_add_number_or_null(o, "mfu", p->mfu);
+	json_add_number_or_null(o, "hfu", p->hfu);
+	json_add_number_or_null(o, "bubble_fraction", p->bubble_fraction);
+	cJSON_AddNumberToObject(o, "microbatches", (double)p->microbatches);
+	mem = cJSON_AddObjectToObject(o, "memory_gib");
+	cJSON_AddNumberToObject(mem, "total", p->mem.total / GIB);
+	cJSON_AddNumberToObject(mem, "weights", p->mem.weights / GIB);
+	cJSON_AddNumberToObject(mem, "gradients", p->mem.gradients / GIB);
+	cJSON_AddNumberToObject(mem, "optimizer", p->mem.optimizer / GIB);
+	cJSON_AddNumberToObject(mem, "activations", p->mem.activations / GIB);
+	cJSON_AddNumberToObject(mem, "other", p->mem.other / GIB);
+	cJSON_AddNumberToObject(mem, "stage", p->mem.stage);
+	cJSON_AddNumberToObject(mem, "inflight_microbatches", p->mem.inflight);
+	t = cJSON_AddObjectToObject(o, "time_s");
+	cJSON_AddNumberToObject(t, "compute", p->time.compute);
+	cJSON_AddNumberToObject(t, "recompute", p->time.recompute);
+	cJSON_AddNumberToObject(t, "tp_comm", p->time.tp_comm);
+	cJSON_AddNumberToObject(t, "cp_comm", p->time.cp_comm);
+	cJSON_AddNumberToObject(t, "ep_comm", p->time.ep_comm);
+	cJSON_AddNumberToObject(t, "pp_comm", p->time.pp_comm);
+	cJSON_AddNumberToObject(t, "dp_comm_exposed", p->time.dp_comm_exposed);
+	cJSON_AddNumberToObject(t, "dp_comm_total", p->time.dp_comm_total);
+	cJSON_AddNumberToObject(t, "bubble", p->time.bubble);
+	cJSON_AddNumberToObject(t, "optimizer", p->time.optimizer);
+	return o;
+}
+
+cJSON *report_prediction_json(const struct model_spec *m,
+			      const struct cluster *c, const struct layout *l,
+			      const struct train_opts *o,
+			      const struct prediction *p)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON *fields = report_prediction_fields(p);
+	cJSON *it;
+	cJSON_AddStringToObject(doc, "schema", "pplan.prediction/1");
+	cJSON_AddItemToObject(doc, "model", report_model_json(m));
+	cJSON_AddItemToObject(doc, "cluster", report_cluster_json(c));
+	cJSON_AddItemToObject(doc, "layout", report_layout_json(l, o));
+	/* Move the prediction fields up into the document. */
+	while ((it = fields->child) != NULL) {
+		cJSON_DetachItemViaPointer(fields, it);
+		cJSON_AddItemToObject(doc, it->string, it);
+	}
+	cJSON_Delete(fields);
+	return doc;
+}
+
+void report_megatron_flags(FILE *f, const struct model_spec *m,
+			   const struct layout *l, const struct train_opts *o)
+{
+	fprintf(f, "  --tensor-model-parallel-size %d --pipeline-model-parallel-size %d",
+		l->tp, l->pp);
+	if (l->cp > 1)
+		fprintf(f, " --context-parallel-size %d", l->cp);
+	if (l->ep > 1)
+		fprintf(f, " --expert-model-parallel-size %d", l->ep);
+	if (l->vp > 1)
+		fprintf(f, " --num-layers-per-virtual-pipeline-stage %d",
+			m->layers / (l->pp * l->vp));
+	fprintf(f, " \\\n  --micro-batch-size %d --global-batch-size %ld --seq-length %ld",
+		l->mbs, l->gbs, o->seq);
+	if (l->sp)
+		fprintf(f, " --sequence-parallel");
+	if (l->recompute == RECOMPUTE_SELECTIVE)
+		fprintf(f, " --recompute-activations");
+	else if (l->recompute == RECOMPUTE_FULL)
+		fprintf(f, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+	if (l->zero == 1)
+		fprintf(f, " --use-distributed-optimizer");
+	else if (l->zero >= 2)
+		fprintf(f, " --use-torch-fsdp2  # ZeRO-%d: Megatron-LM shards weights with FSDP",
+			l->zero);
+	if (o->overlap_grad_reduce && l->dp * l->cp > 1)
+		fprintf(f, " --overlap-grad-reduce");
+	if (o->overlap_param_gather && l->zero == 1)
+		fprintf(f, " --overlap-param-gather");
+	if (o->tp_comm_overlap && l->tp > 1)
+		fprintf(f, " --tp-comm-overlap");
+	fprintf(f, " --%s", o->precision == PREC_FP16 ? "fp16" : "bf16");
+	if (o->precision == PREC_FP8)
+		fprintf(f, " --fp8-format hybrid");
+	fprintf(f, "\n");
+}

@@ -1,0 +1,32 @@
+/*
+ * report.h: predictions as JSON (pplan.prediction/1, DESIGN.md) and as
+ * the term-by-term text that `pplan predict` prints.  Builders return a
+ * cJSON tree the caller owns (cJSON_Delete).
+ */
+#ifndef PPLAN_REPORT_H
+#define PPLAN_REPORT_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "cost.h"
+
+cJSON *report_model_json(const struct model_spec *m);
+cJSON *report_cluster_json(const struct cluster *c);
+cJSON *report_layout_json(const struct layout *l, const struct train_opts *o);
+
+/* The prediction fields of pplan.prediction/1 (no schema, no inputs). */
+cJSON *report_prediction_fields(const struct prediction *p);
+
+/* A whole pplan.prediction/1 document. */
+cJSON *report_prediction_json(const struct model_spec *m,
+			      const struct cluster *c, const struct layout *l,
+			      const struct train_opts *o,
+			      const struct prediction *p);
+
+/* The Megatron-LM command-line flags that realise l. */
+void report_megatron_flags(FILE *f, const struct model_spec *m,
+			   const struct layout *l, const struct train_opts *o);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * cost.h: the cost model.  Given a model, a cluster, a layout and the
+ * training options, predicts per-GPU memory (term by term, on the
+ * most-loaded pipeline stage) and step time (term by term).  The formulas
+ * and their sources are in sim/MODEL.md; this header only names them.
+ * Everything here is plain data; cost_predict allocates nothing.
+ */
+#ifndef PPLAN_COST_H
+#define PPLAN_COST_H
+
+#include "cluster.h"
+#include "layout.h"
+#include "model.h"
+
+/* How the training framework behaves where layouts do not say. */
+enum framework {
+	FW_MEGATRON_LM = 0,    /* Megatron-LM / Megatron-Core / NeMo */
+	FW_MEGATRON_DEEPSPEED, /* Megatron-DeepSpeed (BigScience) */
+};
+
+struct train_opts {
+	long seq;                 /* tokens per sequence */
+	enum precision precision;
+	double max_memory_gib;    /* usable memory per GPU; 0 = the GPU's */
+	enum framework framework;
+	int overlap_grad_reduce;  /* DP reduce-scatter/all-reduce in buckets during backward */
+	int overlap_param_gather; /* ZeRO-1/3 all-gather overlapped with forward */
+	int tp_comm_overlap;      /* TP collectives overlapped with GEMMs (userbuffers) */
+	int flash_attention;      /* fused attention: no s x s scores kept */
+	int use_des;              /* step time from the event simulation */
+};
+
+void train_opts_default(struct train_opts *o, const struct model_spec *m);
+
+struct mem_breakdown {        /* bytes on the most-loaded GPU */
+	double weights, gradients, optimizer, activations, other, total;
+	int stage;                /* which pipeline stage that is */
+	double inflight;          /* microbatches whose activations it holds */
+};
+
+struct time_breakdown {       /* seconds per step on the critical path */
+	double compute, recompute, tp_comm, cp_comm, ep_comm, pp_comm;
+	double dp_comm_exposed, bubble, optimizer;
+	double dp_comm_total;     /* before overlap, for the report */
+};
+
+/* Durations of one microbatch on one model chunk (layers of one virtual
+ * stage) on one GPU, seconds.  The event simulator consumes these. */
+struct chunk_cost {
+	double fwd_s;       /* forward incl. TP/CP/EP communication not hidden */
+	double bwd_s;       /* backward (input + weight grads) incl. recompute */
+	double bwd_w_s;     /* the weight-gradient GEMM part of bwd_s */
+	double recompute_s; /* the recomputation part of bwd_s */
+};
+
+struct prediction {
+	int feasible;
+	const char *reject_reason;     /* stable short key, NULL if feasible */
+	char reject_msg[256];          /* the sentence for the user */
+	long microbatches;             /* per pipeline per step */
+	double step_time_s;
+	double tokens_per_s;
+	double tflops_per_gpu;         /* model FLOPs */
+	double mfu;                    /* fraction, 0..1 */
+	double hfu;
+	double bubble_fraction;        /* mean over stages */
+	double model_flops;            /* per step, whole cluster */
+	double hw_flops;               /* incl. recompute */
+	struct mem_breakdown mem;
+	struct time_breakdown time;
+	/* Per model chunk: chunk_cost for the body chunk, and the extra
+	 * forward/backward of the first stage (embedding) and last stage
+	 * (LM head, loss). */
+	struct chunk_cost chunk;
+	double first_extra_fwd_s, first_extra_bwd_s;
+	double last_extra_fwd_s, last_extra_bwd_s;
+	double p2p_s;                  /* one activation send between stages */
+	double dp_reduce_s;            /* one stage's whole gradient reduction */
+	double optimizer_s;
+};
+
+/* Predicts l for m on c.  Infeasible layouts (out of memory, invalid)
+ * give PPLAN_OK with p->feasible = 0 and a reason; PPLAN_EINPUT only for
+ * requests that make no sense (e.g. a layout for another GPU count). */
+enum pplan_status cost_predict(const struct model_spec *m,
+			       const struct cluster *c,
+			       const struct layout *l,
+			       const struct train_opts *o,
+			       struct prediction *p, struct perr *e);
+
+/* Model FLOPs of one step (forward + backward, no recompute), DESIGN.md's
+ * definition generalised for GQA, gated MLPs and MoE. */
+double cost_model_flops(const struct model_spec *m, long seq, long gbs);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * layout.h: a parallel layout and the one rank map.
+ *
+ * A layout is plain data: degrees of tensor (tp), pipeline (pp), data (dp),
+ * context (cp) and expert (ep) parallelism, virtual pipeline stages per
+ * rank (vp), micro- and global batch, sequence parallelism, recomputation,
+ * ZeRO stage and pipeline schedule.  Layout strings are the stable user
+ * syntax "tp=8,pp=4,dp=16,mbs=1,vp=2,sp=on,recompute=selective,zero=1,
+ * schedule=interleaved".
+ *
+ * The rank map places tp innermost, then cp, dp, pp (Megatron-LM's order)
+ * unless another order is given; the executor builds its process groups
+ * from it and the cost model asks it which link each group uses.
+ */
+#ifndef PPLAN_LAYOUT_H
+#define PPLAN_LAYOUT_H
+
+#include "model.h"
+#include "status.h"
+
+enum recompute { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+enum schedule { SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZB_H1 };
+
+const char *recompute_name(enum recompute r);
+const char *schedule_name(enum schedule s);
+int recompute_parse(const char *s, enum recompute *out);
+int schedule_parse(const char *s, enum schedule *out);
+
+struct layout {
+	int tp, pp, dp, cp, ep;
+	int vp;                 /* virtual stages (model chunks) per pipeline rank */
+	int mbs;                /* micro-batch size, sequences */
+	long gbs;               /* global batch, sequences; 0 = not set */
+	int sp;                 /* sequence parallelism (needs tp > 1) */
+	enum recompute recompute;
+	int zero;               /* 0 plain DP, 1 optimizer sharded, 2 +grads, 3 +weights */
+	enum schedule schedule;
+};
+
+/* Which keys a parsed string set, so callers can fill the others. */
+enum layout_key {
+	LK_TP = 1 << 0, LK_PP = 1 << 1, LK_DP = 1 << 2, LK_CP = 1 << 3,
+	LK_EP = 1 << 4, LK_VP = 1 << 5, LK_MBS = 1 << 6, LK_GBS = 1 << 7,
+	LK_SP = 1 << 8, LK_RECOMPUTE = 1 << 9, LK_ZERO = 1 << 10,
+	LK_SCHEDULE = 1 << 11,
+};
+
+/* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
+ * when dp > 1, schedule 1f1b (interleaved when vp > 1). */
+void layout_default(struct layout *l);
+
+/* Parses a layout string; *set receives the LK_ bits given.  Unknown keys,
+ * repeated keys and bad values give a sentence and PPLAN_EINPUT. */
+enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
+			       struct perr *e);
+
+/* Fills the keys not in `set` (dp from gpus, sp, schedule ...) so that the
+ * layout is complete for `gpus` GPUs. */
+void layout_complete(struct layout *l, unsigned set, long gpus);
+
+/* Writes the canonical string (every key) into buf. */
+void layout_format(const struct layout *l, char *buf, size_t len);
+
+long layout_gpus(const struct layout *l);
+/* Microbatches per step per pipeline (gbs / (mbs * dp)). */
+long layout_microbatches(const struct layout *l);
+
+/* Checks the layout against the model and the GPU count: products, what
+ * must divide what, schedule constraints.  On failure writes one sentence;
+ * if reason_id is not NULL it receives a short stable reason key used to
+ * count rejections in search ("tp does not divide heads" ...). */
+enum pplan_status layout_check(const struct layout *l,
+			       const struct model_spec *m, long gpus,
+			       const char **reason_id, struct perr *e);
+
+/* ---- the rank map ---- */
+enum dim { DIM_TP = 0, DIM_CP, DIM_DP, DIM_PP, DIM_COUNT };
+
+struct rank_order {
+	enum dim inner_to_outer[DIM_COUNT];
+};
+
+/* "tp-cp-dp-pp" (the default, innermost first). */
+void rank_order_default(struct rank_order *o);
+enum pplan_status rank_order_parse(const char *s, struct rank_order *o,
+				   struct perr *e);
+
+struct rank_coords {
+	int c[DIM_COUNT]; /* indexed by enum dim */
+};
+
+void layout_rank_coords(const struct layout *l, const struct rank_order *o,
+			long rank, struct rank_coords *out);
+long layout_coords_rank(const struct layout *l, const struct rank_order *o,
+			const struct rank_coords *rc);
+/* Distance in ranks between neighbours of one group of dimension d. */
+long layout_dim_stride(const struct layout *l, const struct rank_order *o,
+		       enum dim d);
+int layout_dim_size(const struct layout *l, enum dim d);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * memory.c: the memory model (sim/MODEL.md "Memory").
+ *
+ * Bytes per parameter (mixed precision, Adam):
+ *   Megatron-LM     weights 2, fp32 main grads 4, optimizer 12 (fp32 master,
+ *                   Adam m and v): 18, or 6 + 12/d with the distributed
+ *                   optimizer (ZeRO-1); ZeRO-2 also shards the gradients,
+ *                   ZeRO-3 / FSDP the weights too.
+ *   Megatron-DeepSpeed  weights 2, half-precision grads 2, optimizer 12/d
+ *                   (ZeRO-1), plus the bf16 optimizer's unsharded fp32
+ *                   gradient accumulation buffer (4) in bf16 runs.
+ * Activations per layer and microbatch: Korthikanti et al. 2022, Table 2,
+ * generalised for GQA and gated MLPs (MODEL.md derives the terms).
+ */
+#include "memory.h"
+
+#include <math.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+void memory_stage_params(const struct model_spec *m, const struct layout *l,
+			 int stage, struct stage_params *out)
+{
+	double attn = model_params_attn_layer(m);
+	double mlp = model_params_mlp_layer(m);
+	double emb = model_params_embedding(m);
+	int per = m->layers / l->pp;
+
+	out->layers = per;
+	out->has_embedding = stage == 0;
+	out->has_lm_head = stage == l->pp - 1;
+	if (m->num_experts > 1) {
+		/* Router and norms stay dense; expert matrices split over ep. */
+		double router = (double)m->hidden * m->num_experts;
+		double experts = mlp - router;
+		out->dense = per * (attn + router) / l->tp;
+		out->expert = per * experts / ((double)l->tp * l->ep);
+	} else {
+		out->dense = per * (attn + mlp) / l->tp;
+		out->expert = 0;
+	}
+	if (out->has_embedding)
+		out->dense += emb / l->tp;
+	if (out->has_lm_head) {
+		/* An untied head is its own matrix; a tied one is a copy on
+		 * the last stage when the pipeline separates it from stage 0. */
+		if (!m->tied_embeddings || l->pp > 1)
+			out->dense += emb / l->tp;
+		out->dense += (m->norm == NORM_LAYERNORM ? 2.0 : 1.0) * m->hidden;
+	}
+}
+
+double memory_layer_activations(const struct model_spec *m,
+				const struct layout *l,
+				const struct train_opts *o)
+{
+	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
+	double t = l->tp, f = (double)m->ffn;
+	double qkv = 2.0 * (m->heads + 2.0 * m->kv_heads) * m->head_dim;
+	double mlp_inner = mlp_is_gated(m->mlp) ? 6.0 * f : 4.0 * f;
+	double replicated, sharded, scores;
+	int top = m->num_experts > 1 ? m->top_k : 1;
+
+	if (l->recompute == RECOMPUTE_FULL)
+		return 2.0 * s * b * h / (l->sp ? t : 1.0);
+
+	/* Per token: layer-norm inputs 4h, QKV input 2h, MLP input 2h,
+	 * dropout masks 2h (replicated over tp unless sp); Q, K, V, the
+	 * attention output 2h and the MLP intermediates (split over tp). */
+	replicated = 10.0 * h;
+	sharded = qkv + 2.0 * h + mlp_inner * top;
+	/* Unfused attention keeps softmax output, dropout mask and dropout
+	 * output, 5 a s bytes per token; fused (flash) attention keeps only
+	 * O(s) statistics, and selective recomputation drops them. */
+	scores = 0;
+	if (!o->flash_attention && l->recompute == RECOMPUTE_NONE)
+		scores = 5.0 * m->heads * s;
+	if (l->sp)
+		return s * b * (replicated + sharded + scores) / t;
+	return s * b * (replicated + (sharded + scores) / t);
+}
+
+double memory_inflight(const struct layout *l, long microbatches, int stage)
+{
+	int p = l->pp, v = l->vp;
+	double n;
+	switch (l->schedule) {
+	case SCHED_GPIPE:
+		return (double)microbatches;
+	case SCHED_INTERLEAVED: {
+		double chunks = 2.0 * (p - stage - 1) + (double)(v - 1) * p + 1;
+		if (chunks > (double)microbatches * v)
+			chunks = (double)microbatches * v;
+		return chunks / v;
+	}
+	case SCHED_1F1B:
+	case SCHED_ZB_H1:
+		break;
+	}
+	n = p - stage;
+	return n < (double)microbatches ? n : (double)microbatches;
+}
+
+void memory_stage(const struct model_spec *m, const struct cluster *c,
+		  const struct layout *l, const struct train_opts *o,
+		  int stage, struct mem_breakdown *out)
+{
+	struct stage_params sp;
+	double dp_shard = (double)l->dp * l->cp;      /* dense replicas */
+	double ep_shard = dp_shard / l->ep;           /* expert replicas */
+	double w_b = 2.0, g_b, opt_b = 12.0;
+	double params, act_layer, inflight, act, work, other;
+	long micro = layout_microbatches(l);
+	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
+
+	memory_stage_params(m, l, stage, &sp);
+	params = sp.dense + sp.expert;
+
+	/* Weights. */
+	out->weights = w_b * (l->zero >= 3 ? sp.dense / dp_shard + sp.expert / ep_shard
+					    : params);
+	/* Gradients. */
+	if (o->framework == FW_MEGATRON_DEEPSPEED) {
+		g_b = 2.0 + (o->precision == PREC_BF16 ? 4.0 : 0.0);
+		out->gradients = g_b * params;
+	} else {
+		g_b = 4.0;
+		out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard +
+							 sp.expert / ep_shard
+						       : params);
+	}
+	/* Optimizer states: fp32 master weights and Adam's two moments. */
+	out->optimizer = opt_b * (l->zero >= 1 ? sp.dense / dp_shard +
+						     sp.expert / ep_shard
+					       : params);
+
+	/* Activations of the microbatches in flight, plus the working set of
+	 * the layer being differentiated. */
+	act_layer = memory_layer_activations(m, l, o);
+	inflight = memory_inflight(l, micro, stage);
+	act = act_layer * sp.layers * inflight;
+	{
+		struct layout full = *l;
+		struct train_opts fo = *o;
+		full.recompute = RECOMPUTE_NONE;
+		work = memory_layer_activations(m, &full, &fo);
+	}
+	if (sp.has_embedding)
+		act += inflight * s * b * h * (2.0 + 1.0) / (l->sp ? l->tp : 1);
+	if (sp.has_lm_head) /* bf16 logits and their fp32 softmax for the loss */
+		work += 6.0 * s * b * m->vocab / l->tp;
+	if (o->framework == FW_MEGATRON_DEEPSPEED && l->pp > 1)
+		/* DeepSpeed's pipeline engine keeps each in-flight
+		 * microbatch's stage input and output tensors. */
+		act += inflight * 2.0 * (2.0 * s * b * h);
+	out->activations = act + work;
+	out->inflight = inflight;
+
+	/* What a real run adds: CUDA context and cuBLAS workspace, NCCL
+	 * channel buffers, and the caching allocator's fragmentation of the
+	 * activation memory that is freed and reallocated every microbatch. */
+	other = 0.75 * GIB;
+	if (layout_gpus(l) > 1)
+		other += 0.5 * GIB;
+	if (o->framework == FW_MEGATRON_DEEPSPEED)
+		other += 2.0 * 5e8 * 2.0 / 4; /* reduce and all-gather buckets */
+	other += 0.10 * out->activations;
+	if (l->zero >= 3) /* gathered full layers, prefetch of the next */
+		other += 2.0 * w_b * (sp.dense + sp.expert) / sp.layers;
+	(void)c;
+	out->other = other;
+	out->total = out->weights + out->gradients + out->optimizer +
+		     out->activations + out->other;
+	out->stage = stage;
+}
+
+void memory_peak(const struct model_spec *m, const struct cluster *c,
+		 const struct layout *l, const struct train_opts *o,
+		 struct mem_breakdown *out)
+{
+	int cand[3] = { 0, l->pp / 2, l->pp - 1 };
+	out->total = -1;
+	for (int i = 0; i < 3; i++) {
+		struct mem_breakdown mb;
+		if (i > 0 && cand[i] == cand[i - 1])
+			continue;
+		memory_stage(m, c, l, o, cand[i], &mb);
+		if (mb.total > out->total)
+			*out = mb;
+	}
+}

@@ -1,0 +1,46 @@
+/*
+ * memory.h: per-GPU memory of a layout, stage by stage.  Model states
+ * (weights, gradients, optimizer) per sharding mode, activations after
+ * Korthikanti et al. 2022 generalised for GQA and gated MLPs, the
+ * microbatches in flight on each stage under its schedule, and what a
+ * real run adds (CUDA context, NCCL buffers, the caching allocator).
+ * Formulas: sim/MODEL.md "Memory".
+ */
+#ifndef PPLAN_MEMORY_H
+#define PPLAN_MEMORY_H
+
+#include "cost.h"
+
+/* Parameters held by one GPU of pipeline stage `stage`: the dense part
+ * (split over tp) and the expert part (split over tp and ep). */
+struct stage_params {
+	double dense;   /* parameters per GPU outside the experts */
+	double expert;  /* expert parameters per GPU */
+	int layers;     /* transformer layers on the stage */
+	int has_embedding, has_lm_head;
+};
+
+void memory_stage_params(const struct model_spec *m, const struct layout *l,
+			 int stage, struct stage_params *out);
+
+/* Activation bytes of one transformer layer for one microbatch on one GPU
+ * (kept for the backward pass), given recomputation and SP. */
+double memory_layer_activations(const struct model_spec *m,
+				const struct layout *l,
+				const struct train_opts *o);
+
+/* Microbatches (in units of a whole stage's layers) whose activations
+ * stage `stage` holds at its peak under the layout's schedule. */
+double memory_inflight(const struct layout *l, long microbatches, int stage);
+
+/* Memory of one GPU of `stage`, term by term, in bytes. */
+void memory_stage(const struct model_spec *m, const struct cluster *c,
+		  const struct layout *l, const struct train_opts *o,
+		  int stage, struct mem_breakdown *out);
+
+/* The most-loaded stage's breakdown. */
+void memory_peak(const struct model_spec *m, const struct cluster *c,
+		 const struct layout *l, const struct train_opts *o,
+		 struct mem_breakdown *out);
+
+#endif

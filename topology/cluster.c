@@ -1,0 +1,533 @@
+/*
+ * cluster.c: node presets, pplan.cluster/1 files, and which link a
+ * parallel group uses.  Preset figures: DGX A100 (8x A100 80GB, NVSwitch,
+ * 8x HDR 200 Gb/s compute NICs), DGX H100 and DGX H200 (8 GPUs, NVSwitch,
+ * 8x NDR 400 Gb/s), HGX B200 (8 GPUs, NVLink 5 switch, 8x 400 Gb/s).
+ * Link efficiencies and latencies are explained in sim/MODEL.md.
+ */
+#include "cluster.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "jsonio.h"
+
+static const char *const class_names[LINK_CLASS_COUNT] = {
+	"nvswitch", "nvlink", "pcie", "net"
+};
+
+const char *link_class_name(enum link_class c)
+{
+	return (c >= 0 && c < LINK_CLASS_COUNT) ? class_names[c] : "?";
+}
+
+int link_class_parse(const char *s, enum link_class *out)
+{
+	for (int i = 0; i < LINK_CLASS_COUNT; i++)
+		if (strcasecmp(s, class_names[i]) == 0) {
+			*out = (enum link_class)i;
+			return 0;
+		}
+	return -1;
+}
+
+static const struct {
+	const char *name;
+	const char *gpu;
+	int nics;
+	double nic_gbits;    /* one NIC, Gbit/s */
+	double nvlink_eff;   /* all-reduce busbw / NVLink bandwidth */
+} presets[] = {
+	{ "dgx-a100", "a100-80gb", 8, 200, 0.78 },
+	{ "dgx-h100", "h100-sxm", 8, 400, 0.80 },
+	{ "dgx-h200", "h200", 8, 400, 0.80 },
+	{ "hgx-b200", "b200", 8, 400, 0.80 },
+};
+
+static const char *const preset_list[] = {
+	"dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", NULL
+};
+
+const char *const *cluster_preset_names(void)
+{
+	return preset_list;
+}
+
+const char *cluster_preset_for_gpu(const char *gpu)
+{
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+		if (strcasecmp(presets[i].gpu, gpu) == 0)
+			return presets[i].name;
+	return NULL;
+}
+
+long cluster_gpus(const struct cluster *c)
+{
+	return (long)c->gpus_per_node * c->num_nodes;
+}
+
+void cluster_set_net_gbps(struct cluster *c, double gbps_per_gpu)
+{
+	c->net.bw_gbps = gbps_per_gpu;
+	c->nic_gbps = gbps_per_gpu * c->gpus_per_node /
+		      (c->nics_per_node > 0 ? c->nics_per_node : 1);
+}
+
+static enum pplan_status size_nodes(struct cluster *c, long gpus,
+				    const char *what, struct perr *e)
+{
+	if (gpus < 0)
+		return perr_set(e, PPLAN_EINPUT, "--gpus must be positive, got %ld",
+				gpus);
+	if (gpus == 0) {
+		if (c->num_nodes < 1)
+			c->num_nodes = 1;
+		return PPLAN_OK;
+	}
+	if (gpus < c->gpus_per_node || gpus % c->gpus_per_node != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%ld GPUs is not a whole number of %s nodes of %d GPUs",
+				gpus, what, c->gpus_per_node);
+	c->num_nodes = (int)(gpus / c->gpus_per_node);
+	return PPLAN_OK;
+}
+
+enum pplan_status cluster_preset(const char *preset, long gpus,
+				 struct cluster *c, struct perr *e)
+{
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++) {
+		const struct gpu_spec *g;
+		if (strcasecmp(presets[i].name, preset) != 0)
+			continue;
+		g = gpu_find(presets[i].gpu);
+		memset(c, 0, sizeof *c);
+		snprintf(c->name, sizeof c->name, "%s", presets[i].name);
+		snprintf(c->source, sizeof c->source, "preset %s", presets[i].name);
+		c->gpu = *g;
+		c->gpus_per_node = 8;
+		c->nvlink_domain = 8;
+		c->nvlink = (struct link){ LINK_NVSWITCH, g->nvlink_gbps, 2.0e-6,
+					   presets[i].nvlink_eff };
+		c->pcie = (struct link){ LINK_PCIE, 25.0, 4.0e-6, 0.75 };
+		c->nvlink_link_gbps = g->nvlink_links > 0
+					      ? g->nvlink_gbps / g->nvlink_links
+					      : 25.0;
+		c->nics_per_node = presets[i].nics;
+		c->nic_gbps = presets[i].nic_gbits / 8.0;
+		c->net = (struct link){ LINK_NET,
+					c->nic_gbps * c->nics_per_node /
+						c->gpus_per_node,
+					6.0e-6, 0.90 };
+		c->rail_aligned = 1;
+		return size_nodes(c, gpus, preset, e);
+	}
+	return perr_set(e, PPLAN_EINPUT,
+			"unknown cluster '%s' (presets: dgx-a100, dgx-h100, "
+			"dgx-h200, hgx-b200, or a pplan.cluster/1 file)",
+			preset);
+}
+
+enum pplan_status cluster_resolve(const char *name_or_file, long gpus,
+				  struct cluster *c, struct perr *e)
+{
+	if (strchr(name_or_file, '/') || strstr(name_or_file, ".json"))
+		return cluster_load(name_or_file, gpus, c, e);
+	return cluster_preset(name_or_file, gpus, c, e);
+}
+
+/* ---- pplan.cluster/1 ---------------------------------------------------- */
+
+static enum pplan_status load_link(const cJSON *root, const char *key,
+				   struct link *l, const char *path,
+				   struct perr *e)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, key);
+	char where[512];
+	const char *cls = NULL;
+	enum pplan_status st;
+
+	if (!o || cJSON_IsNull(o))
+		return PPLAN_OK; /* keep what the GPU's defaults gave */
+	snprintf(where, sizeof where, "%s: %s", path, key);
+	if (!cJSON_IsObject(o))
+		return perr_set(e, PPLAN_EINPUT, "%s must be an object", where);
+	st = json_get_string(o, "class", &cls, where, e);
+	if (st == PPLAN_EINPUT)
+		return st;
+	if (st == PPLAN_OK && link_class_parse(cls, &l->cls) != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: class '%s' is not one of nvswitch, nvlink, pcie, net",
+				where, cls);
+	st = json_get_number(o, "bw_gbps", &l->bw_gbps, where, e);
+	if (st == PPLAN_EINPUT)
+		return st;
+	if (!(l->bw_gbps > 0))
+		return perr_set(e, PPLAN_EINPUT, "%s: bw_gbps must be positive",
+				where);
+	if (json_get_number(o, "latency_us", &l->latency_s, where, e) == PPLAN_OK)
+		l->latency_s *= 1e-6;
+	else if (e && strstr(e->msg, "latency_us"))
+		return PPLAN_EINPUT;
+	st = json_get_number(o, "efficiency", &l->eff, where, e);
+	if (st == PPLAN_EINPUT)
+		return st;
+	if (!(l->eff > 0 && l->eff <= 1))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: efficiency must be in (0, 1]", where);
+	return PPLAN_OK;
+}
+
+enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
+			       struct perr *e)
+{
+	cJSON *root = NULL;
+	const char *s = NULL, *gname = NULL;
+	const cJSON *mat;
+	long v;
+	enum pplan_status st = json_read_file(path, &root, e);
+
+	if (st != PPLAN_OK)
+		return st;
+	if (!cJSON_IsObject(root)) {
+		st = perr_set(e, PPLAN_EINPUT, "%s: expected a JSON object", path);
+		goto out;
+	}
+	if (json_get_string(root, "schema", &s, path, e) != PPLAN_OK ||
+	    strcmp(s, "pplan.cluster/1") != 0) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: schema must be \"pplan.cluster/1\"", path);
+		goto out;
+	}
+	st = json_get_string(root, "gpu", &gname, path, e);
+	if (st != PPLAN_OK) {
+		if (st == PPLAN_ENOTFOUND)
+			st = perr_set(e, PPLAN_EINPUT, "%s: gpu is missing", path);
+		goto out;
+	}
+	{
+		const struct gpu_spec *g = gpu_find(gname);
+		const char *preset;
+		if (!g) {
+			st = perr_set(e, PPLAN_EINPUT,
+				      "%s: unknown GPU '%s' (see pplan search --list-gpus)",
+				      path, gname);
+			goto out;
+		}
+		preset = cluster_preset_for_gpu(g->name);
+		if (preset)
+			cluster_preset(preset, 0, c, NULL);
+		else
+			cluster_preset("dgx-h100", 0, c, NULL);
+		c->gpu = *g;
+		c->nvlink.bw_gbps = g->nvlink_gbps;
+		c->nvlink_link_gbps = g->nvlink_links > 0
+					      ? g->nvlink_gbps / g->nvlink_links
+					      : 25.0;
+	}
+	snprintf(c->source, sizeof c->source, "file %s", path);
+	if (json_get_string(root, "name", &s, path, e) == PPLAN_OK)
+		snprintf(c->name, sizeof c->name, "%s", s);
+	else
+		snprintf(c->name, sizeof c->name, "%s", path);
+	st = json_get_long(root, "gpus_per_node", &v, 1, path, e);
+	if (st == PPLAN_OK) {
+		if (v > 1024) {
+			st = perr_set(e, PPLAN_EINPUT,
+				      "%s: gpus_per_node %ld is too large", path, v);
+			goto out;
+		}
+		c->gpus_per_node = (int)v;
+	} else if (st == PPLAN_EINPUT)
+		goto out;
+	c->nvlink_domain = c->gpus_per_node;
+	c->num_nodes = 1;
+	st = json_get_long(root, "num_nodes", &v, 1, path, e);
+	if (st == PPLAN_OK)
+		c->num_nodes = (int)v;
+	else if (st == PPLAN_EINPUT)
+		goto out;
+	st = json_get_long(root, "nvlink_domain", &v, 1, path, e);
+	if (st == PPLAN_OK)
+		c->nvlink_domain = (int)v;
+	else if (st == PPLAN_EINPUT)
+		goto out;
+	if (c->nvlink_domain % c->gpus_per_node != 0 &&
+	    c->gpus_per_node % c->nvlink_domain != 0) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: nvlink_domain (%d) and gpus_per_node (%d) must divide one another",
+			      path, c->nvlink_domain, c->gpus_per_node);
+		goto out;
+	}
+	st = json_get_long(root, "nics_per_node", &v, 0, path, e);
+	if (st == PPLAN_OK)
+		c->nics_per_node = (int)v;
+	else if (st == PPLAN_EINPUT)
+		goto out;
+	st = json_get_number(root, "nic_gbps", &c->nic_gbps, path, e);
+	if (st == PPLAN_EINPUT)
+		goto out;
+	if (c->nics_per_node > 0)
+		c->net.bw_gbps = c->nic_gbps * c->nics_per_node / c->gpus_per_node;
+	st = json_get_bool(root, "rail_aligned", &c->rail_aligned, path, e);
+	if (st == PPLAN_EINPUT)
+		goto out;
+	if (st == PPLAN_ENOTFOUND)
+		c->rail_aligned = c->rail_aligned &&
+				  c->nics_per_node >= c->gpus_per_node;
+	else if (c->rail_aligned && c->nics_per_node < c->gpus_per_node) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: rail_aligned is true but %d NICs cannot give each of the %d GPUs of a node its own",
+			      path, c->nics_per_node, c->gpus_per_node);
+		goto out;
+	}
+	st = json_get_number(root, "nvlink_link_gbps", &c->nvlink_link_gbps,
+			     path, e);
+	if (st == PPLAN_EINPUT)
+		goto out;
+	if (!(c->nvlink_link_gbps > 0)) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: nvlink_link_gbps must be positive", path);
+		goto out;
+	}
+	if ((st = load_link(root, "nvlink", &c->nvlink, path, e)) != PPLAN_OK ||
+	    (st = load_link(root, "pcie", &c->pcie, path, e)) != PPLAN_OK ||
+	    (st = load_link(root, "net", &c->net, path, e)) != PPLAN_OK)
+		goto out;
+	mat = cJSON_GetObjectItemCaseSensitive(root, "nvlink_matrix");
+	c->has_link_matrix = 0;
+	memset(c->nvlinks, 0, sizeof c->nvlinks);
+	if (mat && !cJSON_IsNull(mat)) {
+		int n = cJSON_GetArraySize(mat);
+		if (!cJSON_IsArray(mat) || n != c->gpus_per_node ||
+		    n > CLUSTER_MAX_NODE_GPUS) {
+			st = perr_set(e, PPLAN_EINPUT,
+				      "%s: nvlink_matrix must be %d rows of %d link counts (gpus_per_node)",
+				      path, c->gpus_per_node, c->gpus_per_node);
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			const cJSON *row = cJSON_GetArrayItem(mat, i);
+			if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != n) {
+				st = perr_set(e, PPLAN_EINPUT,
+					      "%s: nvlink_matrix row %d must have %d entries",
+					      path, i, n);
+				goto out;
+			}
+			for (int j = 0; j < n; j++) {
+				const cJSON *x = cJSON_GetArrayItem(row, j);
+				if (!cJSON_IsNumber(x) || x->valuedouble < 0 ||
+				    x->valuedouble > 64) {
+					st = perr_set(e, PPLAN_EINPUT,
+						      "%s: nvlink_matrix[%d][%d] must be a link count 0..64",
+						      path, i, j);
+					goto out;
+				}
+				c->nvlinks[i][j] = (int)x->valuedouble;
+			}
+		}
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j <= i; j++)
+				if (c->nvlinks[i][j] != c->nvlinks[j][i] ||
+				    (i == j && c->nvlinks[i][i] != 0)) {
+					st = perr_set(e, PPLAN_EINPUT,
+						      "%s: nvlink_matrix must be symmetric with a zero diagonal; [%d][%d] is %d, [%d][%d] is %d",
+						      path, i, j, c->nvlinks[i][j], j, i,
+						      c->nvlinks[j][i]);
+					goto out;
+				}
+		if (c->nvlink.cls == LINK_NVSWITCH &&
+		    cJSON_GetObjectItemCaseSensitive(root, "nvlink") &&
+		    cJSON_GetObjectItemCaseSensitive(
+			    cJSON_GetObjectItemCaseSensitive(root, "nvlink"), "class")) {
+			st = perr_set(e, PPLAN_EINPUT,
+				      "%s: nvlink_matrix is given but nvlink.class is nvswitch; a switched node has no per-pair matrix (use class nvlink)",
+				      path);
+			goto out;
+		}
+		if (c->nvlink.cls == LINK_NVSWITCH)
+			c->nvlink.cls = LINK_NVLINK;
+		c->has_link_matrix = 1;
+	}
+	st = size_nodes(c, gpus, c->name, e);
+	if (st != PPLAN_OK)
+		perr_prefix(e, path);
+out:
+	cJSON_Delete(root);
+	return st;
+}
+
+static cJSON *link_json(const struct link *l)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "class", link_class_name(l->cls));
+	cJSON_AddNumberToObject(o, "bw_gbps", l->bw_gbps);
+	cJSON_AddNumberToObject(o, "latency_us", l->latency_s * 1e6);
+	cJSON_AddNumberToObject(o, "efficiency", l->eff);
+	return o;
+}
+
+enum pplan_status cluster_save(const struct cluster *c, const char *path,
+			       struct perr *e)
+{
+	cJSON *root = cJSON_CreateObject();
+	enum pplan_status st;
+
+	cJSON_AddStringToObject(root, "schema", "pplan.cluster/1");
+	cJSON_AddStringToObject(root, "name", c->name);
+	cJSON_AddStringToObject(root, "source", c->source);
+	cJSON_AddStringToObject(root, "gpu", c->gpu.name);
+	cJSON_AddNumberToObject(root, "gpus_per_node", c->gpus_per_node);
+	cJSON_AddNumberToObject(root, "num_nodes", c->num_nodes);
+	cJSON_AddNumberToObject(root, "nvlink_domain", c->nvlink_domain);
+	cJSON_AddNumberToObject(root, "nics_per_node", c->nics_per_node);
+	cJSON_AddNumberToObject(root, "nic_gbps", c->nic_gbps);
+	cJSON_AddBoolToObject(root, "rail_aligned", c->rail_aligned);
+	cJSON_AddNumberToObject(root, "nvlink_link_gbps", c->nvlink_link_gbps);
+	cJSON_AddItemToObject(root, "nvlink", link_json(&c->nvlink));
+	cJSON_AddItemToObject(root, "pcie", link_json(&c->pcie));
+	cJSON_AddItemToObject(root, "net", link_json(&c->net));
+	if (c->has_link_matrix) {
+		cJSON *m = cJSON_CreateArray();
+		for (int i = 0; i < c->gpus_per_node; i++)
+			cJSON_AddItemToArray(m, cJSON_CreateIntArray(c->nvlinks[i],
+								     c->gpus_per_node));
+		cJSON_AddItemToObject(root, "nvlink_matrix", m);
+	} else {
+		cJSON_AddNullToObject(root, "nvlink_matrix");
+	}
+	st = json_write_atomic(path, root, e);
+	cJSON_Delete(root);
+	return st;
+}
+
+/* ---- which link a group uses ------------------------------------------- */
+
+/* Finds a Hamiltonian cycle through m[0..n) over edges with cap > 0,
+ * trying the best-provisioned edges first; path[] receives it. */
+static int ham_cycle(int n, int cap[][CLUSTER_MAX_NODE_GPUS], int *path,
+		     int depth, unsigned used, long *budget)
+{
+	int last = path[depth - 1];
+	int order[CLUSTER_MAX_NODE_GPUS], k = 0;
+
+	if (--*budget < 0)
+		return 0;
+	if (depth == n)
+		return cap[last][path[0]] > 0;
+	for (int v = 0; v < n; v++)
+		if (!(used & (1u << v)) && cap[last][v] > 0)
+			order[k++] = v;
+	for (int a = 1; a < k; a++) /* insertion sort, most links first */
+		for (int b = a; b > 0 && cap[last][order[b]] > cap[last][order[b - 1]]; b--) {
+			int t = order[b];
+			order[b] = order[b - 1];
+			order[b - 1] = t;
+		}
+	for (int a = 0; a < k; a++) {
+		path[depth] = order[a];
+		if (ham_cycle(n, cap, path, depth + 1, used | (1u << order[a]),
+			      budget))
+			return 1;
+	}
+	return 0;
+}
+
+double cluster_ring_gbps(const struct cluster *c, const int *local, int n)
+{
+	int cap[CLUSTER_MAX_NODE_GPUS][CLUSTER_MAX_NODE_GPUS];
+	int path[CLUSTER_MAX_NODE_GPUS];
+	int rings = 0;
+	long budget = 200000; /* DFS steps; a 16-GPU mesh needs far fewer */
+
+	if (n < 2 || n > CLUSTER_MAX_NODE_GPUS)
+		return 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			cap[i][j] = i == j ? 0 : c->nvlinks[local[i]][local[j]];
+	if (n == 2)
+		return cap[0][1] * c->nvlink_link_gbps;
+	/* Each cycle found uses one link of every pair on it; NCCL runs it
+	 * in both directions, so a GPU sends on two links per cycle. */
+	path[0] = 0;
+	while (ham_cycle(n, cap, path, 1, 1u, &budget)) {
+		for (int i = 0; i < n; i++) {
+			int a = path[i], b = path[(i + 1) % n];
+			cap[a][b]--;
+			cap[b][a]--;
+		}
+		rings++;
+	}
+	return rings * 2.0 * c->nvlink_link_gbps;
+}
+
+/* In-node bandwidth of the groups of `size` GPUs spaced `stride` apart
+ * (size * stride <= gpus_per_node): the slowest group's rings. */
+static double mesh_group_gbps(const struct cluster *c, int size, int stride)
+{
+	int span = size * stride, gpn = c->gpus_per_node;
+	double worst = -1;
+
+	for (int base = 0; base + span <= gpn; base += span)
+		for (int o = 0; o < stride; o++) {
+			int local[CLUSTER_MAX_NODE_GPUS];
+			double bw;
+			for (int k = 0; k < size; k++)
+				local[k] = base + o + k * stride;
+			bw = cluster_ring_gbps(c, local, size);
+			if (worst < 0 || bw < worst)
+				worst = bw;
+		}
+	return worst < 0 ? 0 : worst;
+}
+
+/* The link inside a node for groups of `size` spaced `stride` apart. */
+static struct link intra_link(const struct cluster *c, int size, int stride)
+{
+	struct link l = c->nvlink;
+	if (c->nvlink.bw_gbps <= 0)
+		return c->pcie;
+	if (c->has_link_matrix && size > 1 && (long)size * stride <= c->gpus_per_node) {
+		double bw = mesh_group_gbps(c, size, stride);
+		if (bw <= 0)
+			return c->pcie; /* no NVLink ring: NCCL goes through PCIe */
+		l.cls = LINK_NVLINK;
+		l.bw_gbps = bw;
+	}
+	return l;
+}
+
+struct link cluster_group_link(const struct cluster *c, int size, int stride)
+{
+	int dom = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+	long span = (long)size * stride;
+	struct link l;
+
+	if (size <= 1)
+		return c->nvlink;
+	if (span <= dom && dom % span == 0) {
+		/* Every group of this dimension stays inside one domain. */
+		return intra_link(c, size, stride);
+	}
+	/* The group spans domains: its ring leaves each domain through the
+	 * NICs.  k members per domain share the inter-node hop over k NICs
+	 * (NCCL spreads channels over the NICs of the GPUs it uses), so the
+	 * per-rank bus bandwidth is min(intra, k x NIC share per GPU). */
+	l = c->net;
+	{
+		int k = stride < dom ? dom / stride : 1;
+		struct link in;
+		if (k > size)
+			k = size;
+		if (k < 1)
+			k = 1;
+		if (dom % stride != 0 && stride < dom)
+			k = 1;
+		in = k > 1 ? intra_link(c, k, stride) : c->nvlink;
+		if (in.bw_gbps <= 0)
+			in = c->pcie;
+		l.bw_gbps = fmin(c->net.bw_gbps * k, in.bw_gbps);
+	}
+	return l;
+}

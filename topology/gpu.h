@@ -1,0 +1,46 @@
+/*
+ * gpu.h: GPU types as data.  Dense peak rates per precision, memory size
+ * and bandwidth, NVLink bandwidth, and the two constants of the GEMM
+ * efficiency curve that sim/gemm.c uses (see sim/MODEL.md, "GEMM
+ * efficiency").  Figures are the vendors' data-sheet numbers for dense
+ * (non-sparse) math; sources are listed in sim/MODEL.md.
+ */
+#ifndef PPLAN_GPU_H
+#define PPLAN_GPU_H
+
+enum precision {
+	PREC_BF16 = 0,
+	PREC_FP16,
+	PREC_FP8,
+	PREC_COUNT
+};
+
+const char *precision_name(enum precision p);
+/* Returns 0 and sets *out for "bf16", "fp16", "fp8"; -1 otherwise. */
+int precision_parse(const char *s, enum precision *out);
+
+struct gpu_spec {
+	char name[32];            /* pplan name, e.g. "h100-sxm" */
+	char description[64];
+	double peak_tflops[PREC_COUNT]; /* dense TFLOP/s; 0 = unsupported */
+	double mem_gib;           /* memory a process can allocate, GiB */
+	double hbm_gbps;          /* memory bandwidth, GB/s */
+	double nvlink_gbps;       /* NVLink bandwidth per GPU, one direction, GB/s */
+	int nvlink_links;         /* NVLink links per GPU */
+	int sm_count;
+	/* GEMM efficiency curve (sim/gemm.c): the fraction of peak that very
+	 * large GEMMs reach, and the GEMM size in GFLOP at which the achieved
+	 * rate is half of that ceiling. */
+	double gemm_eff_max[PREC_COUNT];
+	double gemm_half_gflop;
+	double hbm_eff;           /* fraction of hbm_gbps streaming kernels reach */
+};
+
+/* The embedded table; *n receives its length. */
+const struct gpu_spec *gpu_table(int *n);
+
+/* Finds a GPU by pplan name or by a common spelling ("H100-SXM5-80GB",
+ * "A100-SXM4-80GB", "a100", "h100"); case-insensitive.  NULL if unknown. */
+const struct gpu_spec *gpu_find(const char *name);
+
+#endif
