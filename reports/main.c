@@ -12,9 +12,11 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *what;
 } commands[] = {
-	/* search: see cli_search.c */
+	{ "search", cmd_search, "rank every parallel layout of a model on a cluster" },
 	{ "predict", cmd_predict, "explain one layout: memory and time, term by term" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
+	{ "topo", cmd_topo, "discover this host's topology and write a cluster file" },
+	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 };
 
 static void usage(FILE *f)

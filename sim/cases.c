@@ -308,7 +308,9 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	{
 		struct train_opts *o = &vc->opts;
 		o->seq = vc->model.seq;
-		if (!strcmp(vc->source_key, "bigscience"))
+		/* BigScience ran Megatron-DeepSpeed; Narayanan et al.'s ZeRO-3
+		 * baseline (Table 2) is DeepSpeed's ZeRO-3. */
+		if (!strcmp(vc->source_key, "bigscience") || vc->layout.zero >= 3)
 			o->framework = FW_MEGATRON_DEEPSPEED;
 		o->flash_attention = modern;
 		o->tp_comm_overlap = modern;
@@ -332,11 +334,16 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 		if (json_get_bool(jme, "oom", &oom, where, e) == PPLAN_OK)
 			vc->measured_oom = oom;
 	}
+	if (vc->model.layers % vc->layout.pp && vc->opts.framework == FW_MEGATRON_DEEPSPEED)
+		note(vc, "uneven stages: DeepSpeed partitions %d layers + 2 embeddings over pp=%d",
+		     vc->model.layers, vc->layout.pp);
 	if (vc->predictable) {
 		const char *why = NULL;
 		struct perr le;
 		if (layout_check(&vc->layout, &vc->model, cluster_gpus(&vc->cluster),
-				 &why, &le) != PPLAN_OK) {
+				 &why, &le) != PPLAN_OK &&
+		    !(vc->opts.framework == FW_MEGATRON_DEEPSPEED &&
+		      !strcmp(why, "pp does not divide layers"))) {
 			vc->predictable = 0;
 			snprintf(vc->skip_reason, sizeof vc->skip_reason, "%s", le.msg);
 		}

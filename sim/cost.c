@@ -39,6 +39,11 @@
  * gradient-norm reduction and launches. */
 #define ADAM_BYTES_PER_PARAM 30.0
 #define OPTIMIZER_FIXED_S 5e-3
+/* ZeRO-3: share of the shorter of (gathers, compute) that prefetching
+ * does not hide. */
+#define ZERO3_UNHIDDEN 0.30
+/* MoE: tokens on the busiest expert relative to the mean. */
+#define MOE_IMBALANCE 1.15
 
 void train_opts_default(struct train_opts *o, const struct model_spec *m)
 {
@@ -130,6 +135,9 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		 * T*ep*k/E tokens (the ep group's tokens, k experts each). */
 		double local = (double)m->num_experts / l->ep;
 		double tok = T * l->ep * top / m->num_experts;
+		/* The busiest expert sets the pace: routing balanced by an
+		 * auxiliary loss still leaves it MOE_IMBALANCE x the mean. */
+		tok *= MOE_IMBALANCE;
 		for (int i = 0; i < (int)local; i++) {
 			linear(x, tok, (gated ? 2.0 : 1.0) * f / t, h,
 			       &lc->gemm_f, &lc->gemm_b, &lc->gemm_bw);
@@ -172,6 +180,8 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 			       4.0 * T * (heads_l + 2.0 * kv_l) * dh;
 		if (x->o->precision == PREC_FP8)
 			bytes *= 1.3; /* casts and amax reductions */
+		if (moe) /* permute tokens to experts and back, weighted sum */
+			bytes += 10.0 * T * top * h;
 		lc->elem_f = hbm_time(g, bytes) + LAYER_FIXED_FWD_S;
 		lc->elem_b = hbm_time(g, 2.0 * bytes) + LAYER_FIXED_BWD_S;
 	}
@@ -288,7 +298,11 @@ enum pplan_status cost_predict(const struct model_spec *m,
 
 	/* One layer, then one model chunk (layers / (pp * vp)). */
 	layer_cost(&x, &lc);
-	lc_layers = (double)m->layers / (pp * v);
+	{
+		int most = memory_stage_layers(m, l, o, l->pp / 2);
+		int first = memory_stage_layers(m, l, o, 0);
+		lc_layers = (double)(most > first ? most : first) / v;
+	}
 	fwd = lc_layers * (lc.gemm_f + lc.attn_f + lc.elem_f + lc.tp_f +
 			   lc.cp_f + lc.ep_f);
 	bwd = lc_layers * (lc.gemm_b + lc.attn_b + lc.elem_b + lc.tp_b +
@@ -296,8 +310,8 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	recomp = 0;
 	if (l->recompute == RECOMPUTE_FULL)
 		recomp = fwd;
-	else if (l->recompute == RECOMPUTE_SELECTIVE && !o->flash_attention)
-		recomp = lc_layers * lc.attn_f;
+	else if (l->recompute == RECOMPUTE_SELECTIVE)
+		recomp = lc_layers * lc.attn_f; /* the core attention again */
 	p->chunk.fwd_s = fwd;
 	p->chunk.bwd_s = bwd + recomp;
 	p->chunk.bwd_w_s = lc_layers * lc.gemm_bw;
@@ -318,9 +332,16 @@ enum pplan_status cost_predict(const struct model_spec *m,
 
 	/* Pipeline: one activation (or its gradient) per microbatch per
 	 * boundary, T*h/tp elements (Megatron's scatter/gather or SP). */
-	p->p2p_s = pp > 1 ? coll_time(COLL_SENDRECV, 2.0 * x.T * x.h / x.t, 2,
-				      &x.pp_link)
-			  : 0;
+	if (pp > 1) {
+		/* DeepSpeed's pipeline engine sends the whole activation from
+		 * every TP rank; Megatron-LM sends 1/tp of it and gathers. */
+		double bytes = 2.0 * x.T * x.h;
+		if (o->framework != FW_MEGATRON_DEEPSPEED)
+			bytes /= x.t;
+		p->p2p_s = coll_time(COLL_SENDRECV, bytes, 2, &x.pp_link);
+	} else {
+		p->p2p_s = 0;
+	}
 
 	body_mb = v * (p->chunk.fwd_s + p->chunk.bwd_s);
 	extra_first = p->first_extra_fwd_s + p->first_extra_bwd_s;
@@ -343,10 +364,10 @@ enum pplan_status cost_predict(const struct model_spec *m,
 		int n = l->dp * l->cp;
 		int ne = n / l->ep;
 		double dense, expert, t_dp = 0, window;
-		memory_stage_params(m, l, 0, &sp);
+		memory_stage_params(m, l, o, 0, &sp);
 		{
 			struct stage_params sl;
-			memory_stage_params(m, l, l->pp - 1, &sl);
+			memory_stage_params(m, l, o, l->pp - 1, &sl);
 			if (sl.dense + sl.expert > sp.dense + sp.expert)
 				sp = sl;
 		}
@@ -368,12 +389,18 @@ enum pplan_status cost_predict(const struct model_spec *m,
 			 * again for the recomputation and the backward, and
 			 * reduce-scatter the gradients; prefetching overlaps
 			 * them with compute. */
-			double ag = coll_time(COLL_ALLGATHER, 2.0 * (dense + expert), n,
-					      &x.dp_link);
-			double rs = coll_time(COLL_REDUCESCATTER, grad_b * (dense + expert),
-					      n, &x.dp_link);
-			double per_mb = ag * (l->recompute == RECOMPUTE_FULL ? 3 : 2) + rs;
-			double exposed = fmax(0.0, per_mb - t_max) + 0.03 * per_mb;
+			struct link z3 = x.dp_link;
+			double ag, rs, per_mb, exposed;
+			/* Parameter gathers are issued layer by layer, one
+			 * collective per GPU on its own rail: no sharing of the
+			 * node's NICs across channels (MODEL.md, ZeRO-3). */
+			if (z3.cls == LINK_NET)
+				z3.bw_gbps = c->net.bw_gbps;
+			ag = coll_time(COLL_ALLGATHER, 2.0 * (dense + expert), n, &z3);
+			rs = coll_time(COLL_REDUCESCATTER, grad_b * (dense + expert), n, &z3);
+			per_mb = ag * (l->recompute == RECOMPUTE_FULL ? 3 : 2) + rs;
+			exposed = fmax(0.0, per_mb - t_max) +
+				  ZERO3_UNHIDDEN * fmin(per_mb, t_max);
 			p->time.dp_comm_total = per_mb * micro;
 			p->time.dp_comm_exposed = exposed * micro;
 		} else if (o->overlap_grad_reduce) {

@@ -17,14 +17,34 @@
 #include <math.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+/* CUDA context with cuBLAS/cuDNN kernels loaded; NCCL channel buffers of
+ * the process's communicators; the caching allocator's unused reserve as
+ * a share of the activation memory that churns every microbatch. */
+#define MEM_CONTEXT_GIB 1.0
+#define MEM_NCCL_GIB 1.0
+#define MEM_FRAGMENTATION 0.08
+
+int memory_stage_layers(const struct model_spec *m, const struct layout *l,
+			const struct train_opts *o, int stage)
+{
+	int units, per;
+	if (m->layers % l->pp == 0 || o->framework != FW_MEGATRON_DEEPSPEED)
+		return m->layers / l->pp;
+	units = m->layers + 2;
+	per = (units + l->pp - 1) / l->pp;
+	if (stage == 0 || stage == l->pp - 1)
+		return per - 1;
+	return per;
+}
 
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
-			 int stage, struct stage_params *out)
+			 const struct train_opts *o, int stage,
+			 struct stage_params *out)
 {
 	double attn = model_params_attn_layer(m);
 	double mlp = model_params_mlp_layer(m);
 	double emb = model_params_embedding(m);
-	int per = m->layers / l->pp;
+	int per = memory_stage_layers(m, l, o, stage);
 
 	out->layers = per;
 	out->has_embedding = stage == 0;
@@ -69,6 +89,12 @@ double memory_layer_activations(const struct model_spec *m,
 	 * attention output 2h and the MLP intermediates (split over tp). */
 	replicated = 10.0 * h;
 	sharded = qkv + 2.0 * h + mlp_inner * top;
+	if (o->precision == PREC_FP8) {
+		/* Transformer Engine keeps the inputs of the four GEMMs in fp8
+		 * for the backward pass: one byte instead of two. */
+		replicated -= 2.0 * h;          /* QKV and MLP-up inputs */
+		sharded -= h + f * top;         /* projection and MLP-down inputs */
+	}
 	/* Unfused attention keeps softmax output, dropout mask and dropout
 	 * output, 5 a s bytes per token; fused (flash) attention keeps only
 	 * O(s) statistics, and selective recomputation drops them. */
@@ -113,7 +139,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	long micro = layout_microbatches(l);
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
 
-	memory_stage_params(m, l, stage, &sp);
+	memory_stage_params(m, l, o, stage, &sp);
 	params = sp.dense + sp.expert;
 
 	/* Weights. */
@@ -121,15 +147,22 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 					    : params);
 	/* Gradients. */
 	if (o->framework == FW_MEGATRON_DEEPSPEED) {
-		g_b = 2.0 + (o->precision == PREC_BF16 ? 4.0 : 0.0);
-		out->gradients = g_b * params;
+		g_b = 2.0;
+		out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard +
+							 sp.expert / ep_shard
+						       : params);
+		if (o->precision == PREC_BF16 && l->zero < 2)
+			out->gradients += 4.0 * params; /* bf16 optimizer's fp32 buffer */
 	} else {
 		g_b = 4.0;
 		out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard +
 							 sp.expert / ep_shard
 						       : params);
 	}
-	/* Optimizer states: fp32 master weights and Adam's two moments. */
+	/* Optimizer states: fp32 master weights and Adam's two moments (and
+	 * in DeepSpeed's fp16 ZeRO-1 the fp32 copy of the gradient shard). */
+	if (o->framework == FW_MEGATRON_DEEPSPEED && o->precision == PREC_FP16)
+		opt_b = 16.0;
 	out->optimizer = opt_b * (l->zero >= 1 ? sp.dense / dp_shard +
 						     sp.expert / ep_shard
 					       : params);
@@ -138,6 +171,8 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	 * the layer being differentiated. */
 	act_layer = memory_layer_activations(m, l, o);
 	inflight = memory_inflight(l, micro, stage);
+	if (o->framework == FW_MEGATRON_DEEPSPEED && l->pp > 1 && inflight < micro)
+		inflight += 1; /* DeepSpeed's TrainSchedule keeps p - stage + 1 buffers */
 	act = act_layer * sp.layers * inflight;
 	{
 		struct layout full = *l;
@@ -145,28 +180,35 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 		full.recompute = RECOMPUTE_NONE;
 		work = memory_layer_activations(m, &full, &fo);
 	}
-	if (sp.has_embedding)
-		act += inflight * s * b * h * (2.0 + 1.0) / (l->sp ? l->tp : 1);
+	if (sp.has_embedding) /* the embedding dropout mask, one byte per element */
+		act += inflight * s * b * h / (l->sp ? l->tp : 1);
 	if (sp.has_lm_head) /* bf16 logits and their fp32 softmax for the loss */
 		work += 6.0 * s * b * m->vocab / l->tp;
 	if (o->framework == FW_MEGATRON_DEEPSPEED && l->pp > 1)
 		/* DeepSpeed's pipeline engine keeps each in-flight
-		 * microbatch's stage input and output tensors. */
-		act += inflight * 2.0 * (2.0 * s * b * h);
+		 * microbatch's stage output tensor (its input is the first
+		 * layer's checkpoint, counted above). */
+		act += inflight * (2.0 * s * b * h);
 	out->activations = act + work;
 	out->inflight = inflight;
 
 	/* What a real run adds: CUDA context and cuBLAS workspace, NCCL
 	 * channel buffers, and the caching allocator's fragmentation of the
 	 * activation memory that is freed and reallocated every microbatch. */
-	other = 0.75 * GIB;
+	other = MEM_CONTEXT_GIB * GIB;
 	if (layout_gpus(l) > 1)
-		other += 0.5 * GIB;
+		other += MEM_NCCL_GIB * GIB;
 	if (o->framework == FW_MEGATRON_DEEPSPEED)
-		other += 2.0 * 5e8 * 2.0 / 4; /* reduce and all-gather buckets */
-	other += 0.10 * out->activations;
-	if (l->zero >= 3) /* gathered full layers, prefetch of the next */
-		other += 2.0 * w_b * (sp.dense + sp.expert) / sp.layers;
+		other += 2.0 * 5e8 * 2.0; /* reduce and all-gather buckets, 5e8 elements each */
+	other += MEM_FRAGMENTATION * out->activations;
+	if (l->zero >= 3) {
+		/* Gathered full layers: the one in use and the prefetched
+		 * next; DeepSpeed caps live parameters at 1e9 elements. */
+		double live = 2.0 * (sp.dense + sp.expert) / sp.layers;
+		if (o->framework == FW_MEGATRON_DEEPSPEED && live > 1e9)
+			live = 1e9;
+		other += w_b * live;
+	}
 	(void)c;
 	out->other = other;
 	out->total = out->weights + out->gradients + out->optimizer +

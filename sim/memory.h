@@ -21,7 +21,15 @@ struct stage_params {
 };
 
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
-			 int stage, struct stage_params *out);
+			 const struct train_opts *o, int stage,
+			 struct stage_params *out);
+
+/* Transformer layers on pipeline stage `stage`.  pp divides the layers
+ * for Megatron-LM; DeepSpeed's pipeline engine also partitions uneven
+ * counts, treating the embeddings as two more layers
+ * (partition_method "type:transformer|embedding"). */
+int memory_stage_layers(const struct model_spec *m, const struct layout *l,
+			const struct train_opts *o, int stage);
 
 /* Activation bytes of one transformer layer for one microbatch on one GPU
  * (kept for the backward pass), given recomputation and SP. */

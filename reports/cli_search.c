@@ -1,0 +1,327 @@
+/*
+ * cli_search.c: `pplan search`: every layout of a model on a cluster,
+ * ranked by predicted step time, with the rejections counted by reason,
+ * one line per strategy family, and the Megatron-LM flags of the best.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_common.h"
+#include "jsonio.h"
+#include "report.h"
+#include "search.h"
+#include "table.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pplan search (--model NAME|FILE | --params N) --gpus N [options]\n\n");
+	cli_common_usage(f);
+	fprintf(f,
+		"  --top K                layouts to print (default 10)\n"
+		"  --max-mbs N            largest micro-batch tried (default 16)\n"
+		"  --list-models          print the zoo and exit\n"
+		"  --list-clusters        print the node presets and exit\n"
+		"  --list-gpus            print the GPU table and exit\n"
+		"  --help                 this text\n");
+}
+
+static void list_models(void)
+{
+	int n;
+	const struct model_spec *z = model_zoo(&n);
+	printf("#  %-20s %10s %10s %7s %7s %7s %6s %8s %8s %-12s\n", "name", "params",
+	       "active", "layers", "hidden", "heads", "kv", "vocab", "seq", "mlp");
+	printf("#  %-20s %10s %10s %7s %7s %7s %6s %8s %8s %-12s\n", "", "(B)", "(B)",
+	       "", "", "", "", "", "(tokens)", "");
+	for (int i = 0; i < n; i++)
+		printf("   %-20s %10.2f %10.2f %7d %7ld %7d %6d %8ld %8ld %-12s\n",
+		       z[i].name, model_params_total(&z[i]) / 1e9,
+		       model_params_active(&z[i]) / 1e9, z[i].layers, z[i].hidden,
+		       z[i].heads, z[i].kv_heads, z[i].vocab, z[i].seq,
+		       mlp_kind_name(z[i].mlp));
+}
+
+static void list_gpus(void)
+{
+	int n;
+	const struct gpu_spec *g = gpu_table(&n);
+	printf("#  %-10s %9s %9s %9s %8s %9s %9s  %s\n", "gpu", "bf16", "fp16",
+	       "fp8", "memory", "hbm", "nvlink", "description");
+	printf("#  %-10s %9s %9s %9s %8s %9s %9s\n", "", "(TFLOP/s)", "(TFLOP/s)",
+	       "(TFLOP/s)", "(GiB)", "(GB/s)", "(GB/s)");
+	for (int i = 0; i < n; i++)
+		printf("   %-10s %9.0f %9.0f %9.0f %8.1f %9.0f %9.0f  %s\n", g[i].name,
+		       g[i].peak_tflops[PREC_BF16], g[i].peak_tflops[PREC_FP16],
+		       g[i].peak_tflops[PREC_FP8], g[i].mem_gib, g[i].hbm_gbps,
+		       g[i].nvlink_gbps, g[i].description);
+}
+
+static void list_clusters(void)
+{
+	const char *const *names = cluster_preset_names();
+	printf("#  %-10s %-10s %10s %9s %6s %10s\n", "preset", "gpu", "gpus/node",
+	       "nvlink", "nics", "net/gpu");
+	printf("#  %-10s %-10s %10s %9s %6s %10s\n", "", "", "", "(GB/s)", "",
+	       "(GB/s)");
+	for (int i = 0; names[i]; i++) {
+		struct cluster c;
+		cluster_preset(names[i], 0, &c, NULL);
+		printf("   %-10s %-10s %10d %9.0f %6d %10.1f\n", names[i], c.gpu.name,
+		       c.gpus_per_node, c.nvlink.bw_gbps, c.nics_per_node,
+		       c.net.bw_gbps);
+	}
+}
+
+static void short_layout(const struct layout *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "tp%d pp%d dp%d%s%s vp%d mbs%d sp%s %s z%d %s", l->tp,
+		 l->pp, l->dp, l->cp > 1 ? " cp" : "",
+		 l->cp > 1 ? "" : "", l->vp, l->mbs, l->sp ? "+" : "-",
+		 l->recompute == RECOMPUTE_NONE ? "rc-none" :
+		 l->recompute == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full",
+		 l->zero, schedule_name(l->schedule));
+	if (l->cp > 1 || l->ep > 1) {
+		char tmp[160];
+		snprintf(tmp, sizeof tmp, "tp%d pp%d dp%d cp%d ep%d vp%d mbs%d sp%s %s z%d %s",
+			 l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs,
+			 l->sp ? "+" : "-",
+			 l->recompute == RECOMPUTE_NONE ? "rc-none" :
+			 l->recompute == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full",
+			 l->zero, schedule_name(l->schedule));
+		snprintf(buf, len, "%s", tmp);
+	}
+}
+
+static int cmp_rej(const void *a, const void *b)
+{
+	const struct search_reject *x = a, *y = b;
+	return (y->count > x->count) - (y->count < x->count);
+}
+
+static void commas(char *buf, size_t len, long v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof tmp, "%ld", v), o = 0;
+	for (int i = 0; i < n && o + 2 < (int)len; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+}
+
+int cmd_search(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{ "top", required_argument, NULL, 't' },
+		{ "max-mbs", required_argument, NULL, 'b' },
+		{ "list-models", no_argument, NULL, 'M' },
+		{ "list-clusters", no_argument, NULL, 'C' },
+		{ "list-gpus", no_argument, NULL, 'G' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct table_col cols[] = {
+		{ "rank", "", 4, 0 }, { "layout", "", 52, 1 },
+		{ "step", "(s)", 8, 0 }, { "tokens/s", "(tok/s)", 10, 0 },
+		{ "TFLOP/s", "(/GPU)", 7, 0 }, { "MFU", "(%)", 5, 0 },
+		{ "bubble", "(%)", 6, 0 }, { "memory", "(GiB)", 6, 0 },
+		{ "compute", "(s)", 7, 0 }, { "recomp", "(s)", 6, 0 },
+		{ "tp", "(s)", 6, 0 }, { "pp", "(s)", 6, 0 },
+		{ "dp_exp", "(s)", 6, 0 }, { "bubble", "(s)", 6, 0 },
+	};
+	int ncols = (int)(sizeof cols / sizeof cols[0]);
+	struct cli_inputs in;
+	struct perr e = { { 0 } };
+	struct search_params sp;
+	struct search_result r;
+	enum pplan_status st;
+	long v;
+	int c;
+	char buf[64];
+
+	cli_inputs_init(&in);
+	search_params_default(&sp);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int rr;
+		switch (c) {
+		case 'h': usage(stdout); return 0;
+		case 'M': list_models(); return 0;
+		case 'C': list_clusters(); return 0;
+		case 'G': list_gpus(); return 0;
+		case 't':
+			if (cli_parse_long(optarg, &v) != 0 || v > 1000) {
+				fprintf(stderr, "pplan: --top must be a whole number from 1 to 1000, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			sp.top_k = (int)v;
+			continue;
+		case 'b':
+			if (cli_parse_long(optarg, &v) != 0 || v > 1024) {
+				fprintf(stderr, "pplan: --max-mbs must be a whole number from 1 to 1024, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			sp.max_mbs = (int)v;
+			continue;
+		default: break;
+		}
+		rr = cli_common_option(&in, c, optarg, &e);
+		if (rr < 0)
+			return cli_fail(PPLAN_EINPUT, &e);
+		if (rr == 0) {
+			fprintf(stderr, "pplan search: unknown or incomplete option '%s' (see pplan search --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pplan search: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	st = cli_resolve(&in, 1, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+	sp.gbs = in.global_batch;
+	st = search_run(&in.model, &in.cluster, &in.opts, &sp, &r, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+
+	cli_print_config(stdout, "search", &in);
+	{
+		char ev[32], fe[32];
+		commas(ev, sizeof ev, r.evaluated);
+		commas(fe, sizeof fe, r.feasible);
+		printf("# evaluated %s layouts in %.3f s (%.0f layouts/s); %s fit in memory\n",
+		       ev, r.seconds, r.seconds > 0 ? r.evaluated / r.seconds : 0.0, fe);
+	}
+	qsort(r.rejected, (size_t)r.n_rejected, sizeof r.rejected[0], cmp_rej);
+	printf("# rejected:");
+	for (int i = 0; i < r.n_rejected; i++) {
+		commas(buf, sizeof buf, r.rejected[i].count);
+		printf("%s %s %s", i ? "," : "", buf, r.rejected[i].reason);
+	}
+	printf("%s\n#\n", r.n_rejected ? "" : " none");
+
+	if (r.n_top == 0) {
+		printf("no layout fits: see the strategy families below\n");
+	} else {
+		table_header(stdout, cols, ncols);
+		for (int i = 0; i < r.n_top; i++) {
+			const struct prediction *p = &r.top_preds[i];
+			char cells[14][64];
+			const char *cp[14];
+			snprintf(cells[0], 64, "%d", i + 1);
+			short_layout(&r.top_layouts[i], cells[1], 64);
+			snprintf(cells[2], 64, "%.3f", p->step_time_s);
+			snprintf(cells[3], 64, "%.0f", p->tokens_per_s);
+			snprintf(cells[4], 64, "%.0f", p->tflops_per_gpu);
+			snprintf(cells[5], 64, "%.1f", 100 * p->mfu);
+			snprintf(cells[6], 64, "%.1f", 100 * p->bubble_fraction);
+			snprintf(cells[7], 64, "%.1f", p->mem.total / GIB);
+			snprintf(cells[8], 64, "%.2f", p->time.compute);
+			snprintf(cells[9], 64, "%.2f", p->time.recompute);
+			snprintf(cells[10], 64, "%.2f", p->time.tp_comm + p->time.cp_comm +
+							   p->time.ep_comm);
+			snprintf(cells[11], 64, "%.2f", p->time.pp_comm);
+			snprintf(cells[12], 64, "%.2f", p->time.dp_comm_exposed);
+			snprintf(cells[13], 64, "%.2f", p->time.bubble);
+			for (int k = 0; k < 14; k++)
+				cp[k] = cells[k];
+			table_row(stdout, cols, ncols, cp);
+		}
+	}
+
+	printf("\nStrategy families (best member, or why none works):\n");
+	for (int f = 0; f < FAM_COUNT; f++) {
+		const struct search_family_result *fr = &r.family[f];
+		char lb[128];
+		if (fr->found) {
+			short_layout(&fr->layout, lb, sizeof lb);
+			printf("  %-15s %8.3f s  %5.1f %% MFU  %5.1f GiB  %s",
+			       family_name((enum family)f), fr->pred.step_time_s,
+			       100 * fr->pred.mfu, fr->pred.mem.total / GIB, lb);
+			if (r.n_top > 0 && fr->pred.step_time_s > r.top_preds[0].step_time_s)
+				printf("  (%.2fx the best)",
+				       fr->pred.step_time_s / r.top_preds[0].step_time_s);
+			printf("\n");
+		} else if (fr->any_oom) {
+			printf("  %-15s none fits: needs %.1f GiB per GPU, has %.1f\n",
+			       family_name((enum family)f), fr->min_oom_bytes / GIB,
+			       in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
+							  : in.cluster.gpu.mem_gib);
+		} else if (fr->why[0]) {
+			printf("  %-15s impossible: %s\n", family_name((enum family)f),
+			       fr->why);
+		} else {
+			printf("  %-15s not enumerated for %ld GPUs\n",
+			       family_name((enum family)f), cluster_gpus(&in.cluster));
+		}
+	}
+	if (r.n_top > 0) {
+		char lb[256];
+		layout_format(&r.top_layouts[0], lb, sizeof lb);
+		printf("\nBest layout: %s\n", lb);
+		printf("  predict it: pplan predict --model %s --gpus %ld --layout %s\n",
+		       in.model.name, cluster_gpus(&in.cluster), lb);
+		printf("Megatron-LM flags:\n");
+		report_megatron_flags(stdout, &in.model, &r.top_layouts[0], &in.opts);
+	}
+
+	if (in.json_path) {
+		cJSON *doc = cJSON_CreateObject(), *rej, *arr;
+		cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
+		cJSON_AddItemToObject(doc, "model", report_model_json(&in.model));
+		cJSON_AddItemToObject(doc, "cluster", report_cluster_json(&in.cluster));
+		cJSON_AddNumberToObject(doc, "global_batch", (double)in.global_batch);
+		cJSON_AddNumberToObject(doc, "seq_length", (double)in.opts.seq);
+		cJSON_AddStringToObject(doc, "precision", precision_name(in.opts.precision));
+		cJSON_AddNumberToObject(doc, "evaluated", (double)r.evaluated);
+		cJSON_AddNumberToObject(doc, "feasible", (double)r.feasible);
+		cJSON_AddNumberToObject(doc, "search_time_s", r.seconds);
+		rej = cJSON_AddObjectToObject(doc, "rejected");
+		for (int i = 0; i < r.n_rejected; i++)
+			cJSON_AddNumberToObject(rej, r.rejected[i].reason,
+						(double)r.rejected[i].count);
+		arr = cJSON_AddArrayToObject(doc, "layouts");
+		for (int i = 0; i < r.n_top; i++) {
+			cJSON *it = report_prediction_fields(&r.top_preds[i]);
+			cJSON_AddItemToObject(it, "layout",
+					      report_layout_json(&r.top_layouts[i], &in.opts));
+			cJSON_AddItemToArray(arr, it);
+		}
+		arr = cJSON_AddObjectToObject(doc, "families");
+		for (int f = 0; f < FAM_COUNT; f++) {
+			const struct search_family_result *fr = &r.family[f];
+			cJSON *it = cJSON_AddObjectToObject(arr, family_name((enum family)f));
+			cJSON_AddBoolToObject(it, "found", fr->found);
+			if (fr->found) {
+				cJSON_AddItemToObject(it, "layout",
+						      report_layout_json(&fr->layout, &in.opts));
+				cJSON_AddNumberToObject(it, "step_time_s", fr->pred.step_time_s);
+			} else if (fr->any_oom) {
+				cJSON_AddNumberToObject(it, "min_memory_gib", fr->min_oom_bytes / GIB);
+			} else {
+				cJSON_AddStringToObject(it, "why", fr->why);
+			}
+		}
+		st = json_write_atomic(in.json_path, doc, &e);
+		cJSON_Delete(doc);
+		if (st != PPLAN_OK) {
+			search_free(&r);
+			return cli_fail(st, &e);
+		}
+	}
+	search_free(&r);
+	return 0;
+}
