@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "jsonio.h"
+#include "predict.h"
 #include "report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -98,7 +99,7 @@ int cmd_predict(int argc, char **argv)
 	st = layout_check(&l, &in.model, cluster_gpus(&in.cluster), &why, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
-	st = cost_predict(&in.model, &in.cluster, &l, &in.opts, &p, &e);
+	st = predict_layout(&in.model, &in.cluster, &l, &in.opts, &p, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 

@@ -38,27 +38,6 @@ static void usage(FILE *f)
 /* The prediction as the simulation sees it: step time, bubble, DP and
  * throughput from r; the compute terms stay the cost model's (they sum
  * to the busiest stage's busy time, which the simulation reproduces). */
-static void simulated_prediction(const struct prediction *p,
-				 const struct des_result *r,
-				 struct prediction *q)
-{
-	double max_busy = 0, scale;
-	*q = *p;
-	for (int i = 0; i < r->stages; i++)
-		if (r->stage[i].busy_s > max_busy)
-			max_busy = r->stage[i].busy_s;
-	scale = r->step_time_s > 0 ? p->step_time_s / r->step_time_s : 0;
-	q->step_time_s = r->step_time_s;
-	q->bubble_fraction = r->bubble_fraction;
-	q->time.bubble = r->pipeline_span_s - max_busy; /* p2p waits included */
-	q->time.pp_comm = 0;
-	q->time.dp_comm_exposed = r->step_time_s - r->pipeline_span_s - r->optimizer_s;
-	q->tokens_per_s = p->tokens_per_s * scale;
-	q->tflops_per_gpu = p->tflops_per_gpu * scale;
-	q->mfu = p->mfu * scale;
-	q->hfu = p->hfu * scale;
-}
-
 static cJSON *simulation_json(const struct cli_inputs *in,
 			      const struct layout *l,
 			      const struct prediction *p,
@@ -68,7 +47,7 @@ static cJSON *simulation_json(const struct cli_inputs *in,
 {
 	struct prediction q;
 	cJSON *doc, *sim, *cf, *stages, *in_s;
-	simulated_prediction(p, r, &q);
+	des_apply(p, r, &q);
 	doc = report_prediction_json(&in->model, &in->cluster, l, &in->opts, &q);
 	cf = cJSON_AddObjectToObject(doc, "closed_form");
 	cJSON_AddNumberToObject(cf, "step_time_s", p->step_time_s);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cluster.h"
@@ -404,6 +405,9 @@ static int run_gather(const struct topo_args *a, struct host_topo *mine,
 	struct cluster c;
 	int ref = 0;
 
+	/* Hosts are told apart by their real names, whatever the source. */
+	if (gethostname(mine->hostname, sizeof mine->hostname - 1) != 0)
+		snprintf(mine->hostname, sizeof mine->hostname, "?");
 	if (st != PPLAN_OK) {
 		/* Still take part, so that rank 0 can name this rank. */
 		mine->ngpus = -1;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "jsonio.h"
+#include "predict.h"
 #include "report.h"
 #include "table.h"
 
@@ -24,7 +25,8 @@ static void usage(FILE *f)
 		"usage: pplan validate FILE [--json OUT] [--quiet]\n\n"
 		"  FILE         published runs in pplan.cases/1 (e.g. validation/calibration.json)\n"
 		"  --json OUT   write pplan.validation/1\n"
-		"  --quiet      only the summary\n");
+		"  --quiet      only the summary\n"
+		"  --closed-form  pipeline bubble from the closed forms, not the event simulation\n");
 }
 
 struct acc {
@@ -55,7 +57,7 @@ static struct acc *acc_find(struct acc *arr, int *n, const char *key)
 int cmd_validate(int argc, char **argv)
 {
 	const char *path = NULL, *json = NULL;
-	int quiet = 0;
+	int quiet = 0, closed_form = 0;
 	struct vcase *cases = NULL;
 	int n = 0, nsrc = 0;
 	struct acc src[16], all = { "all", 0, 0, 0 }, half = { "bf16/fp16", 0, 0, 0 },
@@ -82,6 +84,8 @@ int cmd_validate(int argc, char **argv)
 			json = argv[++i];
 		} else if (!strcmp(argv[i], "--quiet")) {
 			quiet = 1;
+		} else if (!strcmp(argv[i], "--closed-form")) {
+			closed_form = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "pplan validate: unknown or incomplete option '%s' (see --help)\n",
 				argv[i]);
@@ -121,8 +125,9 @@ int cmd_validate(int argc, char **argv)
 		memset(&p, 0, sizeof p);
 		p.step_time_s = NAN;
 		if (vc->predictable) {
-			st = cost_predict(&vc->model, &vc->cluster, &vc->layout,
-					  &vc->opts, &p, &e);
+			vc->opts.use_des = !closed_form;
+			st = predict_layout(&vc->model, &vc->cluster, &vc->layout,
+					    &vc->opts, &p, &e);
 			if (st != PPLAN_OK) {
 				vc->predictable = 0;
 				snprintf(vc->skip_reason, sizeof vc->skip_reason,

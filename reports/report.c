@@ -144,9 +144,10 @@ void report_megatron_flags(FILE *f, const struct model_spec *m,
 		fprintf(f, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
 	if (l->zero == 1)
 		fprintf(f, " --use-distributed-optimizer");
-	else if (l->zero >= 2)
-		fprintf(f, " --use-torch-fsdp2  # ZeRO-%d: Megatron-LM shards weights with FSDP",
-			l->zero);
+	else if (l->zero == 2)
+		fprintf(f, " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads");
+	else if (l->zero == 3)
+		fprintf(f, " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads_params");
 	if (o->overlap_grad_reduce && l->dp * l->cp > 1)
 		fprintf(f, " --overlap-grad-reduce");
 	if (o->overlap_param_gather && l->zero == 1)

@@ -55,7 +55,7 @@ void train_opts_default(struct train_opts *o, const struct model_spec *m)
 	o->overlap_param_gather = 1;
 	o->tp_comm_overlap = 0;
 	o->flash_attention = 1;
-	o->use_des = 0;
+	o->use_des = 1;
 }
 
 double cost_model_flops(const struct model_spec *m, long seq, long gbs)
@@ -157,8 +157,12 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		/* Causal: half of the s_q x s_kv score matrix is computed
 		 * (ring attention with load balancing keeps that under CP). */
 		double fl = 4.0 * x->b * x->sl * x->s * heads_l * dh * 0.5;
-		lc->attn_f = fl / (attn_peak * ATTN_FWD_REL);
-		lc->attn_b = 2.5 * fl / (attn_peak * ATTN_BWD_REL);
+		/* Under CP the ring runs cp kernels on s/cp x s/cp blocks;
+		 * small kernels saturate the GPU as small GEMMs do. */
+		double kernel = fl / l->cp / 1e9;
+		double sat = kernel / (kernel + g->gemm_half_gflop);
+		lc->attn_f = fl / (attn_peak * ATTN_FWD_REL * sat);
+		lc->attn_b = 2.5 * fl / (attn_peak * ATTN_BWD_REL * sat);
 	} else {
 		/* Unfused: batched QK^T and AV GEMMs over the full square,
 		 * then scale-mask-softmax and dropout through HBM (about 11
@@ -425,7 +429,9 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	 * of the pipeline (the bubble), exposed p2p, exposed DP, optimizer. */
 	{
 		double bubble;
-		double pp_exposed = 2.0 * p->p2p_s;
+		/* Blocking send/recv: each chunk's forward and backward wait
+		 * for one transfer (see sim/predict.c). */
+		double pp_exposed = 2.0 * p->p2p_s * v;
 		switch (l->schedule) {
 		case SCHED_INTERLEAVED:
 			bubble = (pp - 1) * (t_avg / v + 2.0 * p->p2p_s);

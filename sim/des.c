@@ -345,3 +345,26 @@ double des_bubble_closed_form(enum schedule kind, int p, long m, int v)
 	}
 	return NAN;
 }
+
+void des_apply(const struct prediction *p, const struct des_result *r,
+	       struct prediction *q)
+{
+	double max_busy = 0, scale;
+	struct prediction tmp = *p;
+	for (int i = 0; i < r->stages; i++)
+		if (r->stage[i].busy_s > max_busy)
+			max_busy = r->stage[i].busy_s;
+	scale = r->step_time_s > 0 ? p->step_time_s / r->step_time_s : 0;
+	tmp.step_time_s = r->step_time_s;
+	tmp.bubble_fraction = r->bubble_fraction;
+	tmp.time.bubble = r->pipeline_span_s - max_busy; /* p2p waits included */
+	tmp.time.pp_comm = 0;
+	tmp.time.dp_comm_exposed = r->step_time_s - r->pipeline_span_s - r->optimizer_s;
+	if (tmp.time.dp_comm_exposed < 0)
+		tmp.time.dp_comm_exposed = 0;
+	tmp.tokens_per_s = p->tokens_per_s * scale;
+	tmp.tflops_per_gpu = p->tflops_per_gpu * scale;
+	tmp.mfu = p->mfu * scale;
+	tmp.hfu = p->hfu * scale;
+	*q = tmp;
+}

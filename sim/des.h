@@ -110,6 +110,12 @@ enum pplan_status des_simulate(const struct layout *l, long m,
 			       const struct des_costs *c,
 			       struct des_result *r, struct perr *e);
 
+/* Folds a simulation of p's layout into a copy q of p: step time,
+ * bubble (time and fraction), exposed DP and p2p, and the throughput
+ * figures scaled to the simulated step.  q may be p. */
+void des_apply(const struct prediction *p, const struct des_result *r,
+	       struct prediction *q);
+
 /* The papers' bubble share of the step with uniform op durations and
  * free communication: (p-1)/(m+p-1) for GPipe and 1F1B, (p-1)/(v*m+p-1)
  * for interleaved 1F1B (Megatron-LM's (p-1)/v of the ideal time), and

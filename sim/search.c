@@ -6,6 +6,8 @@
  */
 #include "search.h"
 
+#include "predict.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,7 @@ struct state {
 	const struct search_params *sp;
 	struct search_result *r;
 	long gpus;
+	int keep;   /* closed-form candidates kept for simulation */
 };
 
 static void reject(struct search_result *r, const char *reason, long n)
@@ -85,7 +88,7 @@ static void keep(struct state *s, const struct layout *l,
 {
 	struct search_result *r = s->r;
 	struct search_family_result *f = &r->family[family_of(l)];
-	int k = s->sp->top_k, i;
+	int k = s->keep, i;
 
 	if (!p->feasible) {
 		reject(r, p->reject_reason, 1);
@@ -174,6 +177,43 @@ static void inner(struct state *s, struct layout base)
 	}
 }
 
+/* Simulates the kept candidates and the families' best, re-ranks, and
+ * trims the list to top_k. */
+static void simulate_survivors(struct state *s)
+{
+	struct search_result *r = s->r;
+	int n = r->n_top;
+	for (int i = 0; i < n; i++)
+		predict_simulate(&r->top_layouts[i], s->o, &r->top_preds[i], NULL);
+	/* Insertion sort: n is small. */
+	for (int i = 1; i < n; i++) {
+		struct prediction p = r->top_preds[i];
+		struct layout l = r->top_layouts[i];
+		int j = i;
+		while (j > 0 && r->top_preds[j - 1].step_time_s > p.step_time_s) {
+			r->top_preds[j] = r->top_preds[j - 1];
+			r->top_layouts[j] = r->top_layouts[j - 1];
+			j--;
+		}
+		r->top_preds[j] = p;
+		r->top_layouts[j] = l;
+	}
+	if (r->n_top > s->sp->top_k)
+		r->n_top = s->sp->top_k;
+	for (int f = 0; f < FAM_COUNT; f++)
+		if (r->family[f].found)
+			predict_simulate(&r->family[f].layout, s->o,
+					 &r->family[f].pred, NULL);
+	/* A simulated survivor may beat its family's closed-form best. */
+	for (int i = 0; i < r->n_top; i++) {
+		struct search_family_result *f = &r->family[family_of(&r->top_layouts[i])];
+		if (r->top_preds[i].step_time_s < f->pred.step_time_s) {
+			f->pred = r->top_preds[i];
+			f->layout = r->top_layouts[i];
+		}
+	}
+}
+
 /* Structural rejections that hold for every inner combination: counted
  * once per structural layout. */
 static int structural_ok(struct state *s, const struct layout *l)
@@ -203,7 +243,7 @@ enum pplan_status search_run(const struct model_spec *m,
 			     const struct search_params *sp,
 			     struct search_result *r, struct perr *e)
 {
-	struct state s = { m, c, o, sp, r, cluster_gpus(c) };
+	struct state s = { m, c, o, sp, r, cluster_gpus(c), 0 };
 	struct timespec t0, t1;
 	long g = s.gpus;
 
@@ -212,8 +252,11 @@ enum pplan_status search_run(const struct model_spec *m,
 		return perr_set(e, PPLAN_EINPUT, "the global batch must be positive");
 	if (sp->top_k < 1 || sp->top_k > 1000)
 		return perr_set(e, PPLAN_EINPUT, "--top must be between 1 and 1000");
-	r->top_layouts = calloc((size_t)sp->top_k, sizeof *r->top_layouts);
-	r->top_preds = calloc((size_t)sp->top_k, sizeof *r->top_preds);
+	/* Rank by the closed forms, keep 4K+16 candidates, simulate their
+	 * pipelines and rank again (BENCHMARKS.md: how much that changes). */
+	s.keep = o->use_des ? 4 * sp->top_k + 16 : sp->top_k;
+	r->top_layouts = calloc((size_t)s.keep, sizeof *r->top_layouts);
+	r->top_preds = calloc((size_t)s.keep, sizeof *r->top_preds);
 	if (!r->top_layouts || !r->top_preds) {
 		search_free(r);
 		return perr_set(e, PPLAN_ENOMEM, "out of memory for the search results");
@@ -256,6 +299,8 @@ enum pplan_status search_run(const struct model_spec *m,
 			}
 		}
 	}
+	if (o->use_des)
+		simulate_survivors(&s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
 	return PPLAN_OK;

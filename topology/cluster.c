@@ -404,64 +404,6 @@ enum pplan_status cluster_save(const struct cluster *c, const char *path,
 
 /* ---- which link a group uses ------------------------------------------- */
 
-/* Finds a Hamiltonian cycle through m[0..n) over edges with cap > 0,
- * trying the best-provisioned edges first; path[] receives it. */
-static int ham_cycle(int n, int cap[][CLUSTER_MAX_NODE_GPUS], int *path,
-		     int depth, unsigned used, long *budget)
-{
-	int last = path[depth - 1];
-	int order[CLUSTER_MAX_NODE_GPUS], k = 0;
-
-	if (--*budget < 0)
-		return 0;
-	if (depth == n)
-		return cap[last][path[0]] > 0;
-	for (int v = 0; v < n; v++)
-		if (!(used & (1u << v)) && cap[last][v] > 0)
-			order[k++] = v;
-	for (int a = 1; a < k; a++) /* insertion sort, most links first */
-		for (int b = a; b > 0 && cap[last][order[b]] > cap[last][order[b - 1]]; b--) {
-			int t = order[b];
-			order[b] = order[b - 1];
-			order[b - 1] = t;
-		}
-	for (int a = 0; a < k; a++) {
-		path[depth] = order[a];
-		if (ham_cycle(n, cap, path, depth + 1, used | (1u << order[a]),
-			      budget))
-			return 1;
-	}
-	return 0;
-}
-
-double cluster_ring_gbps(const struct cluster *c, const int *local, int n)
-{
-	int cap[CLUSTER_MAX_NODE_GPUS][CLUSTER_MAX_NODE_GPUS];
-	int path[CLUSTER_MAX_NODE_GPUS];
-	int rings = 0;
-	long budget = 200000; /* DFS steps; a 16-GPU mesh needs far fewer */
-
-	if (n < 2 || n > CLUSTER_MAX_NODE_GPUS)
-		return 0;
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			cap[i][j] = i == j ? 0 : c->nvlinks[local[i]][local[j]];
-	if (n == 2)
-		return cap[0][1] * c->nvlink_link_gbps;
-	/* Each cycle found uses one link of every pair on it; NCCL runs it
-	 * in both directions, so a GPU sends on two links per cycle. */
-	path[0] = 0;
-	while (ham_cycle(n, cap, path, 1, 1u, &budget)) {
-		for (int i = 0; i < n; i++) {
-			int a = path[i], b = path[(i + 1) % n];
-			cap[a][b]--;
-			cap[b][a]--;
-		}
-		rings++;
-	}
-	return rings * 2.0 * c->nvlink_link_gbps;
-}
-
 /* In-node bandwidth of the groups of `size` GPUs spaced `stride` apart
  * (size * stride <= gpus_per_node): the slowest group's rings. */
 static double mesh_group_gbps(const struct cluster *c, int size, int stride)

@@ -1,0 +1,44 @@
+/* predict.c: closed-form cost model plus the pipeline simulation. */
+#include "predict.h"
+
+#include "des.h"
+
+enum pplan_status predict_simulate(const struct layout *l,
+				   const struct train_opts *o,
+				   struct prediction *p, struct perr *e)
+{
+	struct des_costs k;
+	struct des_result r;
+	enum pplan_status st;
+
+	if (l->pp <= 1)
+		return PPLAN_OK;
+	des_costs_from_prediction(p, &k);
+	k.dp_overlap = o->overlap_grad_reduce;
+	/* Megatron-LM (without --overlap-p2p-communication, its default)
+	 * and DeepSpeed's pipeline engine wait for each send and receive on
+	 * the compute stream: batched isend/irecv, then wait.  So every
+	 * chunk's forward and backward also pays one transfer. */
+	k.fwd_s += p->p2p_s;
+	k.bwd_s += p->p2p_s;
+	if (l->zero >= 3)
+		k.dp_reduce_s = 0; /* ZeRO-3 gathers per microbatch, in the ops */
+	st = des_simulate(l, p->microbatches, &k, &r, e);
+	if (st != PPLAN_OK)
+		return st;
+	des_apply(p, &r, p);
+	des_result_free(&r);
+	return PPLAN_OK;
+}
+
+enum pplan_status predict_layout(const struct model_spec *m,
+				 const struct cluster *c,
+				 const struct layout *l,
+				 const struct train_opts *o,
+				 struct prediction *p, struct perr *e)
+{
+	enum pplan_status st = cost_predict(m, c, l, o, p, e);
+	if (st != PPLAN_OK || !o->use_des)
+		return st;
+	return predict_simulate(l, o, p, e);
+}

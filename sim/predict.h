@@ -1,0 +1,25 @@
+/*
+ * predict.h: one layout's prediction as predict and search report it:
+ * the cost model's terms, with the pipeline (pp > 1) played by the event
+ * simulator (sim/des.c) for step time, bubble and exposed communication.
+ */
+#ifndef PPLAN_PREDICT_H
+#define PPLAN_PREDICT_H
+
+#include "cost.h"
+
+/* cost_predict, then, when o->use_des and l->pp > 1, des_simulate folded
+ * in with des_apply.  Same contract as cost_predict. */
+enum pplan_status predict_layout(const struct model_spec *m,
+				 const struct cluster *c,
+				 const struct layout *l,
+				 const struct train_opts *o,
+				 struct prediction *p, struct perr *e);
+
+/* Re-prices an existing closed-form prediction p of l with the simulator
+ * (no-op for pp = 1). */
+enum pplan_status predict_simulate(const struct layout *l,
+				   const struct train_opts *o,
+				   struct prediction *p, struct perr *e);
+
+#endif
