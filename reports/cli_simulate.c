@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "des.h"
+#include "predict.h"
 #include "jsonio.h"
 #include "report.h"
 #include "table.h"
@@ -259,11 +260,8 @@ int cmd_simulate(int argc, char **argv)
 				    &s, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
-	des_costs_from_prediction(&p, &k);
+	predict_des_costs(&l, &in.opts, &p, &k);
 	k.dp_buckets = (int)a.dp_buckets;
-	k.dp_overlap = in.opts.overlap_grad_reduce;
-	if (l.zero >= 3)
-		k.dp_reduce_s = 0; /* ZeRO-3 reduces per microbatch, inside the ops */
 	if (!a.timeline)
 		a.timeline = l.pp <= 8 && p.microbatches <= 32;
 	st = des_run(s, &k, (a.timeline || a.trace) ? DES_TIMES : 0, &r, &e);

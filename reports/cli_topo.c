@@ -490,14 +490,19 @@ int cmd_topo(int argc, char **argv)
 			      h->source, a.out);
 		goto fail;
 	}
-	print_host(stdout, h, nvml_note);
-	if (have_cluster)
-		print_cluster(stdout, &c);
+	/* With --json - stdout carries the JSON alone; the summary goes to stderr. */
+	{
+		FILE *sf = a.json && strcmp(a.json, "-") == 0 ? stderr : stdout;
+		print_host(sf, h, nvml_note);
+		if (have_cluster)
+			print_cluster(sf, &c);
+	}
 	if (a.out) {
 		st = cluster_save(&c, a.out, &e);
 		if (st != PPLAN_OK)
 			goto fail;
-		printf("# wrote %s\n", a.out);
+		fprintf(a.json && strcmp(a.json, "-") == 0 ? stderr : stdout,
+			"# wrote %s\n", a.out);
 	}
 	if (a.json) {
 		cJSON *doc = host_json(h, nvml_note, have_cluster ? &c : NULL);

@@ -357,8 +357,11 @@ void des_apply(const struct prediction *p, const struct des_result *r,
 	scale = r->step_time_s > 0 ? p->step_time_s / r->step_time_s : 0;
 	tmp.step_time_s = r->step_time_s;
 	tmp.bubble_fraction = r->bubble_fraction;
-	tmp.time.bubble = r->pipeline_span_s - max_busy; /* p2p waits included */
-	tmp.time.pp_comm = 0;
+	/* Busy time includes the blocking transfers the caller put into the
+	 * op durations (p->time.pp_comm); the rest of the span is bubble. */
+	tmp.time.bubble = r->pipeline_span_s - max_busy;
+	if (tmp.time.bubble < 0)
+		tmp.time.bubble = 0;
 	tmp.time.dp_comm_exposed = r->step_time_s - r->pipeline_span_s - r->optimizer_s;
 	if (tmp.time.dp_comm_exposed < 0)
 		tmp.time.dp_comm_exposed = 0;

@@ -3,6 +3,21 @@
 
 #include "des.h"
 
+void predict_des_costs(const struct layout *l, const struct train_opts *o,
+		       const struct prediction *p, struct des_costs *k)
+{
+	des_costs_from_prediction(p, k);
+	k->dp_overlap = o->overlap_grad_reduce;
+	if (l->zero >= 3)
+		k->dp_reduce_s = 0; /* ZeRO-3 gathers per microbatch, in the ops */
+	/* Megatron-LM (without --overlap-p2p-communication, its default)
+	 * and DeepSpeed's pipeline engine wait for each send and receive on
+	 * the compute stream: batched isend/irecv, then wait.  So every
+	 * chunk's forward and backward also pays one transfer. */
+	k->fwd_s += p->p2p_s;
+	k->bwd_s += p->p2p_s;
+}
+
 enum pplan_status predict_simulate(const struct layout *l,
 				   const struct train_opts *o,
 				   struct prediction *p, struct perr *e)
@@ -13,16 +28,7 @@ enum pplan_status predict_simulate(const struct layout *l,
 
 	if (l->pp <= 1)
 		return PPLAN_OK;
-	des_costs_from_prediction(p, &k);
-	k.dp_overlap = o->overlap_grad_reduce;
-	/* Megatron-LM (without --overlap-p2p-communication, its default)
-	 * and DeepSpeed's pipeline engine wait for each send and receive on
-	 * the compute stream: batched isend/irecv, then wait.  So every
-	 * chunk's forward and backward also pays one transfer. */
-	k.fwd_s += p->p2p_s;
-	k.bwd_s += p->p2p_s;
-	if (l->zero >= 3)
-		k.dp_reduce_s = 0; /* ZeRO-3 gathers per microbatch, in the ops */
+	predict_des_costs(l, o, p, &k);
 	st = des_simulate(l, p->microbatches, &k, &r, e);
 	if (st != PPLAN_OK)
 		return st;

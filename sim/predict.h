@@ -16,6 +16,13 @@ enum pplan_status predict_layout(const struct model_spec *m,
 				 const struct train_opts *o,
 				 struct prediction *p, struct perr *e);
 
+/* The simulator's durations for p's layout: p's chunk costs, with each
+ * chunk's forward and backward also waiting for one blocking transfer,
+ * the DP reduction overlapped as o says (none separate for ZeRO-3). */
+struct des_costs;
+void predict_des_costs(const struct layout *l, const struct train_opts *o,
+		       const struct prediction *p, struct des_costs *k);
+
 /* Re-prices an existing closed-form prediction p of l with the simulator
  * (no-op for pp = 1). */
 enum pplan_status predict_simulate(const struct layout *l,

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what pplan needs to build and test on Debian 12 (run as root).
+# The CUDA toolkit is optional: where /usr/local/cuda/bin/nvcc exists the
+# build also compiles the CUDA backend; without it pplan builds CPU-only.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends \
+  build-essential cmake pkg-config git ca-certificates \
+  libopenmpi-dev openmpi-bin libhwloc-dev hwloc libcjson-dev \
+  libcriterion-dev libopenblas-dev >/dev/null
+echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion and OpenBLAS are installed"
