@@ -92,7 +92,10 @@ int cmd_predict(int argc, char **argv)
 	layout_complete(&l, set, cluster_gpus(&in.cluster));
 	if (!(set & LK_GBS))
 		l.gbs = in.global_batch;
-	else if (in.gbs || in.tokens_per_step) {
+	else if (!in.gbs && !in.tokens_per_step) {
+		in.global_batch = l.gbs;
+		snprintf(in.gbs_note, sizeof in.gbs_note, "gbs in --layout");
+	} else {
 		fprintf(stderr, "pplan predict: gbs in --layout and --global-batch/--tokens-per-step conflict: give one\n");
 		return 2;
 	}

@@ -129,7 +129,7 @@ int cmd_search(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct table_col cols[] = {
-		{ "rank", "", 4, 0 }, { "layout", "", 52, 1 },
+		{ "rank", "", 4, 0 }, { "layout", "", 58, 1 },
 		{ "step", "(s)", 8, 0 }, { "tokens/s", "(tok/s)", 10, 0 },
 		{ "TFLOP/s", "(/GPU)", 7, 0 }, { "MFU", "(%)", 5, 0 },
 		{ "bubble", "(%)", 6, 0 }, { "memory", "(GiB)", 6, 0 },

@@ -84,7 +84,7 @@ run 2 "bad-short-row.txt:5:" topo --nvidia-smi-topo "$F/nvidia-smi/bad-short-row
 run 2 "bad-malformed.xml: malformed hwloc XML" topo --xml "$F/hwloc/bad-malformed.xml"
 run 2 "truncated" topo --xml "$F/hwloc/bad-truncated.xml" --out "$tmp/x.json"
 run 2 "unknown GPU" topo --nvidia-smi-topo "$F/nvidia-smi/dgx-a100.txt" --gpu v200
-run 2 "give --gpu TYPE" topo --xml "$F/hwloc/nvidiaDGX2.xml" --out "$tmp/x.json"
+run 2 "give --gpu TYPE" topo --xml "$F/hwloc/24em64t-2n6c2t-pci.xml" --out "$tmp/x.json"
 run 2 "must divide one another" topo --xml "$F/hwloc/24em64t-2n6c2t-pci.xml" --gpu a100-80gb --nvlink-domain 5 --out "$tmp/x.json"
 run 2 "--nic-gbits must be" topo --nic-gbits -3
 run 2 "unknown or incomplete option" topo --frobnicate

@@ -14,6 +14,12 @@
 #include <strings.h>
 
 static const struct gpu_spec gpus[] = {
+	/* Older parts, for the recorded DGX-1 / DGX-2 / POWER8 topologies:
+	 * V100 SXM2 has fp16 tensor cores only (125 TFLOP/s), P100 none. */
+	{ "p100-sxm2", "NVIDIA Tesla P100-SXM2-16GB", { 0, 21.2, 0 },
+	  15.9, 732, 80, 4, 56, { 0, 0.80, 0 }, 1.0, 0.85 },
+	{ "v100-sxm2", "NVIDIA Tesla V100-SXM2-32GB", { 0, 125, 0 },
+	  31.7, 900, 150, 6, 80, { 0, 0.70, 0 }, 1.5, 0.85 },
 	{ "a100-40gb", "NVIDIA A100-SXM4-40GB", { 312, 312, 0 },
 	  39.39, 1555, 300, 12, 108, { 0.80, 0.80, 0 }, 2.0, 0.85 },
 	{ "a100-80gb", "NVIDIA A100-SXM4-80GB", { 312, 312, 0 },
@@ -34,6 +40,8 @@ static const struct {
 	const char *alias;
 	const char *name;
 } aliases[] = {
+	{ "V100-SXM2-32GB", "v100-sxm2" }, { "v100", "v100-sxm2" },
+	{ "P100-SXM2-16GB", "p100-sxm2" }, { "p100", "p100-sxm2" },
 	{ "A100-SXM4-40GB", "a100-40gb" }, { "A100-40GB", "a100-40gb" },
 	{ "A100-SXM4-80GB", "a100-80gb" }, { "A100-80GB", "a100-80gb" },
 	{ "a100", "a100-80gb" },
