@@ -22,7 +22,8 @@ static void usage(FILE *f)
 		"                         recompute none, zero 1 when dp > 1, schedule 1f1b (interleaved when vp > 1),\n"
 		"                         gbs from --global-batch / --tokens-per-step / about 4M tokens\n");
 	cli_common_usage(f);
-	fprintf(f, "  --help                 this text\n");
+	fprintf(f, "  --closed-form          pipeline bubble from the closed forms (no event simulation)\n"
+		   "  --help                 this text\n");
 }
 
 static void term(const char *name, double v, double total, const char *unit)
@@ -36,6 +37,7 @@ int cmd_predict(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
 		{ "layout", required_argument, NULL, 'l' },
+		{ "closed-form", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -45,6 +47,7 @@ int cmd_predict(int argc, char **argv)
 	struct prediction p;
 	const char *layout_arg = NULL, *why = NULL;
 	unsigned set = 0;
+	int closed_form = 0;
 	enum pplan_status st;
 	int c;
 	char lbuf[256];
@@ -57,6 +60,10 @@ int cmd_predict(int argc, char **argv)
 		if (c == 'h') {
 			usage(stdout);
 			return 0;
+		}
+		if (c == 'F') {
+			closed_form = 1;
+			continue;
 		}
 		if (c == 'l') {
 			layout_arg = optarg;
@@ -102,6 +109,7 @@ int cmd_predict(int argc, char **argv)
 	st = layout_check(&l, &in.model, cluster_gpus(&in.cluster), &why, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
+	in.opts.use_des = !closed_form;
 	st = predict_layout(&in.model, &in.cluster, &l, &in.opts, &p, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);

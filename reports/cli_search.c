@@ -25,6 +25,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"  --top K                layouts to print (default 10)\n"
 		"  --max-mbs N            largest micro-batch tried (default 16)\n"
+		"  --closed-form          rank by the closed-form bubble only (no event simulation)\n"
 		"  --list-models          print the zoo and exit\n"
 		"  --list-clusters        print the node presets and exit\n"
 		"  --list-gpus            print the GPU table and exit\n"
@@ -125,6 +126,7 @@ int cmd_search(int argc, char **argv)
 		{ "list-models", no_argument, NULL, 'M' },
 		{ "list-clusters", no_argument, NULL, 'C' },
 		{ "list-gpus", no_argument, NULL, 'G' },
+		{ "closed-form", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -144,7 +146,7 @@ int cmd_search(int argc, char **argv)
 	struct search_result r;
 	enum pplan_status st;
 	long v;
-	int c;
+	int c, closed_form = 0;
 	char buf[64];
 
 	cli_inputs_init(&in);
@@ -158,6 +160,7 @@ int cmd_search(int argc, char **argv)
 		case 'M': list_models(); return 0;
 		case 'C': list_clusters(); return 0;
 		case 'G': list_gpus(); return 0;
+		case 'F': closed_form = 1; continue;
 		case 't':
 			if (cli_parse_long(optarg, &v) != 0 || v > 1000) {
 				fprintf(stderr, "pplan: --top must be a whole number from 1 to 1000, got '%s'\n",
@@ -193,6 +196,7 @@ int cmd_search(int argc, char **argv)
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 	sp.gbs = in.global_batch;
+	in.opts.use_des = !closed_form;
 	st = search_run(&in.model, &in.cluster, &in.opts, &sp, &r, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);

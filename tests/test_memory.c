@@ -1,0 +1,459 @@
+/*
+ * test_memory.c: the memory model against the papers.
+ *
+ * Model states (mixed precision, Adam), Megatron-LM's accounting:
+ *   bf16 weights 2 + fp32 main gradients 4 + fp32 master weights, Adam
+ *   m and v 12 = 18 bytes per parameter; the distributed optimizer
+ *   (ZeRO-1) shards the 12 over d data-parallel ranks: 6 + 12/d.  ZeRO-2
+ *   also shards the gradients: 2 + 16/d; ZeRO-3 / FSDP everything: 18/d
+ *   (Rajbhandari et al. 2020, Figure 1, with K = 12 and fp32 gradients).
+ * Activations of one transformer layer for one microbatch (Korthikanti
+ * et al. 2022, Table 2), s sequence, b micro-batch, h hidden, a heads,
+ * t tensor-parallel size, bf16, no flash attention:
+ *   no parallelism            s b h (34 + 5 a s / h)
+ *   TP                        s b h (10 + 24/t + 5 a s / (h t))
+ *   TP + SP                   s b h (34 + 5 a s / h) / t
+ *   TP + selective recompute  s b h (10 + 24/t)
+ *   TP + SP + selective       s b h 34 / t
+ *   full recompute            2 s b h   (the layer's input only)
+ * GPT-3 175B: s = 2048, h = 12288, a = 96: s b h = 25,165,824 (b = 1)
+ * and 5 a s / h = 5 * 96 * 2048 / 12288 = 80.
+ * Pipeline in-flight microbatches on stage i of p with m microbatches:
+ * GPipe m; 1F1B min(p - i, m); interleaved 1F1B with v chunks, stage 0,
+ * p (1 + (p - 1) / (p v)) (Narayanan et al. 2021, Section 2.2.2).
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <string.h>
+
+#include "memory.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void expect_rel(double got, double want, double tol, const char *what)
+{
+	double err = fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
+	cr_expect(err <= tol, "%s: got %.12g, want %.12g (rel err %.2g)", what,
+		  got, want, err);
+}
+
+static struct cluster h100(long gpus)
+{
+	struct cluster c;
+	struct perr e = { "" };
+	cr_assert_eq(cluster_preset("dgx-h100", gpus, &c, &e), PPLAN_OK, "%s", e.msg);
+	return c;
+}
+
+static const struct model_spec *zoo(const char *name)
+{
+	const struct model_spec *m = model_find(name);
+	cr_assert_not_null(m, "%s is not in the zoo", name);
+	return m;
+}
+
+/* ---- Bytes per parameter --------------------------------------------------- */
+
+struct bpp_case {
+	char model[32];
+	int dp, zero;
+	double weights, grads, opt; /* bytes per parameter, by hand */
+};
+
+ParameterizedTestParameters(model_states, bytes_per_param)
+{
+	static struct bpp_case cases[] = {
+		/* Megatron without the distributed optimizer: 2 + 4 + 12 = 18,
+		 * whatever d is. */
+		{ "gpt3-1.3b", 1, 0, 2, 4, 12 },
+		{ "gpt3-1.3b", 8, 0, 2, 4, 12 },
+		{ "llama2-7b", 64, 0, 2, 4, 12 },
+		/* Distributed optimizer: 6 + 12/d.  d=2: 6 + 6 = 12;
+		 * d=8: 6 + 1.5 = 7.5; d=64: 6 + 0.1875 = 6.1875. */
+		{ "gpt3-1.3b", 2, 1, 2, 4, 6 },
+		{ "gpt3-1.3b", 8, 1, 2, 4, 1.5 },
+		{ "llama2-7b", 64, 1, 2, 4, 0.1875 },
+		/* ZeRO-2: 2 + 16/d.  d=8: 2 + 0.5 + 1.5 = 4. */
+		{ "gpt3-1.3b", 8, 2, 2, 0.5, 1.5 },
+		{ "llama2-7b", 4, 2, 2, 1, 3 },
+		/* ZeRO-3: 18/d.  d=8: 0.25 + 0.5 + 1.5 = 2.25; d=64: 0.28125. */
+		{ "gpt3-1.3b", 8, 3, 0.25, 0.5, 1.5 },
+		{ "llama2-7b", 64, 3, 2.0 / 64, 4.0 / 64, 12.0 / 64 },
+	};
+	return cr_make_param_array(struct bpp_case, cases,
+				   sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct bpp_case *c, model_states, bytes_per_param)
+{
+	const struct model_spec *m = zoo(c->model);
+	struct cluster cl = h100(c->dp < 8 ? 8 : c->dp);
+	struct layout l;
+	struct train_opts o;
+	struct stage_params sp;
+	struct mem_breakdown mb;
+	double P = model_params_total(m);
+	double total = c->weights + c->grads + c->opt;
+
+	layout_default(&l);
+	l.dp = c->dp;
+	l.zero = c->zero;
+	l.gbs = 8L * c->dp;
+	train_opts_default(&o, m);
+	cr_assert_eq(o.framework, FW_MEGATRON_LM);
+	/* pp = 1, tp = 1: one GPU holds the whole model. */
+	memory_stage_params(m, &l, &o, 0, &sp);
+	expect_rel(sp.dense + sp.expert, P, 1e-12, "params on the only stage");
+	cr_assert_eq(sp.layers, m->layers);
+	cr_assert(sp.has_embedding && sp.has_lm_head);
+	memory_stage(m, &cl, &l, &o, 0, &mb);
+	expect_rel(mb.weights, c->weights * P, 1e-12, "weights");
+	expect_rel(mb.gradients, c->grads * P, 1e-12, "gradients");
+	expect_rel(mb.optimizer, c->opt * P, 1e-12, "optimizer states");
+	expect_rel(mb.weights + mb.gradients + mb.optimizer, total * P, 1e-12,
+		   "model states");
+	expect_rel(mb.total, mb.weights + mb.gradients + mb.optimizer +
+				     mb.activations + mb.other, 1e-12, "total");
+}
+
+/* The two headline figures directly: 18 and 6 + 12/d. */
+Test(model_states, megatron_18_and_6_plus_12_over_d)
+{
+	const struct model_spec *m = zoo("llama2-7b");
+	struct cluster cl = h100(64);
+	struct train_opts o;
+	double P = model_params_total(m);
+	train_opts_default(&o, m);
+	for (int d = 2; d <= 64; d *= 2) {
+		struct layout l;
+		struct mem_breakdown plain, dist;
+		layout_default(&l);
+		l.dp = d;
+		l.gbs = 2L * d;
+		l.zero = 0;
+		memory_stage(m, &cl, &l, &o, 0, &plain);
+		l.zero = 1;
+		memory_stage(m, &cl, &l, &o, 0, &dist);
+		expect_rel((plain.weights + plain.gradients + plain.optimizer) / P,
+			   18.0, 1e-12, "18 bytes/param");
+		expect_rel((dist.weights + dist.gradients + dist.optimizer) / P,
+			   6.0 + 12.0 / d, 1e-12, "6 + 12/d bytes/param");
+	}
+}
+
+/* Tensor and pipeline parallelism divide the parameters; the stages hold
+ * the whole model once, plus with tied embeddings the LM head's copy of
+ * the embedding on the last stage (Megatron-LM keeps one per end). */
+Test(model_states, stages_partition_the_model)
+{
+	static const char *const names[] = { "gpt3-175b", "llama2-70b" };
+	for (size_t i = 0; i < 2; i++) {
+		const struct model_spec *m = zoo(names[i]);
+		struct layout l;
+		struct train_opts o;
+		double sum = 0, want;
+		layout_default(&l);
+		l.pp = 4;
+		train_opts_default(&o, m);
+		for (int s = 0; s < 4; s++) {
+			struct stage_params sp;
+			memory_stage_params(m, &l, &o, s, &sp);
+			cr_assert_eq(sp.layers, m->layers / 4);
+			cr_assert_eq(sp.has_embedding, s == 0);
+			cr_assert_eq(sp.has_lm_head, s == 3);
+			sum += sp.dense + sp.expert;
+		}
+		want = model_params_total(m) +
+		       (m->tied_embeddings ? model_params_embedding(m) : 0);
+		expect_rel(sum, want, 1e-12, names[i]);
+		/* tp = 8 holds an eighth of each stage's parameters. */
+		{
+			struct stage_params a, b;
+			memory_stage_params(m, &l, &o, 1, &a);
+			l.tp = 8;
+			memory_stage_params(m, &l, &o, 1, &b);
+			expect_rel(b.dense, a.dense / 8, 1e-12, "tp 8");
+			l.tp = 1;
+		}
+	}
+}
+
+/* ---- Activations: Korthikanti et al. 2022, Table 2 ----------------------- */
+
+static void gpt3_175b(struct model_spec *m, struct train_opts *o)
+{
+	/* The paper's shapes: F = 4h, no GQA, a 2-matrix GeLU MLP. */
+	*m = *zoo("gpt3-175b");
+	cr_assert_eq(m->hidden, 12288);
+	cr_assert_eq(m->heads, 96);
+	cr_assert_eq(m->kv_heads, 96);
+	cr_assert_eq(m->head_dim, 128);
+	cr_assert_eq(m->ffn, 4 * 12288);
+	cr_assert_eq(m->mlp, MLP_GELU);
+	cr_assert_eq(m->num_experts, 0);
+	train_opts_default(o, m);
+	o->seq = 2048;
+	o->precision = PREC_BF16;
+	o->flash_attention = 0;
+}
+
+struct act_case {
+	int tp, sp, mbs;
+	enum recompute rc;
+	double bytes; /* by hand, see the comments */
+};
+
+ParameterizedTestParameters(activations, korthikanti_table2)
+{
+	/* sbh = 2048 * 12288 = 25,165,824; 5as/h = 80. */
+	static struct act_case cases[] = {
+		/* No parallelism: sbh (34 + 80) = 114 sbh = 2,868,903,936. */
+		{ 1, 0, 1, RECOMPUTE_NONE, 2868903936.0 },
+		/* TP 8: sbh (10 + 24/8 + 80/8) = 23 sbh = 578,813,952. */
+		{ 8, 0, 1, RECOMPUTE_NONE, 578813952.0 },
+		/* TP 4: sbh (10 + 6 + 20) = 36 sbh = 905,969,664. */
+		{ 4, 0, 1, RECOMPUTE_NONE, 905969664.0 },
+		/* TP 8 + SP: 114 sbh / 8 = 14.25 sbh = 358,612,992. */
+		{ 8, 1, 1, RECOMPUTE_NONE, 358612992.0 },
+		/* TP 4 + SP, b = 2: 2 * 114 / 4 sbh = 57 sbh = 1,434,451,968. */
+		{ 4, 1, 2, RECOMPUTE_NONE, 1434451968.0 },
+		/* Selective, no TP: 34 sbh = 855,638,016. */
+		{ 1, 0, 1, RECOMPUTE_SELECTIVE, 855638016.0 },
+		/* TP 8 + selective: sbh (10 + 3) = 13 sbh = 327,155,712. */
+		{ 8, 0, 1, RECOMPUTE_SELECTIVE, 327155712.0 },
+		/* TP 8 + SP + selective: 34/8 sbh = 4.25 sbh = 106,954,752. */
+		{ 8, 1, 1, RECOMPUTE_SELECTIVE, 106954752.0 },
+		/* Full recompute keeps the layer input: 2 sbh = 50,331,648,
+		 * with or without TP. */
+		{ 1, 0, 1, RECOMPUTE_FULL, 50331648.0 },
+		{ 8, 0, 1, RECOMPUTE_FULL, 50331648.0 },
+		/* With SP that input is itself split over the tp ranks
+		 * (Megatron checkpoints the sequence-parallel hidden states):
+		 * 2 sbh / 8 = 6,291,456. */
+		{ 8, 1, 1, RECOMPUTE_FULL, 6291456.0 },
+	};
+	return cr_make_param_array(struct act_case, cases,
+				   sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct act_case *c, activations, korthikanti_table2)
+{
+	struct model_spec m;
+	struct train_opts o;
+	struct layout l;
+	double got;
+
+	gpt3_175b(&m, &o);
+	layout_default(&l);
+	l.tp = c->tp;
+	l.sp = c->sp;
+	l.mbs = c->mbs;
+	l.recompute = c->rc;
+	got = memory_layer_activations(&m, &l, &o);
+	cr_assert(fabs(got - c->bytes) <= 1e-9 * c->bytes,
+		  "tp=%d sp=%d mbs=%d recompute=%s: %.0f bytes, want %.0f (%.4f sbh, want %.4f)",
+		  c->tp, c->sp, c->mbs, recompute_name(c->rc), got, c->bytes,
+		  got / 25165824.0 / c->mbs, c->bytes / 25165824.0 / c->mbs);
+}
+
+/* The formula's shape, for several t: sbh (10 + 24/t + 5as/(ht)) without
+ * SP, sbh (34 + 5as/h)/t with it. */
+Test(activations, formula_in_t)
+{
+	struct model_spec m;
+	struct train_opts o;
+	double sbh = 2048.0 * 12288.0, r = 5.0 * 96 * 2048 / 12288;
+	gpt3_175b(&m, &o);
+	for (int t = 1; t <= 32; t *= 2) {
+		struct layout l;
+		layout_default(&l);
+		l.tp = t;
+		l.sp = 0;
+		expect_rel(memory_layer_activations(&m, &l, &o),
+			   sbh * (10 + 24.0 / t + r / t), 1e-12, "TP");
+		if (t > 1) {
+			l.sp = 1;
+			expect_rel(memory_layer_activations(&m, &l, &o),
+				   sbh * (34 + r) / t, 1e-12, "TP+SP");
+		}
+	}
+}
+
+/* Flash attention keeps no s x s scores: the 5as/h term goes, as with
+ * selective recomputation. */
+Test(activations, flash_attention_drops_the_scores)
+{
+	struct model_spec m;
+	struct train_opts o;
+	struct layout l;
+	gpt3_175b(&m, &o);
+	o.flash_attention = 1;
+	layout_default(&l);
+	expect_rel(memory_layer_activations(&m, &l, &o), 34.0 * 2048 * 12288,
+		   1e-12, "34 sbh");
+}
+
+/* Generalised for GQA and a gated MLP, derived term by term as the paper
+ * does.  Per token and layer, bf16: norm inputs 4h, QKV input 2h, Q 2 a dh,
+ * K and V 2 g dh each, projection input 2h, attention dropout mask h,
+ * MLP input 2h, gate, up and their product 3 x 2f, MLP dropout mask h:
+ * 12h + 2 (a + 2g) dh + 6f.  Llama 2 70B (h 8192, a 64, g 8, dh 128,
+ * f 28672), flash attention, s = 4096:
+ *   98,304 + 20,480 + 172,032 = 290,816 bytes per token,
+ *   x 4096 = 1,191,182,336 bytes.
+ * TP 8 without SP splits all but 10h (norm inputs, QKV and MLP inputs,
+ * masks): 81,920 + (20,480 + 16,384 + 172,032) / 8 = 108,032 per token,
+ * x 4096 = 442,499,072. */
+Test(activations, gqa_swiglu)
+{
+	const struct model_spec *m = zoo("llama2-70b");
+	struct train_opts o;
+	struct layout l;
+	train_opts_default(&o, m);
+	cr_assert_eq(o.seq, 4096);
+	cr_assert(o.flash_attention);
+	layout_default(&l);
+	expect_rel(memory_layer_activations(m, &l, &o), 1191182336.0, 1e-12,
+		   "llama2-70b, no TP");
+	l.tp = 8;
+	expect_rel(memory_layer_activations(m, &l, &o), 442499072.0, 1e-12,
+		   "llama2-70b, TP 8");
+	l.sp = 1;
+	expect_rel(memory_layer_activations(m, &l, &o), 1191182336.0 / 8, 1e-12,
+		   "llama2-70b, TP 8 + SP");
+}
+
+/* ---- Microbatches in flight -------------------------------------------- */
+
+struct inflight_case {
+	enum schedule sched;
+	int pp, vp;
+	long m;
+	int stage;
+	double want;
+};
+
+ParameterizedTestParameters(inflight, schedules)
+{
+	static struct inflight_case cases[] = {
+		/* GPipe: all m forwards before any backward. */
+		{ SCHED_GPIPE, 4, 1, 8, 0, 8 },
+		{ SCHED_GPIPE, 4, 1, 8, 3, 8 },
+		/* 1F1B: stage i holds p - i: 4, 3, 2, 1. */
+		{ SCHED_1F1B, 4, 1, 8, 0, 4 },
+		{ SCHED_1F1B, 4, 1, 8, 1, 3 },
+		{ SCHED_1F1B, 4, 1, 8, 2, 2 },
+		{ SCHED_1F1B, 4, 1, 8, 3, 1 },
+		/* ... but never more than m: min(8 - 0, 2) = 2. */
+		{ SCHED_1F1B, 8, 1, 2, 0, 2 },
+		{ SCHED_1F1B, 8, 1, 2, 6, 2 },
+		{ SCHED_1F1B, 8, 1, 2, 7, 1 },
+		{ SCHED_1F1B, 1, 1, 64, 0, 1 },
+		/* Interleaved, stage 0: p (1 + (p-1)/(p v)).
+		 * p 4, v 2: 4 (1 + 3/8) = 5.5.
+		 * p 8, v 4: 8 (1 + 7/32) = 9.75.
+		 * p 4, v 4: 4 (1 + 3/16) = 4.75. */
+		{ SCHED_INTERLEAVED, 4, 2, 16, 0, 5.5 },
+		{ SCHED_INTERLEAVED, 8, 4, 64, 0, 9.75 },
+		{ SCHED_INTERLEAVED, 4, 4, 16, 0, 4.75 },
+		/* Later stages, from Megatron-LM's warm-up count
+		 * (p - i - 1) * 2 + (v - 1) * p chunks, plus the one in the
+		 * steady state, in units of whole stages (/v):
+		 * p 4, v 2, stage 3: (0 + 4 + 1) / 2 = 2.5;
+		 * stage 1: (4 + 4 + 1) / 2 = 4.5. */
+		{ SCHED_INTERLEAVED, 4, 2, 16, 3, 2.5 },
+		{ SCHED_INTERLEAVED, 4, 2, 16, 1, 4.5 },
+		/* Few microbatches: at most all m v chunks: m = 2 -> 2. */
+		{ SCHED_INTERLEAVED, 4, 2, 2, 0, 2 },
+	};
+	return cr_make_param_array(struct inflight_case, cases,
+				   sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct inflight_case *c, inflight, schedules)
+{
+	struct layout l;
+	double got;
+	layout_default(&l);
+	l.pp = c->pp;
+	l.vp = c->vp;
+	l.schedule = c->sched;
+	got = memory_inflight(&l, c->m, c->stage);
+	cr_assert(fabs(got - c->want) < 1e-12, "%s p=%d v=%d m=%ld stage %d: %g, want %g",
+		  schedule_name(c->sched), c->pp, c->vp, c->m, c->stage, got, c->want);
+}
+
+/* A middle stage of a 1F1B pipeline holds one more microbatch than the
+ * next: their activation terms differ by exactly one stage's layers of
+ * one microbatch. */
+Test(inflight, activations_follow_the_schedule)
+{
+	const struct model_spec *m = zoo("gpt3-175b");
+	struct cluster cl = h100(64);
+	struct layout l;
+	struct train_opts o;
+	struct mem_breakdown s1, s2, s0;
+	double layer;
+
+	layout_default(&l);
+	l.tp = 8; l.pp = 4; l.dp = 2; l.sp = 1; l.zero = 1;
+	l.gbs = 64;
+	train_opts_default(&o, m);
+	layer = memory_layer_activations(m, &l, &o);
+	memory_stage(m, &cl, &l, &o, 1, &s1);
+	memory_stage(m, &cl, &l, &o, 2, &s2);
+	cr_assert_eq(s1.inflight, 3);
+	cr_assert_eq(s2.inflight, 2);
+	expect_rel(s1.activations - s2.activations, layer * (96 / 4), 1e-9,
+		   "one microbatch of 24 layers");
+	/* The first stage holds the most and is the peak. */
+	memory_stage(m, &cl, &l, &o, 0, &s0);
+	{
+		struct mem_breakdown peak;
+		memory_peak(m, &cl, &l, &o, &peak);
+		cr_assert_eq(peak.stage, 0);
+		expect_rel(peak.total, s0.total, 1e-12, "peak is stage 0");
+	}
+	/* GPipe holds all 32 microbatches: far more. */
+	l.schedule = SCHED_GPIPE;
+	memory_stage(m, &cl, &l, &o, 0, &s1);
+	cr_assert_eq(s1.inflight, 64 / 2);
+	cr_assert_gt(s1.activations, 4 * s0.activations);
+}
+
+/* Recomputation and sharding only ever lower the memory. */
+Test(memory, monotone_in_recompute_and_zero)
+{
+	const struct model_spec *m = zoo("llama3-70b");
+	struct cluster cl = h100(64);
+	struct layout l;
+	struct train_opts o;
+	struct mem_breakdown a, b, c;
+
+	layout_default(&l);
+	l.tp = 8; l.dp = 8; l.sp = 1; l.gbs = 64;
+	train_opts_default(&o, m);
+	l.recompute = RECOMPUTE_NONE;
+	memory_peak(m, &cl, &l, &o, &a);
+	l.recompute = RECOMPUTE_SELECTIVE;
+	memory_peak(m, &cl, &l, &o, &b);
+	l.recompute = RECOMPUTE_FULL;
+	memory_peak(m, &cl, &l, &o, &c);
+	/* With flash attention selective recompute has nothing left to drop. */
+	cr_assert_leq(b.activations, a.activations);
+	cr_assert_lt(c.activations, b.activations);
+	cr_assert_lt(c.total, a.total);
+	l.recompute = RECOMPUTE_NONE;
+	for (int z = 0; z < 3; z++) {
+		l.zero = z;
+		memory_peak(m, &cl, &l, &o, &a);
+		l.zero = z + 1;
+		memory_peak(m, &cl, &l, &o, &b);
+		cr_assert_lt(b.weights + b.gradients + b.optimizer,
+			     a.weights + a.gradients + a.optimizer, "zero %d -> %d", z,
+			     z + 1);
+	}
+	/* What a real run adds is at least the CUDA context. */
+	cr_assert_geq(a.other, 1.0 * GIB);
+}
