@@ -1,0 +1,403 @@
+/*
+ * test_cost.c: model FLOPs against the papers, and the predictions'
+ * consistency.
+ *
+ * Model FLOPs of a GPT step (Narayanan et al. 2021, Section 5.1, no
+ * recomputation counted):
+ *   F = 72 B s l h^2 (1 + s / 6h + V / 12 l h)
+ * which is 3 (forward + backward) x s B tokens x the forward FLOPs per
+ * token, l (24 h^2 + 4 s h) + 2 h V.  Generalised (DESIGN.md): QKV
+ * 2 h (a + 2g) dh, output projection 2 a dh h, MLP 2 x (2 or 3 matrices)
+ * x h f x top-k, attention scores and values 4 s a dh, LM head 2 h V.
+ * MFU = model FLOPs / (step time x GPUs x dense peak of the precision).
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost.h"
+#include "memory.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void expect_rel(double got, double want, double tol, const char *what)
+{
+	double err = fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
+	cr_expect(err <= tol, "%s: got %.15g, want %.15g (rel err %.2g)", what,
+		  got, want, err);
+}
+
+static const struct model_spec *zoo(const char *name)
+{
+	const struct model_spec *m = model_find(name);
+	cr_assert_not_null(m, "%s is not in the zoo", name);
+	return m;
+}
+
+/* ---- Model FLOPs ---------------------------------------------------------- */
+
+Test(model_flops, gpt3_175b_megatron_formula)
+{
+	/* GPT-3 175B as Narayanan et al. count it: h 12288, l 96, a 96,
+	 * s 2048, V 51200, batch 1536. */
+	struct model_spec m;
+	double h = 12288, l = 96, s = 2048, V = 51200, B = 1536;
+	double want = 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
+
+	memset(&m, 0, sizeof m);
+	strcpy(m.name, "gpt3-175b by hand");
+	m.layers = 96;
+	m.hidden = 12288;
+	m.ffn = 4 * 12288;
+	m.heads = 96;
+	m.kv_heads = 96;
+	m.head_dim = 128;
+	m.vocab = 51200;
+	m.seq = 2048;
+	m.mlp = MLP_GELU;
+	m.norm = NORM_LAYERNORM;
+	m.tied_embeddings = 1;
+	m.linear_bias = 1;
+	/* 72 B s l h^2 = 3,283,124,128,353,091,584; the s/6h term adds
+	 * 12 B s^2 l h = 91,197,892,454,252,544; the V/12lh term
+	 * 6 B s h V = 11,874,725,579,980,800: 3.386197e18 FLOPs. */
+	expect_rel(want, 3283124128353091584.0 + 91197892454252544.0 +
+				 11874725579980800.0, 1e-15, "the formula itself");
+	expect_rel(cost_model_flops(&m, 2048, 1536), want, 1e-9, "by-hand spec");
+	expect_rel(cost_model_flops(zoo("gpt3-175b"), 2048, 1536), want, 1e-9,
+		   "zoo gpt3-175b");
+}
+
+/* Linear in the batch; in s, the attention term grows as s^2. */
+Test(model_flops, scaling)
+{
+	const struct model_spec *m = zoo("gpt3-175b");
+	double h = 12288, l = 96, V = 51200;
+	expect_rel(cost_model_flops(m, 2048, 3072), 2 * cost_model_flops(m, 2048, 1536),
+		   1e-12, "linear in B");
+	for (double s = 1024; s <= 8192; s *= 2)
+		expect_rel(cost_model_flops(m, (long)s, 8),
+			   72.0 * 8 * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h)),
+			   1e-9, "formula at other s");
+}
+
+/* Llama 2 70B (GQA, SwiGLU), forward FLOPs per token at s = 4096:
+ *   QKV   2 h (a + 2g) dh = 2 * 8192 * 80 * 128     =   167,772,160
+ *   proj  2 a dh h        = 2 * 8192 * 8192          =   134,217,728
+ *   MLP   2 * 3 * h f     = 6 * 8192 * 28672         = 1,409,286,144
+ *   attn  4 s a dh        = 4 * 4096 * 8192          =   134,217,728
+ *   layer                                            = 1,845,493,760
+ *   x 80 layers = 147,639,500,800; LM head 2 h V = 2 * 8192 * 32000
+ *   = 524,288,000; per token 148,163,788,800 (about 2 x 69B params
+ *   without the input embedding, plus attention). */
+Test(model_flops, llama2_70b_per_token)
+{
+	const struct model_spec *m = zoo("llama2-70b");
+	double per_token = cost_model_flops(m, 4096, 1) / (3.0 * 4096);
+	expect_rel(per_token, 148163788800.0, 1e-12, "forward FLOPs per token");
+}
+
+/* GQA: 8 kv heads instead of 64 saves 2 h x 2 (a - g) dh per layer and
+ * token: 2 * 8192 * 2 * 56 * 128 = 234,881,024; x 80 = 18,790,481,920.
+ * SwiGLU's third matrix costs 2 h f = 469,762,048 per layer and token,
+ * x 80 = 37,580,963,840. */
+Test(model_flops, gqa_and_gated_mlp)
+{
+	struct model_spec mha = *zoo("llama2-70b"), gelu = mha;
+	const struct model_spec *gqa = zoo("llama2-70b");
+	double tok = 3.0 * 4096 * 16; /* s 4096, batch 16 */
+	mha.kv_heads = mha.heads;
+	expect_rel(cost_model_flops(&mha, 4096, 16) - cost_model_flops(gqa, 4096, 16),
+		   18790481920.0 * tok, 1e-12, "MHA - GQA");
+	gelu.mlp = MLP_GELU;
+	expect_rel(cost_model_flops(gqa, 4096, 16) - cost_model_flops(&gelu, 4096, 16),
+		   37580963840.0 * tok, 1e-12, "SwiGLU - GeLU");
+}
+
+/* Mixtral 8x7B, top-2 of 8 experts, s 4096, per token forward:
+ *   QKV 2 * 4096 * 48 * 128 = 50,331,648; proj 2 * 4096^2 = 33,554,432;
+ *   MLP 2 * 3 * 4096 * 14336 * 2 experts = 704,643,072;
+ *   attn 4 * 4096 * 32 * 128 = 67,108,864; layer 855,638,016, x 32 =
+ *   27,380,416,512; head 2 * 4096 * 32000 = 262,144,000;
+ *   total 27,642,560,512 (the router's 2 h E is not counted). */
+Test(model_flops, moe_counts_active_experts)
+{
+	const struct model_spec *m = zoo("mixtral-8x7b");
+	cr_assert_eq(m->num_experts, 8);
+	cr_assert_eq(m->top_k, 2);
+	expect_rel(cost_model_flops(m, 4096, 1) / (3.0 * 4096), 27642560512.0,
+		   1e-12, "mixtral forward FLOPs per token");
+}
+
+/* ---- Predictions ------------------------------------------------------------ */
+
+struct setup {
+	const struct model_spec *m;
+	struct cluster c;
+	struct layout l;
+	struct train_opts o;
+};
+
+static void setup(struct setup *s, const char *model, const char *preset,
+		  long gpus, const char *layout)
+{
+	struct perr e = { "" };
+	unsigned set = 0;
+	s->m = zoo(model);
+	cr_assert_eq(cluster_preset(preset, gpus, &s->c, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(layout_parse(layout, &s->l, &set, &e), PPLAN_OK, "%s", e.msg);
+	layout_complete(&s->l, set, gpus);
+	cr_assert_eq(layout_check(&s->l, s->m, gpus, NULL, &e), PPLAN_OK,
+		     "%s %s: %s", model, layout, e.msg);
+	train_opts_default(&s->o, s->m);
+}
+
+static struct prediction predict(const struct setup *s)
+{
+	struct prediction p;
+	struct perr e = { "" };
+	enum pplan_status st = cost_predict(s->m, &s->c, &s->l, &s->o, &p, &e);
+	cr_assert_eq(st, PPLAN_OK, "%s", e.msg);
+	cr_assert(isfinite(p.step_time_s) && p.step_time_s > 0, "step %g",
+		  p.step_time_s);
+	return p;
+}
+
+struct sanity_case {
+	char model[32];
+	long gpus;
+	char layout[128];
+};
+
+ParameterizedTestParameters(predict, consistent)
+{
+	static struct sanity_case cases[] = {
+		{ "llama3-8b", 8, "tp=2,dp=4,gbs=64" },
+		{ "llama3-8b", 8, "tp=1,dp=8,gbs=64,zero=1,recompute=full" },
+		{ "llama3-70b", 64, "tp=8,pp=4,dp=2,vp=5,gbs=64" },
+		{ "gpt3-175b", 64, "tp=8,pp=8,gbs=32,recompute=selective" },
+		{ "gpt3-175b", 64, "tp=8,pp=8,gbs=32,schedule=gpipe" },
+		{ "llama2-7b", 16, "tp=2,pp=2,dp=4,cp=1,gbs=64,schedule=zb-h1" },
+		{ "llama3-8b", 16, "tp=2,cp=2,dp=4,gbs=32" },
+		{ "mixtral-8x7b", 16, "tp=2,dp=8,ep=8,gbs=64" },
+	};
+	return cr_make_param_array(struct sanity_case, cases,
+				   sizeof cases / sizeof cases[0]);
+}
+
+/* Every prediction: model FLOPs as the formula, MFU, TFLOP/s and tokens/s
+ * from the step time, the time terms adding up to the step, the memory
+ * terms to the total. */
+ParameterizedTest(struct sanity_case *c, predict, consistent)
+{
+	struct setup s;
+	struct prediction p;
+	double gpus, peak, terms;
+
+	setup(&s, c->model, "dgx-h100", c->gpus, c->layout);
+	p = predict(&s);
+	gpus = (double)c->gpus;
+	peak = s.c.gpu.peak_tflops[s.o.precision] * 1e12;
+	expect_rel(p.model_flops, cost_model_flops(s.m, s.o.seq, s.l.gbs), 1e-12,
+		   "model FLOPs");
+	expect_rel(p.mfu, p.model_flops / (p.step_time_s * gpus * peak), 1e-12, "MFU");
+	expect_rel(p.tflops_per_gpu * 1e12, p.mfu * peak, 1e-12, "TFLOP/s per GPU");
+	expect_rel(p.tokens_per_s, (double)s.l.gbs * s.o.seq / p.step_time_s, 1e-12,
+		   "tokens/s");
+	cr_expect(p.mfu > 0.05 && p.mfu < 1.0, "%s %s: MFU %.3f", c->model,
+		  c->layout, p.mfu);
+	cr_expect_geq(p.hfu, p.mfu);
+	cr_expect_eq(p.microbatches, layout_microbatches(&s.l));
+	terms = p.time.compute + p.time.recompute + p.time.tp_comm +
+		p.time.cp_comm + p.time.ep_comm + p.time.pp_comm +
+		p.time.dp_comm_exposed + p.time.bubble + p.time.optimizer;
+	expect_rel(terms, p.step_time_s, 1e-9, "time terms add up to the step");
+	expect_rel(p.mem.weights + p.mem.gradients + p.mem.optimizer +
+			   p.mem.activations + p.mem.other,
+		   p.mem.total, 1e-12, "memory terms add up");
+	cr_expect(p.bubble_fraction >= 0 && p.bubble_fraction < 1, "bubble %g",
+		  p.bubble_fraction);
+	if (s.l.pp == 1)
+		cr_expect_eq(p.time.bubble, 0.0);
+	if (s.l.tp == 1)
+		cr_expect_eq(p.time.tp_comm, 0.0);
+}
+
+/* Fixed global batch, more data-parallel replicas: each does less work,
+ * so the step gets shorter. */
+Test(predict, more_dp_shorter_step)
+{
+	double prev = INFINITY;
+	for (long dp = 4; dp <= 64; dp *= 2) {
+		struct setup s;
+		struct prediction p;
+		char lay[64];
+		snprintf(lay, sizeof lay, "tp=2,dp=%ld,gbs=256", dp);
+		setup(&s, "llama2-7b", "dgx-h100", 2 * dp, lay);
+		p = predict(&s);
+		cr_expect_lt(p.step_time_s, prev, "dp=%ld: %.3f s, not below %.3f s",
+			     dp, p.step_time_s, prev);
+		prev = p.step_time_s;
+	}
+}
+
+/* Full recomputation runs the forward again (longer step, HFU > MFU)
+ * and keeps only layer inputs (less memory). */
+Test(predict, full_recompute_trades_time_for_memory)
+{
+	struct setup s;
+	struct prediction none, full;
+	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=2,dp=4,gbs=64,recompute=none");
+	none = predict(&s);
+	s.l.recompute = RECOMPUTE_FULL;
+	full = predict(&s);
+	cr_assert_gt(full.step_time_s, none.step_time_s);
+	cr_assert_lt(full.mem.total, none.mem.total);
+	cr_assert_lt(full.mem.activations, none.mem.activations);
+	cr_assert_eq(none.time.recompute, 0.0);
+	cr_assert_gt(full.time.recompute, 0.0);
+	expect_rel(full.model_flops, none.model_flops, 1e-12, "same model FLOPs");
+	cr_assert_gt(full.hfu, full.mfu);
+	/* Recomputing the forward is a third of forward + backward. */
+	expect_rel(full.hw_flops, full.model_flops * 4.0 / 3.0, 1e-12, "HW FLOPs");
+	cr_assert_lt(full.mfu, none.mfu);
+}
+
+/* A tensor-parallel group of 16 on 8-GPU nodes runs its per-layer
+ * collectives over the NICs: slower than tp = 8 inside a node on the same
+ * 16 GPUs, and slower than the same tp = 16 inside one 16-GPU NVLink
+ * domain. */
+Test(predict, tp_across_nodes_is_slower)
+{
+	struct setup in, out, dom;
+	struct prediction p_in, p_out, p_dom;
+	setup(&out, "llama2-70b", "dgx-h100", 16, "tp=16,dp=1,gbs=64");
+	setup(&in, "llama2-70b", "dgx-h100", 16, "tp=8,dp=2,gbs=64");
+	p_out = predict(&out);
+	p_in = predict(&in);
+	cr_assert_gt(p_out.step_time_s, p_in.step_time_s,
+		     "tp=16 across nodes %.3f s, tp=8 in a node %.3f s",
+		     p_out.step_time_s, p_in.step_time_s);
+	cr_assert_gt(p_out.time.tp_comm, p_in.time.tp_comm);
+	dom = out;
+	dom.c.gpus_per_node = 16;
+	dom.c.nvlink_domain = 16;
+	dom.c.num_nodes = 1;
+	cr_assert_eq(cluster_gpus(&dom.c), 16);
+	p_dom = predict(&dom);
+	cr_assert_gt(p_out.step_time_s, p_dom.step_time_s,
+		     "tp=16 across nodes %.3f s, inside one domain %.3f s",
+		     p_out.step_time_s, p_dom.step_time_s);
+	cr_assert_gt(p_out.time.tp_comm, p_dom.time.tp_comm);
+}
+
+/* Pipeline bubbles (Narayanan et al. 2021, Section 2.2): 1F1B idles
+ * (p-1) microbatch times t_mb per step, the interleaved schedule with v
+ * chunks (p-1) t_mb / v.  As a share of the step, (p-1)/(m+p-1) and
+ * ((p-1)/v)/(m+(p-1)/v) when all stages take equally long; here the last
+ * stage also runs the LM head and the loss, so the others idle a little
+ * more and the fraction lies slightly above the ideal, never below. */
+static double mb_time(const struct prediction *p, int v)
+{
+	/* One microbatch through one pipeline stage, its layers only. */
+	return v * (p->chunk.fwd_s + p->chunk.bwd_s);
+}
+
+Test(predict, bubble_fractions)
+{
+	struct setup s;
+	struct prediction a, b, c;
+	/* GPT-3 175B, tp 8, pp 8, m = 32: ideal 7/39 = 0.179. */
+	setup(&s, "gpt3-175b", "dgx-h100", 64, "tp=8,pp=8,gbs=32");
+	a = predict(&s);
+	expect_rel(a.time.bubble, 7 * mb_time(&a, 1), 0.05, "1F1B bubble = (p-1) t_mb");
+	cr_expect(a.bubble_fraction >= 7.0 / 39.0 &&
+		  a.bubble_fraction <= 7.0 / 39.0 + 0.03,
+		  "1F1B p8 m32: %.4f, ideal %.4f", a.bubble_fraction, 7.0 / 39.0);
+	/* m = 128: ideal 7/135 = 0.052; the same bubble time. */
+	s.l.gbs = 128;
+	b = predict(&s);
+	cr_expect(b.bubble_fraction >= 7.0 / 135.0 &&
+		  b.bubble_fraction <= 7.0 / 135.0 + 0.03,
+		  "1F1B p8 m128: %.4f, ideal %.4f", b.bubble_fraction, 7.0 / 135.0);
+	expect_rel(b.time.bubble, a.time.bubble, 1e-9, "bubble time independent of m");
+	cr_assert_lt(b.bubble_fraction, a.bubble_fraction);
+	/* Interleaved, v = 2, m = 32: (p-1)/v = 3.5 microbatch times, half
+	 * of 1F1B's; share 3.5 / 35.5 = 0.099. */
+	s.l.gbs = 32;
+	s.l.vp = 2;
+	s.l.schedule = SCHED_INTERLEAVED;
+	c = predict(&s);
+	expect_rel(c.time.bubble, 3.5 * mb_time(&c, 2), 0.05,
+		   "interleaved bubble = (p-1) t_mb / v");
+	expect_rel(c.time.bubble, a.time.bubble / 2, 0.05, "interleaving halves it");
+	cr_expect(c.bubble_fraction >= 3.5 / 35.5 &&
+		  c.bubble_fraction <= 3.5 / 35.5 + 0.03,
+		  "interleaved p8 v2 m32: %.4f, ideal %.4f", c.bubble_fraction,
+		  3.5 / 35.5);
+	cr_assert_lt(c.bubble_fraction, a.bubble_fraction);
+}
+
+/* A100s have no fp8 tensor cores: the request is rejected. */
+Test(predict, fp8_on_a100_is_rejected)
+{
+	struct setup s;
+	struct prediction p;
+	struct perr e = { "" };
+	setup(&s, "llama3-8b", "dgx-a100", 8, "tp=2,dp=4,gbs=64");
+	s.o.precision = PREC_FP8;
+	cr_assert_eq(cost_predict(s.m, &s.c, &s.l, &s.o, &p, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "fp8") != NULL, "%s", e.msg);
+	cr_assert_eq(p.feasible, 0);
+	/* bf16 on the same cluster is fine; fp8 on H100 is faster than bf16. */
+	s.o.precision = PREC_BF16;
+	cr_assert_eq(cost_predict(s.m, &s.c, &s.l, &s.o, &p, &e), PPLAN_OK, "%s", e.msg);
+	{
+		struct setup h;
+		struct prediction pb, p8;
+		setup(&h, "llama3-8b", "dgx-h100", 8, "tp=2,dp=4,gbs=64");
+		pb = predict(&h);
+		h.o.precision = PREC_FP8;
+		p8 = predict(&h);
+		cr_assert_lt(p8.step_time_s, pb.step_time_s);
+	}
+}
+
+/* Llama 3 70B with plain data parallelism on 8 GPUs needs the whole model
+ * state on each: 18 x 70.55e9 = 1.27e12 bytes = 1,183 GiB > 79 GiB. */
+Test(predict, out_of_memory)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-70b", "dgx-h100", 8, "dp=8,zero=0,gbs=8");
+	p = predict(&s);
+	cr_assert_eq(p.feasible, 0);
+	cr_assert_not_null(p.reject_reason);
+	cr_assert_str_eq(p.reject_reason, "out of memory");
+	cr_assert(strstr(p.reject_msg, "GiB") != NULL, "%s", p.reject_msg);
+	cr_assert_gt(p.mem.total, 18.0 * 70.55e9);
+	cr_assert_gt(p.mem.total, s.c.gpu.mem_gib * GIB);
+	/* A layout that fits, under a cap it does not fit. */
+	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=8,gbs=8");
+	p = predict(&s);
+	cr_assert_eq(p.feasible, 1, "%s", p.reject_msg);
+	cr_assert_null(p.reject_reason);
+	s.o.max_memory_gib = 4.0;
+	p = predict(&s);
+	cr_assert_eq(p.feasible, 0);
+	cr_assert_str_eq(p.reject_reason, "out of memory");
+}
+
+/* A layout for another GPU count makes no sense on this cluster. */
+Test(predict, gpu_count_mismatch)
+{
+	struct setup s;
+	struct prediction p;
+	struct perr e = { "" };
+	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=2,dp=4,gbs=64");
+	s.l.dp = 8;
+	cr_assert_eq(cost_predict(s.m, &s.c, &s.l, &s.o, &p, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "16") && strstr(e.msg, "8"), "%s", e.msg);
+}
