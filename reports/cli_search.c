@@ -272,6 +272,24 @@ int cmd_search(int argc, char **argv)
 			       family_name((enum family)f), cluster_gpus(&in.cluster));
 		}
 	}
+	if (r.n_top == 0) {
+		double need = -1;
+		for (int f = 0; f < FAM_COUNT; f++)
+			if (r.family[f].any_oom &&
+			    (need < 0 || r.family[f].min_oom_bytes < need))
+				need = r.family[f].min_oom_bytes;
+		if (need > 0)
+			fprintf(stderr, "pplan: no layout of %s fits on %ld GPUs: the smallest needs %.1f GiB per GPU, a %s has %.1f\n",
+				in.model.name, cluster_gpus(&in.cluster), need / GIB,
+				in.cluster.gpu.name,
+				in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
+							   : in.cluster.gpu.mem_gib);
+		else
+			fprintf(stderr, "pplan: no valid layout of %s on %ld GPUs (see the strategy families above)\n",
+				in.model.name, cluster_gpus(&in.cluster));
+		search_free(&r);
+		return 2;
+	}
 	if (r.n_top > 0) {
 		char lb[256];
 		layout_format(&r.top_layouts[0], lb, sizeof lb);

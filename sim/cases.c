@@ -90,8 +90,10 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	have_a = opt_long(jm, "num_attention_heads", &heads, where, &st, e);
 	have_g = opt_long(jm, "num_kv_heads", &kv, where, &st, e);
 	have_v = opt_long(jm, "vocab_size", &vocab, where, &st, e);
-	if (!opt_long(jm, "seq_length", &seq, where, &st, e))
+	if (!opt_long(jm, "seq_length", &seq, where, &st, e)) {
 		seq = 2048;
+		note(vc, "seq_length=2048");
+	}
 	json_get_number(jm, "params_billion", &pb, where, e);
 	if (st != PPLAN_OK)
 		return st;

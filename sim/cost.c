@@ -23,9 +23,10 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Fused attention reaches this fraction of the GEMM ceiling (forward,
- * backward); FlashAttention-2 reports ~70% of A100 peak forward and ~60%
- * of the forward rate backward. */
+/* Fused attention reaches this fraction of the GEMM ceiling, forward and
+ * backward (FlashAttention-2 reports up to ~70% of A100 peak forward and
+ * ~63% backward; with the A100 ceiling of 0.80 these give 0.68 and 0.56
+ * of peak). */
 #define ATTN_FWD_REL 0.85
 #define ATTN_BWD_REL 0.70
 /* Kernel launches and small ops per layer that no formula above covers. */
@@ -42,8 +43,22 @@
 /* ZeRO-3: share of the shorter of (gathers, compute) that prefetching
  * does not hide. */
 #define ZERO3_UNHIDDEN 0.30
-/* MoE: tokens on the busiest expert relative to the mean. */
+/* MoE: tokens on the busiest expert relative to the mean, and the bytes
+ * per routed token and hidden unit that permuting tokens to their experts
+ * and back (with the weighted sum) moves through HBM. */
 #define MOE_IMBALANCE 1.15
+#define MOE_PERMUTE_BYTES 10.0
+/* FlashAttention's backward does 2.5x the forward FLOPs (it recomputes
+ * the scores: five matrix products instead of two). */
+#define FLASH_BWD_FLOPS 2.5
+/* Unfused attention: bytes per score through HBM forward (write scores,
+ * read/write the softmax, dropout mask and output), twice that backward. */
+#define UNFUSED_SCORE_BYTES 11.0
+/* fp8: casts and amax reductions add to the element-wise traffic. */
+#define FP8_ELEMENTWISE_FACTOR 1.3
+/* Overlapped DP communication still slows the GPU it shares (NCCL
+ * kernels take SMs and HBM bandwidth): this share of it is never hidden. */
+#define DP_OVERLAP_UNHIDDEN 0.05
 
 void train_opts_default(struct train_opts *o, const struct model_spec *m)
 {
@@ -157,12 +172,13 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		/* Causal: half of the s_q x s_kv score matrix is computed
 		 * (ring attention with load balancing keeps that under CP). */
 		double fl = 4.0 * x->b * x->sl * x->s * heads_l * dh * 0.5;
-		/* Under CP the ring runs cp kernels on s/cp x s/cp blocks;
-		 * small kernels saturate the GPU as small GEMMs do. */
+		/* One kernel per ring step (one step without CP) on s/cp x
+		 * s/cp blocks; small kernels saturate the GPU as small GEMMs
+		 * do. */
 		double kernel = fl / l->cp / 1e9;
 		double sat = kernel / (kernel + g->gemm_half_gflop);
 		lc->attn_f = fl / (attn_peak * ATTN_FWD_REL * sat);
-		lc->attn_b = 2.5 * fl / (attn_peak * ATTN_BWD_REL * sat);
+		lc->attn_b = FLASH_BWD_FLOPS * fl / (attn_peak * ATTN_BWD_REL * sat);
 	} else {
 		/* Unfused: batched QK^T and AV GEMMs over the full square,
 		 * then scale-mask-softmax and dropout through HBM (about 11
@@ -171,8 +187,9 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		double qk = gemm_time(g, PREC_BF16, x->sl, x->s, dh);
 		double av = gemm_time(g, PREC_BF16, x->sl, dh, x->s);
 		double scores = batches * x->sl * x->s;
-		lc->attn_f = batches * (qk + av) + hbm_time(g, 11.0 * scores);
-		lc->attn_b = batches * 2.0 * (qk + av) + hbm_time(g, 22.0 * scores);
+		lc->attn_f = batches * (qk + av) + hbm_time(g, UNFUSED_SCORE_BYTES * scores);
+		lc->attn_b = batches * 2.0 * (qk + av) +
+			     hbm_time(g, 2.0 * UNFUSED_SCORE_BYTES * scores);
 	}
 
 	/* Element-wise kernels: two norms, two dropout+residual adds on
@@ -183,9 +200,9 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 			       (gated ? 6.0 : 4.0) * T * f * top / t +
 			       4.0 * T * (heads_l + 2.0 * kv_l) * dh;
 		if (x->o->precision == PREC_FP8)
-			bytes *= 1.3; /* casts and amax reductions */
+			bytes *= FP8_ELEMENTWISE_FACTOR;
 		if (moe) /* permute tokens to experts and back, weighted sum */
-			bytes += 10.0 * T * top * h;
+			bytes += MOE_PERMUTE_BYTES * T * top * h;
 		lc->elem_f = hbm_time(g, bytes) + LAYER_FIXED_FWD_S;
 		lc->elem_b = hbm_time(g, 2.0 * bytes) + LAYER_FIXED_BWD_S;
 	}
@@ -303,9 +320,13 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	/* One layer, then one model chunk (layers / (pp * vp)). */
 	layer_cost(&x, &lc);
 	{
-		int most = memory_stage_layers(m, l, o, l->pp / 2);
-		int first = memory_stage_layers(m, l, o, 0);
-		lc_layers = (double)(most > first ? most : first) / v;
+		int most = 0;
+		for (int i = 0; i < l->pp; i++) {
+			int n = memory_stage_layers(m, l, o, i);
+			if (n > most)
+				most = n;
+		}
+		lc_layers = (double)most / v;
 	}
 	fwd = lc_layers * (lc.gemm_f + lc.attn_f + lc.elem_f + lc.tp_f +
 			   lc.cp_f + lc.ep_f);
@@ -330,8 +351,6 @@ enum pplan_status cost_predict(const struct model_spec *m,
 		p->first_extra_bwd_s = hbm_time(x.g, 8.0 * T * h);
 		p->last_extra_fwd_s = head_f + hbm_time(x.g, 10.0 * T * V / t);
 		p->last_extra_bwd_s = head_b + hbm_time(x.g, 10.0 * T * V / t);
-		if (l->recompute == RECOMPUTE_FULL)
-			p->last_extra_bwd_s += 0; /* the head is not recomputed */
 	}
 
 	/* Pipeline: one activation (or its gradient) per microbatch per
@@ -410,7 +429,7 @@ enum pplan_status cost_predict(const struct model_spec *m,
 		} else if (o->overlap_grad_reduce) {
 			window = v * p->chunk.bwd_s;
 			p->time.dp_comm_exposed = fmax(0.0, t_dp - window) +
-						  0.05 * t_dp;
+						  DP_OVERLAP_UNHIDDEN * t_dp;
 		} else {
 			p->time.dp_comm_exposed = t_dp;
 		}

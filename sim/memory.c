@@ -27,14 +27,21 @@
 int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 			const struct train_opts *o, int stage)
 {
-	int units, per;
+	int units, chunk, residual, n;
 	if (m->layers % l->pp == 0 || o->framework != FW_MEGATRON_DEEPSPEED)
 		return m->layers / l->pp;
+	/* DeepSpeed's partition_uniform over layers + 2 embedding units:
+	 * every stage gets floor(units/pp), the first units % pp one more;
+	 * the first and the last stage give one unit to an embedding. */
 	units = m->layers + 2;
-	per = (units + l->pp - 1) / l->pp;
-	if (stage == 0 || stage == l->pp - 1)
-		return per - 1;
-	return per;
+	chunk = units / l->pp;
+	residual = units % l->pp;
+	n = chunk + (stage < residual);
+	if (stage == 0)
+		n--;
+	if (stage == l->pp - 1)
+		n--;
+	return n > 0 ? n : 0;
 }
 
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
@@ -76,7 +83,9 @@ double memory_layer_activations(const struct model_spec *m,
 {
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
 	double t = l->tp, f = (double)m->ffn;
-	double qkv = 2.0 * (m->heads + 2.0 * m->kv_heads) * m->head_dim;
+	/* With tp > kv heads each rank keeps one replicated K/V head. */
+	double kv = m->kv_heads >= l->tp ? (double)m->kv_heads : (double)l->tp;
+	double qkv = 2.0 * (m->heads + 2.0 * kv) * m->head_dim;
 	double mlp_inner = mlp_is_gated(m->mlp) ? 6.0 * f : 4.0 * f;
 	double replicated, sharded, scores;
 	int top = m->num_experts > 1 ? m->top_k : 1;

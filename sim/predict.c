@@ -8,14 +8,21 @@ void predict_des_costs(const struct layout *l, const struct train_opts *o,
 {
 	des_costs_from_prediction(p, k);
 	k->dp_overlap = o->overlap_grad_reduce;
-	if (l->zero >= 3)
-		k->dp_reduce_s = 0; /* ZeRO-3 gathers per microbatch, in the ops */
+	if (l->zero >= 3) {
+		/* ZeRO-3 gathers and reduces per microbatch; the cost model
+		 * already knows how much of that prefetching cannot hide. */
+		k->dp_reduce_s = p->time.dp_comm_exposed;
+		k->dp_overlap = 0;
+	}
 	/* Megatron-LM (without --overlap-p2p-communication, its default)
 	 * and DeepSpeed's pipeline engine wait for each send and receive on
 	 * the compute stream: batched isend/irecv, then wait.  So every
-	 * chunk's forward and backward also pays one transfer. */
+	 * chunk's forward and backward also pays one transfer, and the data
+	 * is at the peer when that op ends: the transfer itself adds
+	 * nothing more. */
 	k->fwd_s += p->p2p_s;
 	k->bwd_s += p->p2p_s;
+	k->p2p_s = 0;
 }
 
 enum pplan_status predict_simulate(const struct layout *l,

@@ -39,7 +39,10 @@ long schedule_act_bytes(const struct layout *l, long hidden, long seq,
 			int bytes_per_elem)
 {
 	long tokens = (long)l->mbs * seq / (l->cp > 0 ? l->cp : 1);
-	if (l->sp && l->tp > 1)
+	/* With SP each TP rank holds 1/tp of the tokens; without it
+	 * Megatron-LM still sends 1/tp and all-gathers on arrival
+	 * (scatter/gather of pipeline tensors, on by default). */
+	if (l->tp > 1)
 		tokens /= l->tp;
 	return tokens * hidden * bytes_per_elem;
 }

@@ -304,6 +304,10 @@ Test(schedule, act_bytes)
 	l.mbs = 2;
 	/* 2 * 8192 / 2 / 8 tokens * 16384 * 2 bytes */
 	cr_expect_eq(schedule_act_bytes(&l, 16384, 8192, 2), 1024L * 16384 * 2);
+	/* Without SP Megatron-LM still sends 1/tp of the activation and
+	 * all-gathers it on arrival (pipeline scatter/gather). */
 	l.sp = 0;
+	cr_expect_eq(schedule_act_bytes(&l, 16384, 8192, 2), 1024L * 16384 * 2);
+	l.tp = 1;
 	cr_expect_eq(schedule_act_bytes(&l, 16384, 8192, 2), 8192L * 16384 * 2);
 }

@@ -2,9 +2,14 @@
  * gpu.c: the embedded GPU table.  Peak rates are dense tensor-core rates
  * from the vendors' data sheets (A100: 312 TFLOP/s bf16/fp16; H100 SXM and
  * H200: 989 bf16/fp16, 1979 fp8; B200 (HGX, 1000 W): 2250 bf16, 4500 fp8).
- * GEMM ceilings are what cuBLAS reaches on large square GEMMs on these
- * parts (see sim/MODEL.md); pplan calibrate replaces them with measured
- * values for the machine at hand.
+ * GEMM ceilings (the fraction of peak that large GEMMs reach inside a
+ * training step, power and clocks included): A100 from cuBLAS's large-GEMM
+ * rates; the H100-family values were set against the DGX Cloud GPT-3 175B
+ * and Nemotron-4 15B runs of validation/calibration.json (sim/MODEL.md,
+ * "GEMM efficiency"); H200 and B200 scale those.  A measured calibration
+ * of the machine at hand (a later `pplan calibrate`) is meant to replace
+ * them.  The h100-96gb figures (the 500 W HBM2e part) are scaled from the
+ * H100 SXM by its lower power limit: treat them as estimates.
  */
 #include "gpu.h"
 
@@ -27,13 +32,13 @@ static const struct gpu_spec gpus[] = {
 	{ "h100-sxm", "NVIDIA H100-SXM5-80GB", { 989, 989, 1979 },
 	  79.19, 3350, 450, 18, 132, { 0.62, 0.62, 0.50 }, 6.0, 0.85 },
 	{ "h100-96gb", "NVIDIA H100 96GB HBM2e (500 W)", { 835, 835, 1670 },
-	  95.6, 2400, 450, 18, 132, { 0.72, 0.72, 0.62 }, 6.0, 0.85 },
+	  95.6, 2400, 450, 18, 132, { 0.62, 0.62, 0.50 }, 6.0, 0.85 },
 	{ "h800", "NVIDIA H800-SXM5-80GB", { 989, 989, 1979 },
-	  79.19, 3350, 200, 8, 132, { 0.72, 0.72, 0.62 }, 6.0, 0.85 },
+	  79.19, 3350, 200, 8, 132, { 0.62, 0.62, 0.50 }, 6.0, 0.85 },
 	{ "h200", "NVIDIA H200-SXM-141GB", { 989, 989, 1979 },
-	  140.4, 4800, 450, 18, 132, { 0.74, 0.74, 0.64 }, 6.0, 0.85 },
+	  140.4, 4800, 450, 18, 132, { 0.64, 0.64, 0.52 }, 6.0, 0.85 },
 	{ "b200", "NVIDIA B200-SXM-180GB", { 2250, 2250, 4500 },
-	  178.4, 8000, 900, 18, 148, { 0.70, 0.70, 0.60 }, 14.0, 0.85 },
+	  178.4, 8000, 900, 18, 148, { 0.62, 0.62, 0.50 }, 14.0, 0.85 },
 };
 
 static const struct {

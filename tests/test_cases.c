@@ -1,0 +1,307 @@
+/*
+ * test_cases.c: reading published runs (pplan.cases/1).
+ *
+ * The counts below were taken from validation/calibration.json itself,
+ * independently of pplan, with a one-off
+ *   python3 -c 'import json; c = json.load(open(...))["cases"]; ...'
+ * (not a test dependency):
+ *   101 cases; 79 with a measured step_time_s; 17 with memory_gib;
+ *   2 with oom true (the two BigScience 181B layouts);
+ *   30 with micro_batch_size null; 2 without tp/pp/dp
+ *   (megatron-r080-h100-gpt177b-strong-{96,4608}gpu); 9 without a
+ *   global batch (nemo-longseq-llama2-7b-*).
+ * Null fields must be filled with the source framework's default and
+ * the assumption recorded ("mbs=1 ..."); bad files give PPLAN_EINPUT and
+ * one sentence that names the file (fixtures in tests/fixtures/bad/).
+ * Last, `pplan validate --json` of a one-case fixture, parsed.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cases.h"
+#include "jsonio.h"
+
+#define CALIBRATION PPLAN_SOURCE_DIR "/validation/calibration.json"
+#define BAD PPLAN_SOURCE_DIR "/tests/fixtures/bad/"
+
+static struct vcase *load(const char *path, int *n)
+{
+	struct vcase *cs = NULL;
+	struct perr e = { "" };
+	cr_assert_eq(cases_load(path, &cs, n, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_not_null(cs);
+	return cs;
+}
+
+static const struct vcase *find(const struct vcase *cs, int n, const char *id)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(cs[i].id, id))
+			return &cs[i];
+	cr_assert_fail("case %s not found", id);
+	return NULL;
+}
+
+Test(cases, calibration_counts)
+{
+	int n = 0, steps = 0, mems = 0, ooms = 0, mbs_assumed = 0;
+	struct vcase *cs = load(CALIBRATION, &n);
+
+	cr_assert_eq(n, 101);
+	for (int i = 0; i < n; i++) {
+		if (isfinite(cs[i].measured_step_s)) {
+			steps++;
+			cr_assert_gt(cs[i].measured_step_s, 0, "%s", cs[i].id);
+		}
+		if (isfinite(cs[i].measured_mem_gib))
+			mems++;
+		if (cs[i].measured_oom)
+			ooms++;
+		if (strstr(cs[i].assumed, "mbs=1"))
+			mbs_assumed++;
+		cr_assert(cs[i].id[0] != '\0');
+		for (int j = 0; j < i; j++)
+			cr_assert_str_neq(cs[i].id, cs[j].id, "duplicate id");
+	}
+	cr_assert_eq(steps, 79);
+	cr_assert_eq(mems, 17);
+	cr_assert_eq(ooms, 2);
+	cr_assert_eq(mbs_assumed, 30, "%d cases assumed mbs=1", mbs_assumed);
+	free(cs);
+}
+
+/* The first case leaves micro-batch, gpus_per_node, SP, recompute, zero
+ * and precision null: each default is named in `assumed`. */
+Test(cases, null_fields_are_assumed_and_said)
+{
+	int n = 0;
+	struct vcase *cs = load(CALIBRATION, &n);
+	const struct vcase *c = find(cs, n, "megatron-r080-h100-gpt1.7b-48gpu");
+
+	cr_assert(strstr(c->assumed, "mbs=1") != NULL, "assumed: %s", c->assumed);
+	cr_assert(strstr(c->assumed, "gpus_per_node=8") != NULL, "assumed: %s", c->assumed);
+	cr_assert(strstr(c->assumed, "recompute=none") != NULL, "assumed: %s", c->assumed);
+	cr_assert(strstr(c->assumed, "precision=bf16") != NULL, "assumed: %s", c->assumed);
+	cr_assert(strstr(c->assumed, "zero=") != NULL, "assumed: %s", c->assumed);
+	cr_assert(strstr(c->assumed, "sp=") != NULL, "assumed: %s", c->assumed);
+	/* ffn_hidden_size null with gelu: 4 x 2048 = 8192. */
+	cr_assert_eq(c->model.ffn, 4 * 2048);
+	cr_assert(strstr(c->assumed, "ffn_hidden_size") != NULL, "assumed: %s",
+		  c->assumed);
+	/* What the source gave is used as given: tp 1, pp 1, dp 48, gbs 192,
+	 * seq 4096, 48 H100s in nodes of 8. */
+	cr_assert_eq(c->layout.tp, 1);
+	cr_assert_eq(c->layout.pp, 1);
+	cr_assert_eq(c->layout.dp, 48);
+	cr_assert_eq(c->layout.gbs, 192);
+	cr_assert_eq(c->layout.mbs, 1);
+	cr_assert_eq(c->opts.seq, 4096);
+	cr_assert_eq(cluster_gpus(&c->cluster), 48);
+	cr_assert_eq(c->cluster.gpus_per_node, 8);
+	cr_assert_str_eq(c->cluster.gpu.name, "h100-sxm");
+	cr_assert_eq(c->opts.precision, PREC_BF16);
+	cr_assert(c->predictable, "%s", c->skip_reason);
+	cr_assert(!isfinite(c->measured_step_s)); /* only TFLOP/s given */
+	free(cs);
+}
+
+/* A fully specified Narayanan et al. case keeps its values. */
+Test(cases, given_fields_are_kept)
+{
+	int n = 0;
+	struct vcase *cs = load(CALIBRATION, &n);
+	const struct vcase *c = find(cs, n, "narayanan21-t1-gpt1.7b-32gpu");
+
+	cr_assert_str_eq(c->source_key, "narayanan21");
+	cr_assert_eq(c->model.layers, 24);
+	cr_assert_eq(c->model.hidden, 2304);
+	cr_assert_eq(c->model.heads, 24);
+	cr_assert_eq(c->model.vocab, 51200);
+	cr_assert_eq(c->layout.dp, 32);
+	cr_assert_eq(c->layout.gbs, 512);
+	cr_assert_eq(c->layout.recompute, RECOMPUTE_FULL);
+	cr_assert_eq(c->opts.precision, PREC_FP16);
+	cr_assert_str_eq(c->cluster.gpu.name, "a100-80gb");
+	/* 200 Gb/s per GPU = 25 GB/s. */
+	cr_assert(fabs(c->cluster.net.bw_gbps - 25.0) < 1e-9);
+	cr_assert(fabs(c->measured_step_s - 3.53) < 1e-12);
+	/* Null micro-batch still assumed, and the era's framework said. */
+	cr_assert(strstr(c->assumed, "mbs=1") != NULL, "assumed: %s", c->assumed);
+	cr_assert(strstr(c->assumed, "unfused attention") != NULL, "assumed: %s",
+		  c->assumed);
+	cr_assert_eq(c->opts.flash_attention, 0);
+	free(cs);
+}
+
+/* Cases that lack what pplan cannot assume are loaded, but marked. */
+Test(cases, unpredictable_cases_say_why)
+{
+	int n = 0;
+	struct vcase *cs = load(CALIBRATION, &n);
+	const struct vcase *a = find(cs, n, "megatron-r080-h100-gpt177b-strong-96gpu");
+	const struct vcase *b = find(cs, n, "nemo-longseq-llama2-7b-seq4k-4gpu-cp1");
+	int longseq = 0;
+
+	cr_assert_eq(a->predictable, 0);
+	cr_assert(strstr(a->skip_reason, "tp/pp/dp") != NULL, "%s", a->skip_reason);
+	cr_assert_eq(b->predictable, 0);
+	cr_assert(strstr(b->skip_reason, "global batch") != NULL, "%s", b->skip_reason);
+	for (int i = 0; i < n; i++)
+		if (!strncmp(cs[i].id, "nemo-longseq-", 13)) {
+			longseq++;
+			cr_assert_eq(cs[i].predictable, 0, "%s", cs[i].id);
+		}
+	cr_assert_eq(longseq, 9);
+	/* The BigScience OOM layouts are there and measured as OOM. */
+	cr_assert(find(cs, n, "bigscience-02-25-181b-dp32-tp2-pp6-mbs1-h64")->measured_oom);
+	cr_assert(find(cs, n, "bigscience-02-25-181b-dp48-tp8-pp1-mbs1-h64")->measured_oom);
+	free(cs);
+}
+
+/* The hand-written fixture: one case, read as given. */
+Test(cases, good_fixture)
+{
+	int n = 0;
+	struct vcase *cs = load(BAD "cases-good.json", &n);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(cs[0].id, "tiny-gpt-8gpu");
+	cr_assert_eq(cs[0].layout.dp, 8);
+	cr_assert_eq(cs[0].layout.mbs, 1);
+	cr_assert(strstr(cs[0].assumed, "mbs=1") != NULL, "%s", cs[0].assumed);
+	cr_assert(strstr(cs[0].assumed, "zero=0") != NULL, "%s", cs[0].assumed);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	free(cs);
+}
+
+struct bad_case {
+	char file[48];
+	char needle[48]; /* besides the file name */
+};
+
+ParameterizedTestParameters(cases, bad_files)
+{
+	static struct bad_case cases[] = {
+		{ "cases-no-schema.json", "schema" },
+		{ "cases-wrong-schema.json", "pplan.cases/1" },
+		{ "cases-empty.json", "non-empty" },
+		{ "cases-not-array.json", "array" },
+		{ "cases-not-object.json", "case 0" },
+		{ "cases-no-id.json", "no id" },
+		{ "cases-unknown-gpu.json", "Z9000-imaginary" },
+		{ "cases-bad-recompute.json", "sometimes" },
+		{ "cases-bad-type.json", "num_layers" },
+		{ "cases-malformed.json", "malformed JSON" },
+		{ "cases-truncated.json", "malformed JSON" },
+		{ "cases-empty-file.json", "empty" },
+		{ "no-such-file.json", "cannot open" },
+	};
+	return cr_make_param_array(struct bad_case, cases,
+				   sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct bad_case *c, cases, bad_files)
+{
+	char path[512];
+	struct vcase *cs = (struct vcase *)1;
+	int n = -1;
+	struct perr e = { "" };
+	enum pplan_status st;
+
+	snprintf(path, sizeof path, "%s%s", BAD, c->file);
+	st = cases_load(path, &cs, &n, &e);
+	cr_assert_eq(st, PPLAN_EINPUT, "%s: status %d (%s)", c->file, st, e.msg);
+	cr_assert_null(cs, "%s: no cases on failure", c->file);
+	cr_assert_eq(n, 0);
+	cr_assert(strstr(e.msg, c->file) != NULL, "%s: message '%s' does not name the file",
+		  c->file, e.msg);
+	cr_assert(strstr(e.msg, c->needle) != NULL, "%s: message '%s' lacks '%s'",
+		  c->file, e.msg, c->needle);
+	cr_assert(strchr(e.msg, '\n') == NULL, "one line: '%s'", e.msg);
+}
+
+/* ---- pplan validate --json, parsed ------------------------------------------ */
+
+/* Runs $PPLAN_BIN (set by ctest) with argv, output discarded; returns its
+ * exit status.  Skips the test when run outside ctest. */
+static int run_pplan(char *const argv[])
+{
+	const char *bin = getenv("PPLAN_BIN");
+	pid_t pid;
+	int status = 0;
+	if (!bin || !*bin)
+		cr_skip_test("PPLAN_BIN is not set (ctest sets it)");
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(bin, argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert_not_null(x, "no member '%s'", key);
+	return x;
+}
+
+/* The pplan.validation/1 document of the one-case fixture: the keys
+ * DESIGN.md lists, numbers where there are numbers, null where the
+ * source gives none (memory), the error computed from the two times. */
+Test(cases, validation_report_json)
+{
+	char dir[] = "/tmp/pplan-test-XXXXXX", out[64];
+	char *argv[] = { "pplan", "validate", BAD "cases-good.json", "--json", out, NULL };
+	cJSON *root = NULL;
+	struct perr e = { "" };
+	const cJSON *cs, *c, *sum;
+	double pred, err;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/v.json", dir);
+	cr_assert_eq(run_pplan(argv), 0);
+	cr_assert_eq(json_read_file(out, &root, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_str_eq(member(root, "schema")->valuestring, "pplan.validation/1");
+	cs = member(root, "cases");
+	cr_assert(cJSON_IsArray(cs));
+	cr_assert_eq(cJSON_GetArraySize(cs), 1);
+	c = cJSON_GetArrayItem(cs, 0);
+	cr_assert_str_eq(member(c, "id")->valuestring, "tiny-gpt-8gpu");
+	cr_assert(cJSON_IsNumber(member(c, "predicted_step_time_s")));
+	pred = member(c, "predicted_step_time_s")->valuedouble;
+	cr_assert_gt(pred, 0);
+	cr_assert_eq(member(c, "measured_step_time_s")->valuedouble, 1.0);
+	err = member(c, "step_time_error_pct")->valuedouble;
+	cr_assert(fabs(err - 100.0 * (pred - 1.0) / 1.0) < 1e-9 * fabs(err) + 1e-12,
+		  "error %g %% for %g s against 1 s", err, pred);
+	cr_assert(cJSON_IsNumber(member(c, "predicted_memory_gib")));
+	cr_assert(cJSON_IsNull(member(c, "measured_memory_gib")), "missing is null");
+	cr_assert(cJSON_IsNull(member(c, "memory_error_pct")), "missing is null");
+	cr_assert(cJSON_IsBool(member(c, "predicted_oom")));
+	cr_assert(cJSON_IsFalse(member(c, "measured_oom")));
+	cr_assert(strstr(member(c, "assumed")->valuestring, "mbs=1") != NULL);
+	sum = member(root, "summary");
+	cr_assert(fabs(member(sum, "step_time_mape_pct")->valuedouble - fabs(err)) <
+		  1e-9 * fabs(err) + 1e-12);
+	cr_assert_eq(member(sum, "n_step_time")->valuedouble, 1);
+	cr_assert_eq(member(sum, "n_memory")->valuedouble, 0);
+	cr_assert(cJSON_IsNull(member(sum, "memory_mape_pct")));
+	cr_assert(cJSON_IsNumber(member(sum, "oom_agreement")));
+	cJSON_Delete(root);
+	remove(out);
+	rmdir(dir);
+}

@@ -1,0 +1,263 @@
+/*
+ * test_search.c: the layout search.  What it keeps must be valid, fit in
+ * memory and be sorted by step time; every layout it enumerates is either
+ * kept or counted under a reason; the strategy families say what each
+ * kind of parallelism alone can do, or why it cannot.
+ *
+ * Hand figures: Llama 2 70B has 68,976,648,192 parameters (test_model.c);
+ * even fully sharded over 8 GPUs (ZeRO-3) its model states take
+ * 18 x 68.98e9 / 8 = 155.2e9 bytes = 144.6 GiB per GPU, more than the
+ * 80 GB of an H100, so data parallelism alone cannot train it on one
+ * DGX.  On 512 GPUs pure TP would need tp = 512 to divide the 64 heads.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predict.h"
+#include "search.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void run(const char *model, long gpus, long gbs, int top_k, int des,
+		struct cluster *c, struct train_opts *o, struct search_result *r)
+{
+	const struct model_spec *m = model_find(model);
+	struct search_params sp;
+	struct perr e = { "" };
+	cr_assert_not_null(m);
+	cr_assert_eq(cluster_preset("dgx-h100", gpus, c, &e), PPLAN_OK, "%s", e.msg);
+	train_opts_default(o, m);
+	o->use_des = des;
+	search_params_default(&sp);
+	sp.gbs = gbs;
+	sp.top_k = top_k;
+	cr_assert_eq(search_run(m, c, o, &sp, r, &e), PPLAN_OK, "%s", e.msg);
+}
+
+/* Both ways the search prices layouts: closed forms only (use_des 0) and
+ * with the kept candidates' pipelines simulated (use_des 1). */
+static void small_case(const char *model, long gpus, int des)
+{
+	const struct model_spec *m = model_find(model);
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	long rejected = 0;
+
+	run(model, gpus, 64, 20, des, &c, &o, &r);
+	cr_assert_gt(r.evaluated, 0);
+	cr_assert_gt(r.predicted, 0);
+	cr_assert_gt(r.feasible, 0);
+	cr_assert_leq(r.predicted, r.evaluated);
+	cr_assert_leq(r.feasible, r.predicted);
+	cr_assert_eq(r.n_top, r.feasible < 20 ? r.feasible : 20);
+	/* Every layout enumerated is kept (feasible) or counted under a
+	 * reason. */
+	for (int i = 0; i < r.n_rejected; i++) {
+		cr_assert_not_null(r.rejected[i].reason);
+		cr_assert_gt(r.rejected[i].count, 0);
+		for (int j = 0; j < i; j++)
+			cr_assert_str_neq(r.rejected[i].reason, r.rejected[j].reason);
+		rejected += r.rejected[i].count;
+	}
+	cr_assert_eq(r.feasible + rejected, r.evaluated,
+		     "feasible %ld + rejected %ld != evaluated %ld", r.feasible,
+		     rejected, r.evaluated);
+	for (int i = 0; i < r.n_top; i++) {
+		const struct layout *l = &r.top_layouts[i];
+		const struct prediction *p = &r.top_preds[i];
+		struct prediction again;
+		struct perr e = { "" };
+		const char *why = NULL;
+		char buf[256];
+		layout_format(l, buf, sizeof buf);
+		cr_assert_eq(layout_gpus(l), gpus, "%s", buf);
+		cr_assert_eq(l->gbs, 64, "%s", buf);
+		cr_assert_eq(layout_check(l, m, gpus, &why, &e), PPLAN_OK, "%s: %s", buf,
+			     e.msg);
+		cr_assert(p->feasible, "%s", buf);
+		cr_assert_leq(p->mem.total, c.gpu.mem_gib * GIB, "%s", buf);
+		if (i > 0)
+			cr_assert_geq(p->step_time_s, r.top_preds[i - 1].step_time_s,
+				      "rank %d is faster than rank %d", i + 1, i);
+		/* The stored prediction is the one predict reports. */
+		cr_assert_eq(predict_layout(m, &c, l, &o, &again, &e), PPLAN_OK, "%s", e.msg);
+		cr_assert(fabs(again.step_time_s - p->step_time_s) <= 1e-12 * p->step_time_s,
+			  "%s: stored %.9g s, predicted again %.9g s", buf,
+			  p->step_time_s, again.step_time_s);
+	}
+	/* Each family's best is a member of the family, valid, and no
+	 * better than the overall best. */
+	for (int f = 0; f < FAM_COUNT; f++) {
+		const struct search_family_result *fr = &r.family[f];
+		if (!fr->found)
+			continue;
+		cr_assert_eq(family_of(&fr->layout), (enum family)f, "%s",
+			     family_name((enum family)f));
+		cr_assert_eq(layout_check(&fr->layout, m, gpus, NULL, NULL), PPLAN_OK);
+		cr_assert(fr->pred.feasible);
+		cr_assert_geq(fr->pred.step_time_s, r.top_preds[0].step_time_s,
+			      "%s beats the overall best", family_name((enum family)f));
+	}
+	/* The overall best belongs to some family, and is that family's best. */
+	{
+		const struct search_family_result *fr =
+			&r.family[family_of(&r.top_layouts[0])];
+		cr_assert(fr->found);
+		cr_assert_eq(fr->pred.step_time_s, r.top_preds[0].step_time_s);
+	}
+	search_free(&r);
+	cr_assert_null(r.top_layouts);
+	cr_assert_null(r.top_preds);
+}
+
+Test(search, gpt3_1_3b_on_8_gpus)
+{
+	small_case("gpt3-1.3b", 8, 0);
+	small_case("gpt3-1.3b", 8, 1);
+}
+
+Test(search, llama2_7b_on_16_gpus)
+{
+	small_case("llama2-7b", 16, 0);
+	small_case("llama2-7b", 16, 1);
+}
+
+/* Llama 2 70B on one DGX H100: no DP-only layout fits, and the smallest
+ * one needs more than 144 GiB (model states alone, ZeRO-3, see the top).
+ * Nothing else fits either: however 8 GPUs split the model, the most
+ * loaded one holds at least an eighth of its 18 bytes per parameter. */
+Test(search, dp_only_70b_on_8_gpus_is_out_of_memory)
+{
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	const struct search_family_result *dp;
+	double states = 18.0 * 68976648192.0 / 8; /* 155.2e9 B = 144.6 GiB */
+	long oom = 0;
+
+	run("llama2-70b", 8, 256, 10, 1, &c, &o, &r);
+	dp = &r.family[FAM_DP];
+	cr_assert_eq(dp->found, 0);
+	cr_assert(dp->any_oom);
+	cr_assert_gt(dp->min_oom_bytes, 80 * GIB, "needs %.1f GiB",
+		     dp->min_oom_bytes / GIB);
+	cr_assert_geq(dp->min_oom_bytes, states, "needs %.1f GiB, states alone %.1f",
+		      dp->min_oom_bytes / GIB, states / GIB);
+	cr_assert_eq(r.n_top, 0);
+	cr_assert_eq(r.feasible, 0);
+	for (int f = 0; f < FAM_COUNT; f++) {
+		const struct search_family_result *fr = &r.family[f];
+		cr_assert_eq(fr->found, 0, "%s fits", family_name((enum family)f));
+		if (fr->any_oom)
+			cr_assert_geq(fr->min_oom_bytes, states * (1 - 1e-9),
+				      "%s needs only %.1f GiB", family_name((enum family)f),
+				      fr->min_oom_bytes / GIB);
+	}
+	/* Out-of-memory rejections are counted. */
+	for (int i = 0; i < r.n_rejected; i++)
+		if (!strcmp(r.rejected[i].reason, "out of memory"))
+			oom = r.rejected[i].count;
+	cr_assert_gt(oom, 0);
+	search_free(&r);
+}
+
+/* 512 GPUs: pure TP (tp = 512) and pure PP (pp = 512) are impossible,
+ * and the search says why. */
+Test(search, tp_only_on_512_gpus_is_impossible)
+{
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	int heads_counted = 0;
+
+	run("llama3-70b", 512, 512, 5, 1, &c, &o, &r);
+	cr_assert_eq(r.family[FAM_TP].found, 0);
+	cr_assert_eq(r.family[FAM_TP].any_oom, 0);
+	cr_assert(strstr(r.family[FAM_TP].why, "heads") != NULL, "why: '%s'",
+		  r.family[FAM_TP].why);
+	cr_assert(strstr(r.family[FAM_TP].why, "64") != NULL, "why: '%s'",
+		  r.family[FAM_TP].why);
+	cr_assert_eq(r.family[FAM_PP].found, 0);
+	cr_assert(strstr(r.family[FAM_PP].why, "layers") != NULL, "why: '%s'",
+		  r.family[FAM_PP].why);
+	for (int i = 0; i < r.n_rejected; i++)
+		if (!strcmp(r.rejected[i].reason, "tp does not divide heads"))
+			heads_counted = 1;
+	cr_assert(heads_counted);
+	/* Families that work are never better than the best. */
+	for (int f = 0; f < FAM_COUNT; f++)
+		if (r.family[f].found)
+			cr_assert_geq(r.family[f].pred.step_time_s,
+				      r.top_preds[0].step_time_s);
+	search_free(&r);
+}
+
+Test(search, families)
+{
+	static const struct {
+		int tp, pp, dp, cp;
+		enum family f;
+	} rows[] = {
+		{ 1, 1, 1, 1, FAM_DP },     /* one GPU counts as DP only */
+		{ 1, 1, 8, 1, FAM_DP },
+		{ 8, 1, 1, 1, FAM_TP },
+		{ 1, 8, 1, 1, FAM_PP },
+		{ 8, 1, 8, 1, FAM_TP_DP },
+		{ 1, 8, 8, 1, FAM_PP_DP },
+		{ 8, 8, 1, 1, FAM_TP_PP },
+		{ 8, 8, 8, 1, FAM_3D },
+		{ 8, 8, 8, 2, FAM_CP },
+		{ 1, 1, 1, 2, FAM_CP },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct layout l;
+		layout_default(&l);
+		l.tp = rows[i].tp; l.pp = rows[i].pp; l.dp = rows[i].dp; l.cp = rows[i].cp;
+		cr_assert_eq(family_of(&l), rows[i].f, "row %zu: %s", i,
+			     family_name(family_of(&l)));
+	}
+	cr_assert_str_eq(family_name(FAM_DP), "DP only");
+	cr_assert_str_eq(family_name(FAM_TP), "TP only");
+	cr_assert_str_eq(family_name(FAM_PP), "PP only");
+	cr_assert_str_eq(family_name(FAM_TP_DP), "TP+DP");
+	cr_assert_str_eq(family_name(FAM_PP_DP), "PP+DP");
+	cr_assert_str_eq(family_name(FAM_TP_PP), "TP+PP");
+	cr_assert(strstr(family_name(FAM_3D), "TP+PP+DP") != NULL);
+}
+
+Test(search, bad_parameters)
+{
+	const struct model_spec *m = model_find("llama3-8b");
+	struct cluster c;
+	struct train_opts o;
+	struct search_params sp;
+	struct search_result r;
+	struct perr e = { "" };
+	cluster_preset("dgx-h100", 8, &c, NULL);
+	train_opts_default(&o, m);
+	search_params_default(&sp);
+	sp.gbs = 0;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "batch") != NULL, "%s", e.msg);
+	sp.gbs = 64;
+	sp.top_k = 0;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_EINPUT);
+	sp.top_k = 1001;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_EINPUT);
+	/* top_k 1 keeps exactly the best. */
+	sp.top_k = 1;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(r.n_top, 1);
+	{
+		struct search_result r2;
+		sp.top_k = 10;
+		cr_assert_eq(search_run(m, &c, &o, &sp, &r2, &e), PPLAN_OK);
+		cr_assert_eq(r2.top_preds[0].step_time_s, r.top_preds[0].step_time_s);
+		cr_assert_eq(r2.evaluated, r.evaluated);
+		search_free(&r2);
+	}
+	search_free(&r);
+}
