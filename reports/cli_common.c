@@ -72,6 +72,7 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 					arg), -1;
 		return 1;
 	case 1010: in->json_path = arg; return 1;
+	case 1011: in->order_arg = arg; return 1;
 	default: return 0;
 	}
 }
@@ -153,6 +154,11 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 				precision_name(in->opts.precision));
 	if (in->opts.precision == PREC_FP8)
 		in->opts.tp_comm_overlap = 1;
+	if (in->order_arg) {
+		st = rank_order_parse(in->order_arg, &in->opts.order, e);
+		if (st != PPLAN_OK)
+			return st;
+	}
 	in->opts.max_memory_gib = in->max_memory_gib;
 	if (in->max_memory_gib > in->cluster.gpu.mem_gib)
 		return perr_set(e, PPLAN_EINPUT,
@@ -220,5 +226,6 @@ void cli_common_usage(FILE *f)
 		"  --tokens-per-step N    or: tokens per step\n"
 		"  --precision P          bf16 (default), fp16, fp8\n"
 		"  --max-memory-gib X     usable memory per GPU (default: the GPU's)\n"
+		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
 		"  --json FILE            write the JSON report\n");
 }

@@ -15,7 +15,7 @@
 struct cli_inputs {
 	/* as given */
 	const char *model_arg, *params_arg, *cluster_arg, *gpu_arg;
-	const char *precision_arg, *json_path;
+	const char *precision_arg, *json_path, *order_arg;
 	long gpus, seq, gbs, tokens_per_step;
 	double max_memory_gib;
 	/* resolved */
@@ -41,7 +41,8 @@ void cli_inputs_init(struct cli_inputs *in);
 	{ "tokens-per-step", required_argument, NULL, 1007 },        \
 	{ "precision", required_argument, NULL, 1008 },              \
 	{ "max-memory-gib", required_argument, NULL, 1009 },         \
-	{ "json", required_argument, NULL, 1010 }
+	{ "json", required_argument, NULL, 1010 },                   \
+	{ "rank-order", required_argument, NULL, 1011 }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */

@@ -145,6 +145,30 @@ int cmd_predict(int argc, char **argv)
 	printf("  %-26s %12.1f %%\n", "bubble fraction", 100.0 * p.bubble_fraction);
 	printf("  %-26s %12.3f s (%.3f s exposed)\n", "DP communication total",
 	       p.time.dp_comm_total, p.time.dp_comm_exposed);
+	{
+		struct group_links g;
+		cost_group_links(&in.cluster, &l, &in.opts, &g);
+		{
+		const struct { const char *name; int size; long stride; const struct link *k; } rows[] = {
+			{ "tp", l.tp, g.tp_stride, &g.tp }, { "cp", l.cp, g.cp_stride, &g.cp },
+			{ "dp x cp", l.dp * l.cp,
+			  l.cp > 1 && g.dp_stride == g.cp_stride * l.cp ? g.cp_stride : g.dp_stride,
+			  &g.dp },
+			{ "pp", l.pp, g.pp_stride, &g.pp },
+			{ "ep", l.ep, l.cp > 1 ? g.cp_stride : g.dp_stride, &g.ep },
+		};
+		printf("\ngroups (rank placement %s, innermost first)\n", in.order_arg ? in.order_arg : "tp-cp-dp-pp");
+		printf("  %-8s %6s %8s  %-9s %10s %10s\n", "group", "size", "stride", "link", "bw", "busbw");
+		printf("  %-8s %6s %8s  %-9s %10s %10s\n", "", "", "(ranks)", "", "(GB/s)", "(GB/s)");
+		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+			if (rows[i].size <= 1)
+				continue;
+			printf("  %-8s %6d %8ld  %-9s %10.1f %10.1f\n", rows[i].name, rows[i].size,
+			       rows[i].stride, link_class_name(rows[i].k->cls), rows[i].k->bw_gbps,
+			       rows[i].k->bw_gbps * rows[i].k->eff);
+		}
+		}
+	}
 	printf("\nMegatron-LM flags:\n");
 	report_megatron_flags(stdout, &in.model, &l, &in.opts);
 	if (in.json_path) {

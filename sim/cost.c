@@ -71,6 +71,7 @@ void train_opts_default(struct train_opts *o, const struct model_spec *m)
 	o->tp_comm_overlap = 0;
 	o->flash_attention = 1;
 	o->use_des = 1;
+	rank_order_default(&o->order);
 }
 
 double cost_model_flops(const struct model_spec *m, long seq, long gbs)
@@ -255,11 +256,36 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 	}
 }
 
-static int stride_of(const struct layout *l, enum dim d)
+static double busbw(const struct link *k)
 {
-	struct rank_order o;
-	rank_order_default(&o);
-	return (int)layout_dim_stride(l, &o, d);
+	return k->bw_gbps * k->eff;
+}
+
+void cost_group_links(const struct cluster *c, const struct layout *l,
+		      const struct train_opts *o, struct group_links *g)
+{
+	g->tp_stride = layout_dim_stride(l, &o->order, DIM_TP);
+	g->cp_stride = layout_dim_stride(l, &o->order, DIM_CP);
+	g->dp_stride = layout_dim_stride(l, &o->order, DIM_DP);
+	g->pp_stride = layout_dim_stride(l, &o->order, DIM_PP);
+	g->tp = cluster_group_link(c, l->tp, (int)g->tp_stride);
+	g->cp = cluster_group_link(c, l->cp, (int)g->cp_stride);
+	g->pp = cluster_group_link(c, l->pp, (int)g->pp_stride);
+	/* Gradients are reduced over the dp x cp ranks that share weights:
+	 * one group when cp and dp are adjacent in the order, else as slow
+	 * as the slower of the two. */
+	if (l->cp > 1 && g->dp_stride == g->cp_stride * l->cp)
+		g->dp = cluster_group_link(c, l->dp * l->cp, (int)g->cp_stride);
+	else {
+		struct link d = cluster_group_link(c, l->dp, (int)g->dp_stride);
+		g->dp = d;
+		if (l->cp > 1 && busbw(&g->cp) < busbw(&d))
+			g->dp = g->cp;
+	}
+	/* Expert-parallel groups are consecutive ranks of the data-parallel
+	 * (x context-parallel) dimension, as Megatron-LM folds them. */
+	g->ep = cluster_group_link(c, l->ep,
+				   (int)(l->cp > 1 ? g->cp_stride : g->dp_stride));
 }
 
 enum pplan_status cost_predict(const struct model_spec *m,
@@ -296,11 +322,15 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	x.T = x.b * x.sl;
 	x.h = (double)m->hidden;
 	x.t = l->tp;
-	x.tp_link = cluster_group_link(c, l->tp, 1);
-	x.cp_link = cluster_group_link(c, l->cp, stride_of(l, DIM_CP));
-	x.dp_link = cluster_group_link(c, l->dp * l->cp, l->tp);
-	x.pp_link = cluster_group_link(c, l->pp, stride_of(l, DIM_PP));
-	x.ep_link = cluster_group_link(c, l->ep, l->tp);
+	{
+		struct group_links gl;
+		cost_group_links(c, l, o, &gl);
+		x.tp_link = gl.tp;
+		x.cp_link = gl.cp;
+		x.dp_link = gl.dp;
+		x.pp_link = gl.pp;
+		x.ep_link = gl.ep;
+	}
 
 	micro = layout_microbatches(l);
 	p->microbatches = micro;

@@ -27,6 +27,7 @@ struct train_opts {
 	int overlap_param_gather; /* ZeRO-1/3 all-gather overlapped with forward */
 	int tp_comm_overlap;      /* TP collectives overlapped with GEMMs (userbuffers) */
 	int flash_attention;      /* fused attention: no s x s scores kept */
+	struct rank_order order;  /* rank placement, innermost first (tp-cp-dp-pp) */
 	int use_des;              /* step time from the event simulation */
 };
 
@@ -87,6 +88,15 @@ enum pplan_status cost_predict(const struct model_spec *m,
 			       const struct layout *l,
 			       const struct train_opts *o,
 			       struct prediction *p, struct perr *e);
+
+/* The links the layout's groups use under o->order (sim/MODEL.md,
+ * "Collectives"): tp, cp, the dp x cp gradient reduction, pp and ep. */
+struct group_links {
+	struct link tp, cp, dp, pp, ep;
+	long tp_stride, cp_stride, dp_stride, pp_stride;
+};
+void cost_group_links(const struct cluster *c, const struct layout *l,
+		      const struct train_opts *o, struct group_links *out);
 
 /* Model FLOPs of one step (forward + backward, no recompute), DESIGN.md's
  * definition generalised for GQA, gated MLPs and MoE. */

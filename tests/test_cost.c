@@ -13,12 +13,18 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cost.h"
+#include "jsonio.h"
 #include "memory.h"
+#include "predict.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -187,42 +193,64 @@ ParameterizedTestParameters(predict, consistent)
 				   sizeof cases / sizeof cases[0]);
 }
 
-/* Every prediction: model FLOPs as the formula, MFU, TFLOP/s and tokens/s
- * from the step time, the time terms adding up to the step, the memory
- * terms to the total. */
+/* Every prediction, closed form (cost_predict) and with the pipeline
+ * simulated (predict_layout, what `pplan predict` reports): model FLOPs
+ * as the formula, MFU, TFLOP/s and tokens/s from the step time, the time
+ * terms adding up to the step, the memory terms to the total. */
+static void check_consistent(const struct sanity_case *c, const struct setup *s,
+			     const struct prediction *p, const char *how)
+{
+	double gpus = (double)c->gpus;
+	double peak = s->c.gpu.peak_tflops[s->o.precision] * 1e12;
+	double terms;
+	char what[160];
+
+#define WHAT(x) (snprintf(what, sizeof what, "%s %s %s: %s", c->model, c->layout, how, x), what)
+	cr_assert(isfinite(p->step_time_s) && p->step_time_s > 0, "%s",
+		  WHAT("step time"));
+	expect_rel(p->model_flops, cost_model_flops(s->m, s->o.seq, s->l.gbs), 1e-12,
+		   WHAT("model FLOPs"));
+	expect_rel(p->mfu, p->model_flops / (p->step_time_s * gpus * peak), 1e-12,
+		   WHAT("MFU"));
+	expect_rel(p->tflops_per_gpu * 1e12, p->mfu * peak, 1e-12,
+		   WHAT("TFLOP/s per GPU"));
+	expect_rel(p->tokens_per_s, (double)s->l.gbs * s->o.seq / p->step_time_s,
+		   1e-12, WHAT("tokens/s"));
+	cr_expect(p->mfu > 0.05 && p->mfu < 1.0, "%s %.3f", WHAT("MFU"), p->mfu);
+	cr_expect_geq(p->hfu, p->mfu, "%s", WHAT("HFU >= MFU"));
+	cr_expect_eq(p->microbatches, layout_microbatches(&s->l));
+	terms = p->time.compute + p->time.recompute + p->time.tp_comm +
+		p->time.cp_comm + p->time.ep_comm + p->time.pp_comm +
+		p->time.dp_comm_exposed + p->time.bubble + p->time.optimizer;
+	expect_rel(terms, p->step_time_s, 1e-9, WHAT("time terms add up to the step"));
+	expect_rel(p->mem.weights + p->mem.gradients + p->mem.optimizer +
+			   p->mem.activations + p->mem.other,
+		   p->mem.total, 1e-12, WHAT("memory terms add up"));
+	cr_expect(p->bubble_fraction >= 0 && p->bubble_fraction < 1, "%s %g",
+		  WHAT("bubble fraction"), p->bubble_fraction);
+	if (s->l.pp == 1)
+		cr_expect_eq(p->time.bubble, 0.0, "%s", WHAT("no bubble without pp"));
+	if (s->l.tp == 1)
+		cr_expect_eq(p->time.tp_comm, 0.0, "%s", WHAT("no TP time without tp"));
+#undef WHAT
+}
+
 ParameterizedTest(struct sanity_case *c, predict, consistent)
 {
 	struct setup s;
-	struct prediction p;
-	double gpus, peak, terms;
+	struct prediction closed, sim;
+	struct perr e = { "" };
 
 	setup(&s, c->model, "dgx-h100", c->gpus, c->layout);
-	p = predict(&s);
-	gpus = (double)c->gpus;
-	peak = s.c.gpu.peak_tflops[s.o.precision] * 1e12;
-	expect_rel(p.model_flops, cost_model_flops(s.m, s.o.seq, s.l.gbs), 1e-12,
-		   "model FLOPs");
-	expect_rel(p.mfu, p.model_flops / (p.step_time_s * gpus * peak), 1e-12, "MFU");
-	expect_rel(p.tflops_per_gpu * 1e12, p.mfu * peak, 1e-12, "TFLOP/s per GPU");
-	expect_rel(p.tokens_per_s, (double)s.l.gbs * s.o.seq / p.step_time_s, 1e-12,
-		   "tokens/s");
-	cr_expect(p.mfu > 0.05 && p.mfu < 1.0, "%s %s: MFU %.3f", c->model,
-		  c->layout, p.mfu);
-	cr_expect_geq(p.hfu, p.mfu);
-	cr_expect_eq(p.microbatches, layout_microbatches(&s.l));
-	terms = p.time.compute + p.time.recompute + p.time.tp_comm +
-		p.time.cp_comm + p.time.ep_comm + p.time.pp_comm +
-		p.time.dp_comm_exposed + p.time.bubble + p.time.optimizer;
-	expect_rel(terms, p.step_time_s, 1e-9, "time terms add up to the step");
-	expect_rel(p.mem.weights + p.mem.gradients + p.mem.optimizer +
-			   p.mem.activations + p.mem.other,
-		   p.mem.total, 1e-12, "memory terms add up");
-	cr_expect(p.bubble_fraction >= 0 && p.bubble_fraction < 1, "bubble %g",
-		  p.bubble_fraction);
-	if (s.l.pp == 1)
-		cr_expect_eq(p.time.bubble, 0.0);
-	if (s.l.tp == 1)
-		cr_expect_eq(p.time.tp_comm, 0.0);
+	closed = predict(&s);
+	check_consistent(c, &s, &closed, "closed form");
+	s.o.use_des = 1;
+	cr_assert_eq(predict_layout(s.m, &s.c, &s.l, &s.o, &sim, &e), PPLAN_OK,
+		     "%s", e.msg);
+	check_consistent(c, &s, &sim, "simulated");
+	/* The simulation re-times the pipeline, not the memory. */
+	expect_rel(sim.mem.total, closed.mem.total, 1e-12, "same memory");
+	cr_expect_eq(sim.feasible, closed.feasible);
 }
 
 /* Fixed global batch, more data-parallel replicas: each does less work,
@@ -400,4 +428,104 @@ Test(predict, gpu_count_mismatch)
 	s.l.dp = 8;
 	cr_assert_eq(cost_predict(s.m, &s.c, &s.l, &s.o, &p, &e), PPLAN_EINPUT);
 	cr_assert(strstr(e.msg, "16") && strstr(e.msg, "8"), "%s", e.msg);
+}
+
+/* Runs $PPLAN_BIN (set by ctest) with argv, output discarded; returns its
+ * exit status.  Skips the test when run outside ctest. */
+static int run_pplan(char *const argv[])
+{
+	const char *bin = getenv("PPLAN_BIN");
+	pid_t pid;
+	int status = 0;
+	if (!bin || !*bin)
+		cr_skip_test("PPLAN_BIN is not set (ctest sets it)");
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(bin, argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert_not_null(x, "no member '%s'", key);
+	return x;
+}
+
+/* `pplan predict --json` is the library's prediction, written as
+ * pplan.prediction/1 with memory in GiB and time in seconds. */
+Test(predict, prediction_report_json)
+{
+	char dir[] = "/tmp/pplan-test-XXXXXX", out[64], out2[64];
+	char *argv[] = { "pplan", "predict", "--model", "llama3-8b", "--gpus", "8",
+			 "--layout", "tp=2,dp=4,gbs=64", "--json", out, NULL };
+	char *oom[] = { "pplan", "predict", "--model", "llama3-70b", "--gpus", "8",
+			"--layout", "dp=8,zero=0,gbs=8", "--json", out2, NULL };
+	cJSON *root = NULL;
+	struct perr e = { "" };
+	struct setup s;
+	struct prediction p;
+	const cJSON *mem, *t;
+	char buf[256];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/p.json", dir);
+	snprintf(out2, sizeof out2, "%s/oom.json", dir);
+	cr_assert_eq(run_pplan(argv), 0);
+	cr_assert_eq(json_read_file(out, &root, &e), PPLAN_OK, "%s", e.msg);
+	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=2,dp=4,gbs=64");
+	cr_assert_eq(predict_layout(s.m, &s.c, &s.l, &s.o, &p, &e), PPLAN_OK, "%s", e.msg);
+
+	cr_assert_str_eq(member(root, "schema")->valuestring, "pplan.prediction/1");
+	cr_assert_str_eq(member(member(root, "model"), "name")->valuestring, "llama3-8b");
+	layout_format(&s.l, buf, sizeof buf);
+	cr_assert_str_eq(member(member(root, "layout"), "string")->valuestring, buf);
+	cr_assert(cJSON_IsTrue(member(root, "feasible")));
+	cr_assert(cJSON_IsNull(member(root, "reject_reason")));
+	expect_rel(member(root, "step_time_s")->valuedouble, p.step_time_s, 1e-12, "step");
+	expect_rel(member(root, "mfu")->valuedouble, p.mfu, 1e-12, "mfu");
+	expect_rel(member(root, "tokens_per_s")->valuedouble, p.tokens_per_s, 1e-12,
+		   "tokens/s");
+	mem = member(root, "memory_gib");
+	expect_rel(member(mem, "total")->valuedouble, p.mem.total / GIB, 1e-12, "total");
+	expect_rel(member(mem, "weights")->valuedouble, p.mem.weights / GIB, 1e-12, "weights");
+	expect_rel(member(mem, "gradients")->valuedouble, p.mem.gradients / GIB, 1e-12,
+		   "gradients");
+	expect_rel(member(mem, "optimizer")->valuedouble, p.mem.optimizer / GIB, 1e-12,
+		   "optimizer");
+	expect_rel(member(mem, "activations")->valuedouble, p.mem.activations / GIB,
+		   1e-12, "activations");
+	expect_rel(member(mem, "other")->valuedouble, p.mem.other / GIB, 1e-12, "other");
+	t = member(root, "time_s");
+	expect_rel(member(t, "compute")->valuedouble, p.time.compute, 1e-12, "compute");
+	expect_rel(member(t, "tp_comm")->valuedouble, p.time.tp_comm, 1e-12, "tp_comm");
+	expect_rel(member(t, "dp_comm_exposed")->valuedouble, p.time.dp_comm_exposed,
+		   1e-12, "dp_comm_exposed");
+	expect_rel(member(t, "optimizer")->valuedouble, p.time.optimizer, 1e-12,
+		   "optimizer");
+	static const char *const keys[] = { "compute", "recompute", "tp_comm",
+		"cp_comm", "ep_comm", "pp_comm", "dp_comm_exposed", "bubble", "optimizer" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		cr_assert(cJSON_IsNumber(member(t, keys[i])), "time_s.%s", keys[i]);
+	cJSON_Delete(root);
+
+	/* A layout that does not fit is still predicted (exit 0), and says so. */
+	cr_assert_eq(run_pplan(oom), 0);
+	cr_assert_eq(json_read_file(out2, &root, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert(cJSON_IsFalse(member(root, "feasible")));
+	cr_assert(cJSON_IsString(member(root, "reject_reason")));
+	cr_assert(strstr(member(root, "reject_reason")->valuestring, "GiB") != NULL);
+	cJSON_Delete(root);
+	remove(out);
+	remove(out2);
+	rmdir(dir);
 }

@@ -11,10 +11,15 @@
  * DGX.  On 512 GPUs pure TP would need tp = 512 to divide the 64 heads.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "jsonio.h"
 #include "predict.h"
 #include "search.h"
 
@@ -260,4 +265,95 @@ Test(search, bad_parameters)
 		search_free(&r2);
 	}
 	search_free(&r);
+}
+
+/* Runs $PPLAN_BIN (set by ctest) with argv, output discarded; returns its
+ * exit status.  Skips the test when run outside ctest. */
+static int run_pplan(char *const argv[])
+{
+	const char *bin = getenv("PPLAN_BIN");
+	pid_t pid;
+	int status = 0;
+	if (!bin || !*bin)
+		cr_skip_test("PPLAN_BIN is not set (ctest sets it)");
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(bin, argv);
+		_exit(127);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	cr_assert_not_null(x, "no member '%s'", key);
+	return x;
+}
+
+/* `pplan search --json` is the library's search, written as
+ * pplan.search/1: same count, same best layout, best first, rejections
+ * adding up, one entry per family. */
+Test(search, search_report_json)
+{
+	char dir[] = "/tmp/pplan-test-XXXXXX", out[64];
+	char *argv[] = { "pplan", "search", "--model", "gpt3-1.3b", "--gpus", "8",
+			 "--global-batch", "64", "--top", "5", "--json", out, NULL };
+	cJSON *root = NULL;
+	struct perr e = { "" };
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	const cJSON *ls, *it, *fam;
+	double prev = 0, rejected = 0;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(out, sizeof out, "%s/s.json", dir);
+	cr_assert_eq(run_pplan(argv), 0);
+	cr_assert_eq(json_read_file(out, &root, &e), PPLAN_OK, "%s", e.msg);
+	run("gpt3-1.3b", 8, 64, 5, 1, &c, &o, &r);
+
+	cr_assert_str_eq(member(root, "schema")->valuestring, "pplan.search/1");
+	cr_assert_eq(member(root, "evaluated")->valuedouble, (double)r.evaluated);
+	cr_assert_eq(member(root, "feasible")->valuedouble, (double)r.feasible);
+	cJSON_ArrayForEach(it, member(root, "rejected"))
+		rejected += it->valuedouble;
+	cr_assert_eq(rejected + r.feasible, (double)r.evaluated);
+	ls = member(root, "layouts");
+	cr_assert_eq(cJSON_GetArraySize(ls), r.n_top);
+	cr_assert_eq(cJSON_GetArraySize(ls), 5);
+	cJSON_ArrayForEach(it, ls) {
+		double t = member(it, "step_time_s")->valuedouble;
+		cr_assert_geq(t, prev, "layouts best first");
+		prev = t;
+		cr_assert(cJSON_IsTrue(member(it, "feasible")));
+		cr_assert(cJSON_IsObject(member(it, "memory_gib")));
+		cr_assert(cJSON_IsObject(member(it, "time_s")));
+		cr_assert(cJSON_IsString(member(member(it, "layout"), "string")));
+	}
+	{
+		const cJSON *best = cJSON_GetArrayItem(ls, 0);
+		char buf[256];
+		layout_format(&r.top_layouts[0], buf, sizeof buf);
+		cr_assert_str_eq(member(member(best, "layout"), "string")->valuestring, buf);
+		cr_assert(fabs(member(best, "step_time_s")->valuedouble -
+			       r.top_preds[0].step_time_s) <= 1e-12 * r.top_preds[0].step_time_s);
+	}
+	fam = member(root, "families");
+	for (int f = 0; f < FAM_COUNT; f++) {
+		const cJSON *x = member(fam, family_name((enum family)f));
+		cr_assert_eq(cJSON_IsTrue(member(x, "found")), r.family[f].found != 0,
+			     "%s", family_name((enum family)f));
+	}
+	search_free(&r);
+	cJSON_Delete(root);
+	remove(out);
+	rmdir(dir);
 }
