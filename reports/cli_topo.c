@@ -403,7 +403,7 @@ static int run_gather(const struct topo_args *a, struct host_topo *mine,
 {
 	struct topo_gather g;
 	struct cluster c;
-	int ref = 0;
+	int ref = 0, printed = 0;
 
 	/* Hosts are told apart by their real names, whatever the source. */
 	if (gethostname(mine->hostname, sizeof mine->hostname - 1) != 0)
@@ -441,9 +441,17 @@ static int run_gather(const struct topo_args *a, struct host_topo *mine,
 				st = cluster_save(&c, a->out, e);
 		}
 	}
+	/* Rank 0 says what went wrong before the ranks leave together: once
+	 * another rank exits non-zero, mpirun may end the job. */
+	if (g.rank == 0 && st != PPLAN_OK) {
+		cli_fail(st, e);
+		fflush(stderr);
+		printed = 1;
+	}
+	fflush(stdout);
 	st = topo_gather_finish(&g, st, e);
 	if (st != PPLAN_OK)
-		return g.rank == 0 ? cli_fail(st, e) : status_exit_code(st);
+		return g.rank == 0 && !printed ? cli_fail(st, e) : status_exit_code(st);
 	return 0;
 }
 

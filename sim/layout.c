@@ -8,6 +8,7 @@
 #include "layout.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,12 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 	if ((seen & LK_SP) && l->sp && (seen & LK_TP) && l->tp == 1)
 		return perr_set(e, PPLAN_EINPUT,
 				"layout: sp=on needs tp > 1 (sequence parallelism splits along the tensor-parallel group)");
+	/* Each degree may be up to 2^20, but their product counts GPUs and
+	 * is multiplied in int (dp * cp) and long (layout_gpus): bound it. */
+	if ((double)l->tp * l->pp * l->dp * l->cp > INT_MAX)
+		return perr_set(e, PPLAN_EINPUT,
+				"layout: tp*pp*dp*cp = %.0f GPUs is more than %d",
+				(double)l->tp * l->pp * l->dp * l->cp, INT_MAX);
 	if (set)
 		*set = seen;
 	return PPLAN_OK;

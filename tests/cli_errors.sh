@@ -22,10 +22,13 @@ check() {
 	local needle=$1 rc nerr why=""
 	shift
 	rm -f "$J" "$J".tmp.*
-	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	# Every answer here takes milliseconds; a hang is a failure too.
+	timeout 20 "$B" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	nerr=$(wc -l <"$tmp/err")
-	if [ "$rc" -ne 2 ]; then
+	if [ "$rc" -eq 124 ]; then
+		why="no answer within 20 s"
+	elif [ "$rc" -ne 2 ]; then
 		why="exit status $rc, want 2"
 	elif [ "$nerr" -ne 1 ]; then
 		why="$nerr lines on stderr, want 1"
@@ -86,6 +89,11 @@ bad "--gpus" search --params 7B --gpus 8.5
 # 12 is not a whole number of 8-GPU DGX H100 nodes.
 bad "12" search --params 7B --gpus 12
 bad "12" predict --model llama3-8b --gpus 12 --layout tp=4
+# GPU counts past what an int of nodes holds: 2^35 = 8 x 2^32 GPUs wrap
+# to 0 nodes, 2^34 to a negative count, 8e13 runs the search for ever.
+bad "34359738368 GPUs" search --params 70B --gpus 34359738368
+bad "17179869184 GPUs" predict --params 70B --gpus 17179869184 --layout tp=8
+bad "80000000000000 GPUs" search --params 70B --gpus 80000000000000
 bad "--params" search --params 0 --gpus 8
 bad "--params" search --params -70B --gpus 8
 bad "--params" search --params seventy --gpus 8
@@ -124,6 +132,9 @@ bad "'tp' given twice" predict $M8 --layout tp=2,tp=2
 bad "zero must be 0, 1, 2 or 3" predict $M8 --layout tp=8,zero=4
 bad "sp=on needs tp > 1" predict $M8 --layout tp=1,sp=on
 bad "tp must be a positive whole number" predict $M8 --layout tp=0
+# 2^80 GPUs: the product of the degrees must not overflow.
+bad "is more than" predict $M8 --layout tp=1048576,pp=1048576,dp=1048576,cp=1048576
+bad "is more than" predict --model llama3-8b --layout tp=1048576,pp=1048576,dp=1048576,cp=1048576
 bad "not key=value" predict $M8 --layout tp
 bad "recompute must be" predict $M8 --layout tp=8,recompute=sometimes
 bad "schedule must be" predict $M8 --layout pp=8,schedule=pipedream

@@ -89,6 +89,21 @@ Test(layout_parse, value_spellings)
 	cr_assert_eq(l.schedule, SCHED_1F1B);
 }
 
+/* Large but countable layouts parse: 8 x 16 x 1024 x 2 = 262,144 GPUs;
+ * 2^20 on one degree alone is allowed. */
+Test(layout_parse, large_layouts)
+{
+	struct layout l;
+	unsigned set;
+	struct perr e = { "" };
+	cr_assert_eq(layout_parse("tp=8,pp=16,dp=1024,cp=2", &l, &set, &e), PPLAN_OK,
+		     "%s", e.msg);
+	cr_assert_eq(layout_gpus(&l), 262144);
+	cr_assert_eq(layout_parse("dp=1048576", &l, &set, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(layout_gpus(&l), 1048576);
+	cr_assert_eq(layout_parse("dp=1048577", &l, &set, &e), PPLAN_EINPUT);
+}
+
 /* Only the keys given are marked; the others keep the defaults. */
 Test(layout_parse, set_bits_and_defaults)
 {
@@ -202,6 +217,11 @@ ParameterizedTestParameters(layout_parse, errors)
 		{ "tp=1,sp=on", "sp=on needs tp > 1" },
 		{ "sp=on,tp=1", "sp=on needs tp > 1" },
 		{ "", "empty" },
+		/* Degrees up to 2^20 each, but not a product past INT_MAX GPUs
+		 * (2^80 would overflow layout_gpus, 2^32 the int dp * cp). */
+		{ "tp=1048576,pp=1048576,dp=1048576,cp=1048576", "is more than" },
+		{ "dp=65536,cp=65536", "is more than" },
+		{ "tp=1024,pp=1024,dp=2048", "is more than" },
 	};
 	return cr_make_param_array(struct bad_case, cases,
 				   sizeof cases / sizeof cases[0]);
