@@ -40,6 +40,10 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 			return perr_set(e, PPLAN_EINPUT,
 					"--gpus must be a positive whole number, got '%s'",
 					arg), -1;
+		if (in->gpus > CLUSTER_MAX_GPUS)
+			return perr_set(e, PPLAN_EINPUT,
+					"--gpus: %ld GPUs is more than pplan plans for (%ld)",
+					in->gpus, (long)CLUSTER_MAX_GPUS), -1;
 		return 1;
 	case 1003: in->cluster_arg = arg; return 1;
 	case 1004: in->gpu_arg = arg; return 1;

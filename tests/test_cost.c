@@ -122,6 +122,20 @@ Test(model_flops, gqa_and_gated_mlp)
 		   37580963840.0 * tok, 1e-12, "SwiGLU - GeLU");
 }
 
+/* Megatron-LM's own count (training.py num_floating_point_operations, as
+ * validation/calibration.json quotes it), an independent formula:
+ *   12 B s L h^2 [(1 + g/a + s/h) + (f/h) x 1.5 (gated) + V / (2 L h)]
+ * Llama 3 70B: h 8192, L 80, a 64, g 8, f 28672, V 128256, s 8192. */
+Test(model_flops, megatron_gqa_formula)
+{
+	const struct model_spec *m = zoo("llama3-70b");
+	double B = 512, s = 8192, L = 80, h = 8192, a = 64, g = 8, f = 28672,
+	       V = 128256;
+	double want = 12 * B * s * L * h * h *
+		      ((1 + g / a + s / h) + f / h * 1.5 + V / (2 * L * h));
+	expect_rel(cost_model_flops(m, 8192, 512), want, 1e-12, "llama3-70b");
+}
+
 /* Mixtral 8x7B, top-2 of 8 experts, s 4096, per token forward:
  *   QKV 2 * 4096 * 48 * 128 = 50,331,648; proj 2 * 4096^2 = 33,554,432;
  *   MLP 2 * 3 * 4096 * 14336 * 2 experts = 704,643,072;

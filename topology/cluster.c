@@ -81,6 +81,10 @@ static enum pplan_status size_nodes(struct cluster *c, long gpus,
 	if (gpus < 0)
 		return perr_set(e, PPLAN_EINPUT, "--gpus must be positive, got %ld",
 				gpus);
+	if (gpus > CLUSTER_MAX_GPUS)
+		return perr_set(e, PPLAN_EINPUT,
+				"%ld GPUs is more than pplan plans for (%ld)", gpus,
+				(long)CLUSTER_MAX_GPUS);
 	if (gpus == 0) {
 		if (c->num_nodes < 1)
 			c->num_nodes = 1;
@@ -244,6 +248,12 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 	c->nvlink_domain = c->gpus_per_node;
 	c->num_nodes = 1;
 	st = json_get_long(root, "num_nodes", &v, 1, path, e);
+	if (st == PPLAN_OK && v * c->gpus_per_node > CLUSTER_MAX_GPUS) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: num_nodes %ld x gpus_per_node %d is more GPUs than pplan plans for (%ld)",
+			      path, v, c->gpus_per_node, (long)CLUSTER_MAX_GPUS);
+		goto out;
+	}
 	if (st == PPLAN_OK)
 		c->num_nodes = (int)v;
 	else if (st == PPLAN_EINPUT)

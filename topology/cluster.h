@@ -12,6 +12,7 @@
 #include "status.h"
 
 #define CLUSTER_MAX_NODE_GPUS 16
+#define CLUSTER_MAX_GPUS (1L << 20) /* the largest cluster pplan plans for */
 
 enum link_class {
 	LINK_NVSWITCH = 0, /* every GPU pair at full NVLink bandwidth */
