@@ -192,6 +192,36 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 	return PPLAN_OK;
 }
 
+enum pplan_status cli_resolve_layout(struct cli_inputs *in,
+				     const char *layout_arg, struct layout *l,
+				     struct perr *e)
+{
+	unsigned set = 0;
+	const char *why = NULL;
+	enum pplan_status st = layout_parse(layout_arg, l, &set, e);
+
+	if (st != PPLAN_OK)
+		return st;
+	if (!in->gpus && !in->cluster_arg) {
+		long dp = (set & LK_DP) ? l->dp : 1;
+		in->gpus = (long)l->tp * l->pp * l->cp * dp;
+	}
+	st = cli_resolve(in, 1, e);
+	if (st != PPLAN_OK)
+		return st;
+	layout_complete(l, set, cluster_gpus(&in->cluster));
+	if (!(set & LK_GBS)) {
+		l->gbs = in->global_batch;
+	} else if (!in->gbs && !in->tokens_per_step) {
+		in->global_batch = l->gbs;
+		snprintf(in->gbs_note, sizeof in->gbs_note, "gbs in --layout");
+	} else {
+		return perr_set(e, PPLAN_EINPUT,
+				"gbs in --layout and --global-batch/--tokens-per-step conflict: give one");
+	}
+	return layout_check(l, &in->model, cluster_gpus(&in->cluster), &why, e);
+}
+
 void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 {
 	const struct model_spec *m = &in->model;

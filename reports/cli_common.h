@@ -54,6 +54,14 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 			      struct perr *e);
 
+/* For predict and simulate: parses the layout string, sizes the cluster
+ * from it when --gpus is absent, resolves the inputs (cli_resolve),
+ * completes the layout, takes gbs from the layout or the batch options
+ * (both is a conflict) and checks it against the model. */
+enum pplan_status cli_resolve_layout(struct cli_inputs *in,
+				     const char *layout_arg, struct layout *l,
+				     struct perr *e);
+
 /* Prints the effective configuration as '#' lines. */
 void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in);
 

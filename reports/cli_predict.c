@@ -45,8 +45,7 @@ int cmd_predict(int argc, char **argv)
 	struct perr e = { { 0 } };
 	struct layout l;
 	struct prediction p;
-	const char *layout_arg = NULL, *why = NULL;
-	unsigned set = 0;
+	const char *layout_arg = NULL;
 	int closed_form = 0;
 	enum pplan_status st;
 	int c;
@@ -86,27 +85,7 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "pplan predict: --layout is required (e.g. --layout tp=8,pp=4)\n");
 		return 2;
 	}
-	st = layout_parse(layout_arg, &l, &set, &e);
-	if (st != PPLAN_OK)
-		return cli_fail(st, &e);
-	if (!in.gpus && !in.cluster_arg) {
-		long dp = (set & LK_DP) ? l.dp : 1;
-		in.gpus = (long)l.tp * l.pp * l.cp * dp;
-	}
-	st = cli_resolve(&in, 1, &e);
-	if (st != PPLAN_OK)
-		return cli_fail(st, &e);
-	layout_complete(&l, set, cluster_gpus(&in.cluster));
-	if (!(set & LK_GBS))
-		l.gbs = in.global_batch;
-	else if (!in.gbs && !in.tokens_per_step) {
-		in.global_batch = l.gbs;
-		snprintf(in.gbs_note, sizeof in.gbs_note, "gbs in --layout");
-	} else {
-		fprintf(stderr, "pplan predict: gbs in --layout and --global-batch/--tokens-per-step conflict: give one\n");
-		return 2;
-	}
-	st = layout_check(&l, &in.model, cluster_gpus(&in.cluster), &why, &e);
+	st = cli_resolve_layout(&in, layout_arg, &l, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 	in.opts.use_des = !closed_form;

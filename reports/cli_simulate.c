@@ -224,8 +224,6 @@ int cmd_simulate(int argc, char **argv)
 	struct des_costs k;
 	struct des_result r;
 	struct pipe_schedule *s = NULL;
-	const char *why = NULL;
-	unsigned set = 0;
 	enum pplan_status st;
 	int rc = 0;
 	char lbuf[256];
@@ -233,27 +231,7 @@ int cmd_simulate(int argc, char **argv)
 	cli_inputs_init(&in);
 	if (parse_args(argc, argv, &in, &a, &rc) < 0)
 		return rc;
-	st = layout_parse(a.layout, &l, &set, &e);
-	if (st != PPLAN_OK)
-		return cli_fail(st, &e);
-	if (!in.gpus && !in.cluster_arg) {
-		long dp = (set & LK_DP) ? l.dp : 1;
-		in.gpus = (long)l.tp * l.pp * l.cp * dp;
-	}
-	st = cli_resolve(&in, 1, &e);
-	if (st != PPLAN_OK)
-		return cli_fail(st, &e);
-	layout_complete(&l, set, cluster_gpus(&in.cluster));
-	if (!(set & LK_GBS))
-		l.gbs = in.global_batch;
-	else if (!in.gbs && !in.tokens_per_step) {
-		in.global_batch = l.gbs;
-		snprintf(in.gbs_note, sizeof in.gbs_note, "gbs in --layout");
-	} else {
-		fprintf(stderr, "pplan simulate: gbs in --layout and --global-batch/--tokens-per-step conflict: give one\n");
-		return 2;
-	}
-	st = layout_check(&l, &in.model, cluster_gpus(&in.cluster), &why, &e);
+	st = cli_resolve_layout(&in, a.layout, &l, &e);
 	if (st == PPLAN_OK)
 		st = cost_predict(&in.model, &in.cluster, &l, &in.opts, &p, &e);
 	if (st == PPLAN_OK)

@@ -27,6 +27,7 @@
 
 #include "cases.h"
 #include "jsonio.h"
+#include "testutil.h"
 
 #define CALIBRATION PPLAN_SOURCE_DIR "/validation/calibration.json"
 #define BAD PPLAN_SOURCE_DIR "/tests/fixtures/bad/"
@@ -228,29 +229,6 @@ ParameterizedTest(struct bad_case *c, cases, bad_files)
 
 /* ---- pplan validate --json, parsed ------------------------------------------ */
 
-/* Runs $PPLAN_BIN (set by ctest) with argv, output discarded; returns its
- * exit status.  Skips the test when run outside ctest. */
-static int run_pplan(char *const argv[])
-{
-	const char *bin = getenv("PPLAN_BIN");
-	pid_t pid;
-	int status = 0;
-	if (!bin || !*bin)
-		cr_skip_test("PPLAN_BIN is not set (ctest sets it)");
-	pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(bin, argv);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static const cJSON *member(const cJSON *o, const char *key)
 {

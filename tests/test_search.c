@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "jsonio.h"
+#include "testutil.h"
 #include "predict.h"
 #include "search.h"
 
@@ -267,29 +268,6 @@ Test(search, bad_parameters)
 	search_free(&r);
 }
 
-/* Runs $PPLAN_BIN (set by ctest) with argv, output discarded; returns its
- * exit status.  Skips the test when run outside ctest. */
-static int run_pplan(char *const argv[])
-{
-	const char *bin = getenv("PPLAN_BIN");
-	pid_t pid;
-	int status = 0;
-	if (!bin || !*bin)
-		cr_skip_test("PPLAN_BIN is not set (ctest sets it)");
-	pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(bin, argv);
-		_exit(127);
-	}
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static const cJSON *member(const cJSON *o, const char *key)
 {

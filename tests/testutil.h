@@ -1,0 +1,13 @@
+/*
+ * testutil.h: helpers the Criterion tests share (tests/testutil.c is
+ * linked into every test executable).
+ */
+#ifndef PPLAN_TESTUTIL_H
+#define PPLAN_TESTUTIL_H
+
+/* Runs $PPLAN_BIN (set by ctest) with argv (argv[0] included, NULL
+ * terminated), output discarded; returns its exit status, -1 if it did
+ * not exit.  Skips the calling test when run outside ctest. */
+int run_pplan(char *const argv[]);
+
+#endif
