@@ -35,6 +35,10 @@
 /* Share of TP communication left exposed when it is overlapped with the
  * GEMMs (userbuffers / tp-comm-overlap). */
 #define TP_OVERLAP_EXPOSED 0.15
+/* DeepSpeed's pipeline engine interprets one instruction per send or
+ * receive and hands tensors over with blocking collectives: a fixed cost
+ * per transfer on top of the bytes. */
+#define DS_PIPE_STEP_S 10e-3
 /* Optimizer: bytes moved per local parameter (read master, m, v, grad;
  * write master, m, v, half-precision weight) and a fixed cost for the
  * gradient-norm reduction and launches. */
@@ -392,6 +396,8 @@ enum pplan_status cost_predict(const struct model_spec *m,
 		if (o->framework != FW_MEGATRON_DEEPSPEED)
 			bytes /= x.t;
 		p->p2p_s = coll_time(COLL_SENDRECV, bytes, 2, &x.pp_link);
+		if (o->framework == FW_MEGATRON_DEEPSPEED)
+			p->p2p_s += DS_PIPE_STEP_S;
 	} else {
 		p->p2p_s = 0;
 	}
