@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jsonio.h"
+
 #define PCI_CLASS_NETWORK 0x02
 #define PCI_CLASS_DISPLAY 0x03
 #define PCI_CLASS_IB 0x0c06
@@ -107,33 +109,7 @@ char *discover_xml_downgrade(const char *xml)
 static enum pplan_status read_text(const char *path, char **out,
 				   struct perr *e)
 {
-	FILE *f = fopen(path, "rb");
-	long len;
-	char *buf;
-
-	*out = NULL;
-	if (!f)
-		return perr_set(e, PPLAN_EINPUT, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || len > (64L << 20)) {
-		fclose(f);
-		return perr_set(e, PPLAN_EINPUT, "%s: cannot read it (or over 64 MiB)",
-				path);
-	}
-	buf = malloc((size_t)len + 1);
-	if (!buf) {
-		fclose(f);
-		return perr_set(e, PPLAN_ENOMEM, "out of memory reading %s", path);
-	}
-	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		fclose(f);
-		return perr_set(e, PPLAN_EINPUT, "%s: short read", path);
-	}
-	fclose(f);
-	buf[len] = '\0';
-	*out = buf;
-	return PPLAN_OK;
+	return file_read(path, 64L << 20, out, NULL, e);
 }
 
 /* ---- PCI helpers ---------------------------------------------------------- */

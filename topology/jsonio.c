@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-enum pplan_status json_read_file(const char *path, cJSON **out, struct perr *e)
+enum pplan_status file_read(const char *path, long max_bytes, char **out,
+			    long *len_out, struct perr *e)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -25,32 +26,51 @@ enum pplan_status json_read_file(const char *path, cJSON **out, struct perr *e)
 			      strerror(errno));
 		goto out;
 	}
+	if (len > max_bytes) {
+		st = perr_set(e, PPLAN_EINPUT, "%s: %ld bytes is more than the %ld this reader takes",
+			      path, len, max_bytes);
+		goto out;
+	}
 	buf = malloc((size_t)len + 1);
 	if (!buf) {
-		st = perr_set(e, PPLAN_ENOMEM, "%s: file too large to read", path);
+		st = perr_set(e, PPLAN_ENOMEM, "%s: out of memory reading it", path);
 		goto out;
 	}
 	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
 		st = perr_set(e, PPLAN_EINPUT, "%s: short read", path);
+		free(buf);
 		goto out;
 	}
 	buf[len] = '\0';
-	if (len == 0) {
-		st = perr_set(e, PPLAN_EINPUT, "%s: empty file, expected JSON", path);
-		goto out;
-	}
-	{
-		const char *end = NULL;
-		*out = cJSON_ParseWithLengthOpts(buf, (size_t)len + 1, &end, 1);
-		if (!*out) {
-			long at = end ? (long)(end - buf) : 0;
-			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: malformed JSON near byte %ld", path, at);
-		}
-	}
+	*out = buf;
+	if (len_out)
+		*len_out = len;
 out:
-	free(buf);
 	fclose(f);
+	return st;
+}
+
+enum pplan_status json_read_file(const char *path, cJSON **out, struct perr *e)
+{
+	char *buf = NULL;
+	long len = 0;
+	const char *end = NULL;
+	enum pplan_status st = file_read(path, 1L << 30, &buf, &len, e);
+
+	*out = NULL;
+	if (st != PPLAN_OK)
+		return st;
+	if (len == 0) {
+		free(buf);
+		return perr_set(e, PPLAN_EINPUT, "%s: empty file, expected JSON", path);
+	}
+	/* The length includes the terminating NUL so that cJSON's
+	 * require-null-terminated check sees it. */
+	*out = cJSON_ParseWithLengthOpts(buf, (size_t)len + 1, &end, 1);
+	if (!*out)
+		st = perr_set(e, PPLAN_EINPUT, "%s: malformed JSON near byte %ld", path,
+			      end ? (long)(end - buf) : 0L);
+	free(buf);
 	return st;
 }
 

@@ -11,6 +11,12 @@
 
 #include "status.h"
 
+/* Reads a whole file into a NUL-terminated buffer the caller frees;
+ * *len (if not NULL) receives its length.  A file over max_bytes, or one
+ * that cannot be read, gives one sentence naming it. */
+enum pplan_status file_read(const char *path, long max_bytes, char **out,
+			    long *len, struct perr *e);
+
 /* Parses the file at path; *out is owned by the caller (cJSON_Delete).
  * Malformed JSON gives "PATH: malformed JSON near byte N". */
 enum pplan_status json_read_file(const char *path, cJSON **out, struct perr *e);

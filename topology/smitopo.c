@@ -15,6 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "jsonio.h"
+
 #define MAX_CELLS (HOST_MAX_GPUS + HOST_MAX_NICS + 8)
 #define CELL_LEN 64
 
@@ -393,36 +395,11 @@ enum pplan_status smitopo_parse(const char *text, const char *name,
 enum pplan_status smitopo_load(const char *path, struct host_topo *h,
 			       struct perr *e)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long len;
-	enum pplan_status st;
+	char *buf = NULL;
+	enum pplan_status st = file_read(path, 1L << 20, &buf, NULL, e);
 
-	if (!f)
-		return perr_set(e, PPLAN_EINPUT, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0) {
-		fclose(f);
-		return perr_set(e, PPLAN_EINPUT, "%s: cannot read it", path);
-	}
-	if (len > (1L << 20)) {
-		fclose(f);
-		return perr_set(e, PPLAN_EINPUT,
-				"%s: %ld bytes is too large for an nvidia-smi topo -m output",
-				path, len);
-	}
-	buf = malloc((size_t)len + 1);
-	if (!buf) {
-		fclose(f);
-		return perr_set(e, PPLAN_ENOMEM, "out of memory reading %s", path);
-	}
-	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		free(buf);
-		fclose(f);
-		return perr_set(e, PPLAN_EINPUT, "%s: short read", path);
-	}
-	buf[len] = '\0';
-	fclose(f);
+	if (st != PPLAN_OK)
+		return st;
 	st = smitopo_parse(buf, path, h, e);
 	free(buf);
 	return st;
