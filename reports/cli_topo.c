@@ -19,6 +19,7 @@
 #include "gpu.h"
 #include "host.h"
 #include "jsonio.h"
+#include "cudap2p.h"
 #include "nvml.h"
 #include "smitopo.h"
 #include "topo_gather.h"
@@ -359,12 +360,17 @@ static enum pplan_status describe(const struct topo_args *a, struct host_topo *h
 	} else if (a->no_nvml) {
 		snprintf(nvml_note, len, "not used (--no-nvml)");
 	} else {
-		struct perr ne = { { 0 } };
+		struct perr ne = { { 0 } }, ce = { { 0 } };
 		if (nvml_probe(h, &ne) == PPLAN_OK) {
 			snprintf(nvml_note, len, "used");
 			host_assign_nics(h);
+		} else if (cudap2p_probe(h, &ce) == PPLAN_OK) {
+			snprintf(nvml_note, len, "unavailable, %s; CUDA peer-to-peer used instead",
+				 ne.msg);
+			host_assign_nics(h);
 		} else {
-			snprintf(nvml_note, len, "unavailable, %s", ne.msg);
+			snprintf(nvml_note, len, "unavailable, %s; CUDA peer-to-peer: %s",
+				 ne.msg, ce.msg);
 		}
 	}
 	if (!a->xml && h->ngpus > 0 && strcmp(h->nvlink_source, "none") == 0)

@@ -92,4 +92,21 @@ run 2 "rail_aligned is true but 4 NICs" predict --model llama2-13b --gpus 16 \
 	--layout tp=8 --cluster "$F/cluster/bad-rail.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: a failed run wrote a file"; fail=1; }
 
+# No NVML: the CUDA module's peer-to-peer attributes (a fake module with
+# four GPUs, NVLink pairs 0-1 and 2-3, PCIe between the pairs).
+if [ -n "${FAKE_CUDA_MODULE:-}" ]; then
+	export PPLAN_CUDA_MODULE=$FAKE_CUDA_MODULE
+	run 0 "NVLink source: CUDA peer-to-peer" topo
+	run 0 "(2 of 6 pairs)" topo
+	run 0 "4 GPUs" topo
+	run 0 "1(1)" topo
+	run 0 "NVSwitch: no" topo
+	FAKE_CUDA_SWITCH=1 run 0 "NVSwitch: yes" topo
+	FAKE_CUDA_SWITCH=1 run 0 "switch: 18 links, 450 GB/s" topo --gpu h100-sxm
+	FAKE_CUDA_NODEV=1 run 0 "CUDA peer-to-peer: CUDA runtime: no CUDA-capable device" topo
+	FAKE_CUDA_NODEV=1 run 0 "0 GPUs" topo
+	unset PPLAN_CUDA_MODULE
+fi
+PPLAN_CUDA_MODULE=/nonexistent/libpplan_cuda.so run 0 "cannot be loaded" topo
+
 exit $fail

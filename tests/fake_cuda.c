@@ -1,0 +1,44 @@
+/*
+ * fake_cuda.c: a stand-in for libpplan_cuda.so for the tests: four GPUs
+ * where GPU pairs (0,1) and (2,3) are linked by NVLink (peer access with
+ * native atomics) and the other pairs reach each other over PCIe (peer
+ * access, no atomics) -- the shape of a two-pair NVLink bridge host.
+ * With FAKE_CUDA_SWITCH set in the environment every pair is linked, as
+ * behind an NVSwitch.  With FAKE_CUDA_NODEV the runtime reports no device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_api.h"
+
+static int count(char *why, size_t len)
+{
+	if (getenv("FAKE_CUDA_NODEV")) {
+		snprintf(why, len, "CUDA runtime: no CUDA-capable device is detected");
+		return -1;
+	}
+	return 4;
+}
+
+static int info(int dev, char *bus_id, size_t bus_len, char *name, size_t name_len)
+{
+	snprintf(bus_id, bus_len, "0000:%02x:00.0", 0x10 + dev);
+	snprintf(name, name_len, "NVIDIA H100 80GB HBM3");
+	return 0;
+}
+
+static int p2p(int src, int dst, struct pplan_cuda_p2p *out)
+{
+	int pair = src / 2 == dst / 2;
+	out->access = 1;
+	out->native_atomics = pair || getenv("FAKE_CUDA_SWITCH") != NULL;
+	out->perf_rank = out->native_atomics ? 0 : 1;
+	return 0;
+}
+
+static const struct pplan_cuda_api api = { PPLAN_CUDA_API_VERSION, count, info, p2p };
+
+const struct pplan_cuda_api *pplan_cuda_get_api(int version)
+{
+	return version == PPLAN_CUDA_API_VERSION ? &api : NULL;
+}

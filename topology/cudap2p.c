@@ -1,0 +1,146 @@
+/*
+ * cudap2p.c: NVLink pairs from CUDA peer-to-peer attributes (cudap2p.h).
+ * A pair with native peer atomics is linked by NVLink (PCIe peers do not
+ * support them); the link count is unknown, so each such pair gets one
+ * link and, when every pair of four or more GPUs is linked, the node is
+ * taken to have an NVSwitch with the GPU model's full link count.
+ */
+#include "cudap2p.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_api.h"
+
+static const struct pplan_cuda_api *load(char *path, size_t plen, char *why,
+					 size_t wlen)
+{
+	const char *env = getenv("PPLAN_CUDA_MODULE");
+	void *lib, *sym;
+	pplan_cuda_get_api_fn get;
+	const struct pplan_cuda_api *api;
+
+	if (env && *env) {
+		snprintf(path, plen, "%s", env);
+	} else {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		char *slash;
+		if (n <= 0) {
+			snprintf(why, wlen, "cannot locate the pplan executable");
+			return NULL;
+		}
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(path, plen, "%s/libpplan_cuda.so", exe);
+	}
+	/* Kept open for the life of the process: CUDA must not be unloaded. */
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(why, wlen, "%s cannot be loaded (pplan was built without CUDA, or the CUDA driver is missing)",
+			 path);
+		return NULL;
+	}
+	sym = dlsym(lib, PPLAN_CUDA_ENTRY);
+	memcpy(&get, &sym, sizeof get); /* object -> function pointer, as POSIX allows */
+	api = get ? get(PPLAN_CUDA_API_VERSION) : NULL;
+	if (!api || !api->device_count || !api->device_info || !api->p2p) {
+		snprintf(why, wlen, "%s has no version-%d interface", path,
+			 PPLAN_CUDA_API_VERSION);
+		return NULL;
+	}
+	return api;
+}
+
+static int same_bus(const char *a, const char *b)
+{
+	unsigned d1, b1, s1, f1, d2, b2, s2, f2;
+	if (sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 ||
+	    sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
+		return 0;
+	return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
+}
+
+enum pplan_status cudap2p_probe(struct host_topo *h, struct perr *e)
+{
+	char path[PATH_MAX + 32], why[256];
+	const struct pplan_cuda_api *api = load(path, sizeof path, why, sizeof why);
+	int n, map[HOST_MAX_GPUS], linked = 0, pairs = 0;
+
+	if (!api)
+		return perr_set(e, PPLAN_ENOTFOUND, "%s", why);
+	n = api->device_count(why, sizeof why);
+	if (n < 0)
+		return perr_set(e, PPLAN_ENOTFOUND, "%s", why);
+	if (n == 0)
+		return perr_set(e, PPLAN_ENOTFOUND, "the CUDA runtime sees no GPU");
+	if (n > HOST_MAX_GPUS)
+		n = HOST_MAX_GPUS;
+	if (h->ngpus != 0 && h->ngpus != n)
+		host_note(h, "hwloc found %d GPUs, CUDA %d; CUDA's are used", h->ngpus, n);
+	for (int i = 0; i < n; i++) {
+		char bus[32] = "", name[64] = "";
+		map[i] = -1;
+		if (api->device_info(i, bus, sizeof bus, name, sizeof name) != 0)
+			return perr_set(e, PPLAN_ENOTFOUND, "CUDA cannot describe GPU %d", i);
+		for (int g = 0; g < h->ngpus; g++)
+			if (same_bus(h->gpu[g].bus_id, bus))
+				map[i] = g;
+		if (map[i] < 0) {
+			struct host_gpu *g;
+			if (h->ngpus >= HOST_MAX_GPUS)
+				continue;
+			g = &h->gpu[h->ngpus];
+			memset(g, 0, sizeof *g);
+			snprintf(g->bus_id, sizeof g->bus_id, "%s", bus);
+			g->numa = -1;
+			g->nic = -1;
+			g->nic_path = PATH_UNKNOWN;
+			map[i] = h->ngpus++;
+		}
+		snprintf(h->gpu[map[i]].model, sizeof h->gpu[map[i]].model, "%s", name);
+	}
+	memset(h->nvlinks, 0, sizeof h->nvlinks);
+	memset(h->nvlink_gbps, 0, sizeof h->nvlink_gbps);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			struct pplan_cuda_p2p a, b;
+			if (i == j || map[i] < 0 || map[j] < 0)
+				continue;
+			if (j > i)
+				pairs++;
+			if (api->p2p(i, j, &a) != 0 || api->p2p(j, i, &b) != 0)
+				continue;
+			if (a.access && b.access && a.native_atomics && b.native_atomics) {
+				h->nvlinks[map[i]][map[j]] = 1;
+				if (j > i)
+					linked++;
+			}
+		}
+	if (linked == pairs && n >= 4) {
+		/* Every pair linked: an NVSwitch fabric.  The GPU model says
+		 * how many links each GPU has into it. */
+		const struct gpu_spec *g = host_guess_gpu(h->gpu[map[0]].model);
+		h->nvswitch = 1;
+		if (g && g->nvlink_links > 0) {
+			h->link_gbps = g->nvlink_gbps / g->nvlink_links;
+			for (int i = 0; i < h->ngpus; i++)
+				for (int j = 0; j < h->ngpus; j++)
+					if (h->nvlinks[i][j])
+						h->nvlinks[i][j] = g->nvlink_links;
+		}
+	}
+	if (h->link_gbps <= 0)
+		h->link_gbps = 25.0;
+	host_classify_nvlink(h, 0);
+	host_note(h, "NVLink pairs from CUDA peer-to-peer attributes (%d of %d pairs); link counts are not known from CUDA%s",
+		  linked, pairs, h->nvswitch ? ", all pairs linked: taken as an NVSwitch" : ", one link assumed per pair");
+	snprintf(h->nvlink_source, sizeof h->nvlink_source, "CUDA peer-to-peer");
+	return PPLAN_OK;
+}

@@ -1,0 +1,23 @@
+/*
+ * cudap2p.h: the last NVLink source, after NVML and a saved
+ * `nvidia-smi topo -m`: CUDA peer-to-peer attributes from pplan's CUDA
+ * module (kernels/cuda_api.h), loaded with dlopen.  It tells which GPU
+ * pairs reach each other over NVLink (native peer atomics) or only over
+ * PCIe, not how many links they have.  Absence of the module, the driver
+ * or a GPU is not an error: the probe says which.
+ *
+ * PPLAN_CUDA_MODULE names the module to load; by default it is
+ * libpplan_cuda.so beside the pplan executable.
+ */
+#ifndef PPLAN_CUDAP2P_H
+#define PPLAN_CUDAP2P_H
+
+#include "host.h"
+
+/* Fills h's GPUs (matching by PCI bus id, adding the ones hwloc missed)
+ * and its NVLink matrix from CUDA peer-to-peer attributes.  PPLAN_OK when
+ * the module answered; PPLAN_ENOTFOUND with the reason in *e otherwise
+ * (h untouched). */
+enum pplan_status cudap2p_probe(struct host_topo *h, struct perr *e);
+
+#endif
