@@ -14,9 +14,9 @@ static const struct {
 } commands[] = {
 	{ "search", cmd_search, "rank every parallel layout of a model on a cluster" },
 	{ "predict", cmd_predict, "explain one layout: memory and time, term by term" },
+	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
 	{ "topo", cmd_topo, "discover this host's topology and write a cluster file" },
-	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 };
 
 static void usage(FILE *f)
