@@ -422,7 +422,7 @@ enum pplan_status cost_predict(const struct model_spec *m,
 				 o->framework == FW_MEGATRON_DEEPSPEED) ? 2.0 : 4.0;
 		int n = l->dp * l->cp;
 		int ne = n / l->ep;
-		double dense, expert, t_dp = 0, window;
+		double dense, expert, t_dp = 0;
 		memory_stage_params(m, l, o, 0, &sp);
 		{
 			struct stage_params sl;
@@ -463,13 +463,14 @@ enum pplan_status cost_predict(const struct model_spec *m,
 			p->time.dp_comm_total = per_mb * micro;
 			p->time.dp_comm_exposed = exposed * micro;
 		} else if (o->overlap_grad_reduce) {
-			window = v * p->chunk.bwd_s;
+			/* Buckets reduce while the last microbatch's backward
+			 * walks back through the stage's chunks. */
+			double window = v * p->chunk.bwd_s;
 			p->time.dp_comm_exposed = fmax(0.0, t_dp - window) +
 						  DP_OVERLAP_UNHIDDEN * t_dp;
 		} else {
 			p->time.dp_comm_exposed = t_dp;
 		}
-		(void)window;
 		/* Optimizer step on the local shard. */
 		{
 			double local = l->zero >= 1 ? dense / n + expert / ne
