@@ -121,13 +121,21 @@ static void print_host(FILE *f, const struct host_topo *h, const char *nvml_note
 		}
 	}
 	if (h->nnics > 0) {
-		fprintf(f, "#\n# %-10s %-10s %-13s %5s %7s\n", "NIC", "kind", "bus_id",
-			"NUMA", "compute");
-		for (int n = 0; n < h->nnics; n++)
-			fprintf(f, "# %-10s %-10s %-13s %5d %7s\n", h->nic[n].name,
+		fprintf(f, "#\n# %-10s %-10s %-13s %5s %7s %9s\n", "NIC", "kind", "bus_id",
+			"NUMA", "compute", "rate");
+		fprintf(f, "# %-10s %-10s %-13s %5s %7s %9s\n", "", "", "", "", "",
+			"(Gb/s)");
+		for (int n = 0; n < h->nnics; n++) {
+			char rate[16];
+			if (h->nic[n].gbits > 0)
+				snprintf(rate, sizeof rate, "%.0f", h->nic[n].gbits);
+			else
+				snprintf(rate, sizeof rate, "-");
+			fprintf(f, "# %-10s %-10s %-13s %5d %7s %9s\n", h->nic[n].name,
 				nic_kind_name(h->nic[n].kind),
 				h->nic[n].bus_id[0] ? h->nic[n].bus_id : "-",
-				h->nic[n].numa, h->nic[n].compute ? "yes" : "no");
+				h->nic[n].numa, h->nic[n].compute ? "yes" : "no", rate);
+		}
 	}
 }
 
@@ -210,6 +218,8 @@ static cJSON *host_json(const struct host_topo *h, const char *nvml_note,
 		else
 			cJSON_AddNullToObject(o, "numa");
 		cJSON_AddBoolToObject(o, "compute", h->nic[n].compute);
+		json_add_number_or_null(o, "rate_gbits", h->nic[n].gbits > 0
+								 ? h->nic[n].gbits : NAN);
 		cJSON_AddItemToArray(nics, o);
 	}
 	mat = cJSON_AddArrayToObject(root, "nvlink_matrix");

@@ -25,6 +25,7 @@
 #include "discover.h"
 #include "host.h"
 #include "nvml.h"
+#include "smitopo.h"
 
 #define XML_DIR PPLAN_SOURCE_DIR "/tests/fixtures/hwloc/"
 
@@ -194,4 +195,44 @@ Test(discover, nvml_absent_is_not_an_error)
 	cr_expect(strstr(e.msg, "cannot be loaded") != NULL, "%s", e.msg);
 	cr_expect_eq(h.ngpus, 0);
 	cr_expect_str_eq(h.nvlink_source, "none");
+}
+
+/* ---- NIC link rates from sysfs (tests/fixtures/sysfs stands in for /sys) */
+
+#define SYSFS PPLAN_SOURCE_DIR "/tests/fixtures/sysfs"
+
+Test(discover, nic_rate_from_sysfs)
+{
+	struct host_nic ib = { "mlx5_0", "", "", NIC_IB, 0, 1, 0 };
+	struct host_nic eth = { "eth0", "", "", NIC_ETHERNET, 0, 0, 0 };
+	struct host_nic down = { "eth1", "", "", NIC_ETHERNET, 0, 0, 0 };
+	struct host_nic none = { "ens9", "", "", NIC_ETHERNET, 0, 0, 0 };
+	cr_assert_eq(setenv("PPLAN_SYSFS_ROOT", SYSFS, 1), 0);
+	/* "400 Gb/sec (4X NDR)" in ports/1/rate. */
+	cr_expect_float_eq(discover_nic_rate_gbits(&ib), 400.0, 1e-9);
+	/* 100000 Mb/s in class/net/eth0/speed. */
+	cr_expect_float_eq(discover_nic_rate_gbits(&eth), 100.0, 1e-9);
+	/* -1: the link is down or virtual; no file: unknown. */
+	cr_expect_float_eq(discover_nic_rate_gbits(&down), 0.0, 1e-12);
+	cr_expect_float_eq(discover_nic_rate_gbits(&none), 0.0, 1e-12);
+}
+
+/* A discovered rate replaces the preset's NIC speed: 8 compute NICs of
+ * 200 Gb/s on an 8-GPU node give 25 GB/s per GPU (the preset has 400). */
+Test(discover, cluster_takes_discovered_nic_rate)
+{
+	struct host_cluster_opts o = { gpu_find("h100-sxm"), 0, 1, 0 };
+	struct cluster c;
+	struct perr e = { { 0 } };
+	cr_assert_eq(smitopo_load(PPLAN_SOURCE_DIR "/tests/fixtures/nvidia-smi/dgx-h100.txt",
+				  &h, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < h.nnics; i++)
+		h.nic[i].gbits = 200;
+	cr_assert_eq(host_to_cluster(&h, &o, &c, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_float_eq(c.nic_gbps, 25.0, 1e-9);
+	cr_expect_float_eq(c.net.bw_gbps, 25.0, 1e-9);
+	/* --nic-gbits still wins. */
+	o.nic_gbits = 400;
+	cr_assert_eq(host_to_cluster(&h, &o, &c, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_float_eq(c.net.bw_gbps, 50.0, 1e-9);
 }

@@ -243,6 +243,42 @@ static void add_nic(hwloc_topology_t t, struct host_topo *h, struct walk *w,
 	w->nic[h->nnics++] = o;
 }
 
+/* The link rate of a live NIC from sysfs (PPLAN_SYSFS_ROOT replaces /sys
+ * for tests): an RDMA device's port 1 "rate" ("400 Gb/sec (4X NDR)"), or
+ * a network interface's "speed" in Mb/s (-1 when down or virtual). */
+double discover_nic_rate_gbits(const struct host_nic *n)
+{
+	const char *root = getenv("PPLAN_SYSFS_ROOT");
+	char path[256], buf[64];
+	FILE *f;
+	double v = 0;
+
+	if (!root || !*root)
+		root = "/sys";
+	if (n->kind == NIC_IB || n->kind == NIC_ROCE) {
+		snprintf(path, sizeof path, "%s/class/infiniband/%s/ports/1/rate",
+			 root, n->name);
+		if ((f = fopen(path, "r")) != NULL) {
+			if (fgets(buf, sizeof buf, f) && sscanf(buf, "%lf", &v) == 1 &&
+			    v > 0) {
+				fclose(f);
+				return v;
+			}
+			fclose(f);
+		}
+	}
+	snprintf(path, sizeof path, "%s/class/net/%s/speed", root,
+		 n->netdev[0] ? n->netdev : n->name);
+	if ((f = fopen(path, "r")) != NULL) {
+		if (fgets(buf, sizeof buf, f) && sscanf(buf, "%lf", &v) == 1 && v > 0) {
+			fclose(f);
+			return v / 1000.0;
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
 static void read_nvlink_matrix(hwloc_topology_t t, struct host_topo *h,
 			       struct walk *w)
 {
@@ -421,6 +457,9 @@ enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
 	}
 	h->hostname[sizeof h->hostname - 1] = '\0';
 	walk_topology(t, h);
+	if (!xml_path) /* an export says nothing about link rates */
+		for (int i = 0; i < h->nnics; i++)
+			h->nic[i].gbits = discover_nic_rate_gbits(&h->nic[i]);
 out:
 	if (t)
 		hwloc_topology_destroy(t);

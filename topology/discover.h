@@ -28,4 +28,9 @@ enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
  * text that is not a 3.x export is copied unchanged. */
 char *discover_xml_downgrade(const char *xml);
 
+/* A live NIC's link rate in Gbit/s from sysfs (the RDMA port's rate, else
+ * the interface's speed); 0 when unknown.  PPLAN_SYSFS_ROOT replaces
+ * /sys, for tests. */
+double discover_nic_rate_gbits(const struct host_nic *n);
+
 #endif

@@ -395,7 +395,16 @@ enum pplan_status host_to_cluster(const struct host_topo *h,
 	}
 	if (nics == 0)
 		nics = h->nnics;
-	nic_gbits = o->nic_gbits > 0 ? o->nic_gbits : preset_nic_gbits(preset);
+	nic_gbits = o->nic_gbits;
+	if (nic_gbits <= 0) {
+		/* The slowest compute NIC whose rate the host reported. */
+		for (int i = 0; i < h->nnics; i++)
+			if (h->nic[i].compute && h->nic[i].gbits > 0 &&
+			    (nic_gbits <= 0 || h->nic[i].gbits < nic_gbits))
+				nic_gbits = h->nic[i].gbits;
+	}
+	if (nic_gbits <= 0)
+		nic_gbits = preset_nic_gbits(preset);
 	if (nic_gbits <= 0)
 		nic_gbits = 100;
 	if (nics > 0) {

@@ -58,6 +58,7 @@ struct host_nic {
 	enum nic_kind kind;
 	int numa;               /* -1 unknown */
 	int compute;            /* PIX/PXB to at least one GPU (a GPU's rail) */
+	double gbits;           /* link rate, Gbit/s; 0 unknown (files, VMs) */
 };
 
 struct host_topo {
@@ -111,7 +112,8 @@ double host_nvlink_version_gbps(int version);
 
 struct host_cluster_opts {
 	const struct gpu_spec *gpu; /* NULL: guess from the GPU model names */
-	double nic_gbits;           /* one NIC, Gbit/s; 0: the GPU's preset */
+	double nic_gbits;           /* one NIC, Gbit/s; 0: the compute NICs'
+				       discovered rate, else the GPU's preset */
 	int num_nodes;              /* 0: 1 */
 	int nvlink_domain;          /* GPUs per NVLink domain; 0: the node */
 };
