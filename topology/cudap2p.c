@@ -58,15 +58,6 @@ static const struct pplan_cuda_api *load(char *path, size_t plen, char *why,
 	return api;
 }
 
-static int same_bus(const char *a, const char *b)
-{
-	unsigned d1, b1, s1, f1, d2, b2, s2, f2;
-	if (sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 ||
-	    sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
-		return 0;
-	return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
-}
-
 enum pplan_status cudap2p_probe(struct host_topo *h, struct perr *e)
 {
 	char path[PATH_MAX + 32], why[256];
@@ -89,21 +80,9 @@ enum pplan_status cudap2p_probe(struct host_topo *h, struct perr *e)
 		map[i] = -1;
 		if (api->device_info(i, bus, sizeof bus, name, sizeof name) != 0)
 			return perr_set(e, PPLAN_ENOTFOUND, "CUDA cannot describe GPU %d", i);
-		for (int g = 0; g < h->ngpus; g++)
-			if (same_bus(h->gpu[g].bus_id, bus))
-				map[i] = g;
-		if (map[i] < 0) {
-			struct host_gpu *g;
-			if (h->ngpus >= HOST_MAX_GPUS)
-				continue;
-			g = &h->gpu[h->ngpus];
-			memset(g, 0, sizeof *g);
-			snprintf(g->bus_id, sizeof g->bus_id, "%s", bus);
-			g->numa = -1;
-			g->nic = -1;
-			g->nic_path = PATH_UNKNOWN;
-			map[i] = h->ngpus++;
-		}
+		map[i] = host_gpu_by_bus(h, bus);
+		if (map[i] < 0)
+			continue;
 		snprintf(h->gpu[map[i]].model, sizeof h->gpu[map[i]].model, "%s", name);
 	}
 	memset(h->nvlinks, 0, sizeof h->nvlinks);

@@ -417,3 +417,29 @@ enum pplan_status host_to_cluster(const struct host_topo *h,
 	c->rail_aligned = host_rail_aligned(h);
 	return PPLAN_OK;
 }
+
+int host_same_bus(const char *a, const char *b)
+{
+	unsigned d1, b1, s1, f1, d2, b2, s2, f2;
+	if (sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 ||
+	    sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
+		return 0;
+	return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
+}
+
+int host_gpu_by_bus(struct host_topo *h, const char *bus_id)
+{
+	struct host_gpu *g;
+	for (int i = 0; i < h->ngpus; i++)
+		if (host_same_bus(h->gpu[i].bus_id, bus_id))
+			return i;
+	if (h->ngpus >= HOST_MAX_GPUS)
+		return -1;
+	g = &h->gpu[h->ngpus];
+	memset(g, 0, sizeof *g);
+	snprintf(g->bus_id, sizeof g->bus_id, "%s", bus_id);
+	g->numa = -1;
+	g->nic = -1;
+	g->nic_path = PATH_UNKNOWN;
+	return h->ngpus++;
+}

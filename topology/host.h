@@ -103,6 +103,15 @@ int host_rail_aligned(const struct host_topo *h);
  * a GPU whose peers' link counts sum to more than `max_links` must reach
  * them through a switch.  Sets link_gbps-based bandwidths if missing. */
 void host_classify_nvlink(struct host_topo *h, int max_links);
+/* 1 if the two PCI addresses are the same device, compared numerically
+ * ("00000000:34:00.0" equals "0000:34:00.0"). */
+int host_same_bus(const char *a, const char *b);
+
+/* The index of h's GPU at PCI address bus_id, adding a GPU with that
+ * address (NUMA and NIC unknown) when h has none; -1 when h is full.
+ * For sources (NVML, CUDA) that see GPUs hwloc did not. */
+int host_gpu_by_bus(struct host_topo *h, const char *bus_id);
+
 /* Total NVLinks of GPU i to its peers (direct) or to the fabric. */
 int host_gpu_links(const struct host_topo *h, int i);
 

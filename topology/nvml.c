@@ -76,16 +76,6 @@ static const char *load_api(struct nvml_api *a, const char **libname)
 	return NULL;
 }
 
-/* Compares PCI addresses numerically ("00000000:34:00.0" = "0000:34:00.0"). */
-static int same_bus(const char *a, const char *b)
-{
-	unsigned d1, b1, s1, f1, d2, b2, s2, f2;
-	if (sscanf(a, "%x:%x:%x.%x", &d1, &b1, &s1, &f1) != 4 ||
-	    sscanf(b, "%x:%x:%x.%x", &d2, &b2, &s2, &f2) != 4)
-		return 0;
-	return d1 == d2 && b1 == b2 && s1 == s2 && f1 == f2;
-}
-
 enum pplan_status nvml_probe(struct host_topo *h, struct perr *e)
 {
 	struct nvml_api a;
@@ -120,23 +110,11 @@ enum pplan_status nvml_probe(struct host_topo *h, struct perr *e)
 			return perr_set(e, PPLAN_ENOTFOUND,
 					"NVML cannot describe GPU %u", i);
 		}
-		for (int g = 0; g < h->ngpus; g++)
-			if (same_bus(h->gpu[g].bus_id, p.bus_id))
-				map[i] = g;
-		if (map[i] < 0) {
-			/* Not seen by hwloc (or hwloc found a different set):
-			 * describe it from NVML. */
-			struct host_gpu *g;
-			if (h->ngpus >= HOST_MAX_GPUS)
-				continue;
-			g = &h->gpu[h->ngpus];
-			memset(g, 0, sizeof *g);
-			snprintf(g->bus_id, sizeof g->bus_id, "%s", p.bus_id);
-			g->numa = -1;
-			g->nic = -1;
-			g->nic_path = PATH_UNKNOWN;
-			map[i] = h->ngpus++;
-		}
+		/* Not seen by hwloc (or hwloc found a different set):
+		 * described from NVML. */
+		map[i] = host_gpu_by_bus(h, p.bus_id);
+		if (map[i] < 0)
+			continue;
 		a.name(dev[i], h->gpu[map[i]].model, sizeof h->gpu[map[i]].model);
 	}
 	memset(h->nvlinks, 0, sizeof h->nvlinks);
@@ -161,7 +139,7 @@ enum pplan_status nvml_probe(struct host_topo *h, struct perr *e)
 			    a.link_remote_pci(dev[i], l, &rp) == NVML_OK)
 				for (unsigned j = 0; j < n; j++)
 					if (j != i && map[j] >= 0 &&
-					    same_bus(h->gpu[map[j]].bus_id, rp.bus_id))
+					    host_same_bus(h->gpu[map[j]].bus_id, rp.bus_id))
 						gj = map[j];
 			if (gj >= 0)
 				h->nvlinks[gi][gj]++;
