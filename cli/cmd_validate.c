@@ -1,5 +1,5 @@
 /*
- * cli_validate.c: `pplan validate FILE`: predicts every published run of
+ * cmd_validate.c: `pplan validate FILE`: predicts every published run of
  * a pplan.cases/1 file and prints predicted against measured step time
  * and memory, the error per case, the defaults assumed for null fields,
  * and the mean absolute percentage error by source and overall.

@@ -1,5 +1,5 @@
 /*
- * cli_predict.c: `pplan predict`: one layout, memory and time term by
+ * cmd_predict.c: `pplan predict`: one layout, memory and time term by
  * term, and optionally pplan.prediction/1 JSON.
  */
 #include <stdio.h>

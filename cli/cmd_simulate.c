@@ -1,5 +1,5 @@
 /*
- * cli_simulate.c: `pplan simulate`: one layout's pipeline schedule played
+ * cmd_simulate.c: `pplan simulate`: one layout's pipeline schedule played
  * event by event (sim/des.h) with durations from the cost model.  Prints
  * per-stage busy, idle, bubble and peak in-flight activations as an
  * nccl-tests style table, a text timeline for small pipelines, and writes

@@ -1,5 +1,5 @@
 /*
- * cli_search.c: `pplan search`: every layout of a model on a cluster,
+ * cmd_search.c: `pplan search`: every layout of a model on a cluster,
  * ranked by predicted step time, with the rejections counted by reason,
  * one line per strategy family, and the Megatron-LM flags of the best.
  */

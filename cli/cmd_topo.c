@@ -1,5 +1,5 @@
 /*
- * cli_topo.c: `pplan topo`: discover a host (hwloc, NVML, or saved hwloc
+ * cmd_topo.c: `pplan topo`: discover a host (hwloc, NVML, or saved hwloc
  * XML / `nvidia-smi topo -m` files), print it as nccl-tests-style '#'
  * lines, and write the pplan.cluster/1 file that --cluster takes and a
  * pplan.topo/1 JSON document.  With --gather (under mpirun, one rank per
