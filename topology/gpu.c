@@ -64,6 +64,7 @@ const char *precision_name(enum precision p)
 	case PREC_BF16: return "bf16";
 	case PREC_FP16: return "fp16";
 	case PREC_FP8: return "fp8";
+	case PREC_FP32: return "fp32";
 	case PREC_COUNT: break;
 	}
 	return "?";
@@ -78,6 +79,18 @@ int precision_parse(const char *s, enum precision *out)
 		}
 	}
 	return -1;
+}
+
+int precision_bytes(enum precision p)
+{
+	switch (p) {
+	case PREC_FP8: return 1;
+	case PREC_FP32: return 4;
+	case PREC_BF16:
+	case PREC_FP16:
+	case PREC_COUNT: break;
+	}
+	return 2;
 }
 
 const struct gpu_spec *gpu_table(int *n)

@@ -12,12 +12,15 @@ enum precision {
 	PREC_BF16 = 0,
 	PREC_FP16,
 	PREC_FP8,
+	PREC_FP32,      /* plain fp32 (the CPU backend; GPUs list no tensor-core rate for it) */
 	PREC_COUNT
 };
 
 const char *precision_name(enum precision p);
 /* Returns 0 and sets *out for "bf16", "fp16", "fp8"; -1 otherwise. */
 int precision_parse(const char *s, enum precision *out);
+/* Bytes of one element stored in precision p (fp8 1, bf16/fp16 2, fp32 4). */
+int precision_bytes(enum precision p);
 
 struct gpu_spec {
 	char name[32];            /* pplan name, e.g. "h100-sxm" */
