@@ -55,14 +55,28 @@ static void classify(struct vcase *vc, const char *source)
 	snprintf(vc->source_key, sizeof vc->source_key, "%s", k);
 }
 
-/* Reads an integer field that may be null; returns 1 if present. */
-static int opt_long(const cJSON *o, const char *key, long *v, const char *where,
-		    enum pplan_status *st, struct perr *e)
+/* Reads a whole number in [min, max] that may be null; returns 1 if
+ * present.  A value out of range sets *st (the first error is kept) with
+ * a sentence naming where, the key and the bound. */
+static int opt_long(const cJSON *o, const char *key, long min, long max,
+		    long *v, const char *where, enum pplan_status *st,
+		    struct perr *e)
 {
-	enum pplan_status s = json_get_long(o, key, v, 0, where, e);
+	long x = 0;
+	enum pplan_status s;
+
+	if (*st != PPLAN_OK)
+		return 0;
+	s = json_get_long(o, key, &x, min, where, e);
+	if (s == PPLAN_OK && x > max)
+		s = perr_set(e, PPLAN_EINPUT, "%s: %s must be at most %ld, got %ld",
+			     where, key, max, x);
 	if (s == PPLAN_EINPUT)
 		*st = s;
-	return s == PPLAN_OK;
+	if (s != PPLAN_OK)
+		return 0;
+	*v = x;
+	return 1;
 }
 
 static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
@@ -75,6 +89,7 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	double pb = 0;
 	int have_l, have_h, have_f, have_a, have_g, have_v;
 	const cJSON *moe;
+	char mwhere[300];
 
 	if (!cJSON_IsObject(jm))
 		return perr_set(e, PPLAN_EINPUT, "%s: model must be an object", where);
@@ -84,19 +99,22 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	    mlp_kind_parse(s, &m->mlp) != 0)
 		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
 				where, s);
-	have_l = opt_long(jm, "num_layers", &layers, where, &st, e);
-	have_h = opt_long(jm, "hidden_size", &hidden, where, &st, e);
-	have_f = opt_long(jm, "ffn_hidden_size", &ffn, where, &st, e);
-	have_a = opt_long(jm, "num_attention_heads", &heads, where, &st, e);
-	have_g = opt_long(jm, "num_kv_heads", &kv, where, &st, e);
-	have_v = opt_long(jm, "vocab_size", &vocab, where, &st, e);
-	if (!opt_long(jm, "seq_length", &seq, where, &st, e)) {
+	snprintf(mwhere, sizeof mwhere, "%s: model", where);
+	have_l = opt_long(jm, "num_layers", 1, MODEL_MAX_COUNT, &layers, mwhere, &st, e);
+	have_h = opt_long(jm, "hidden_size", 1, MODEL_MAX_DIM, &hidden, mwhere, &st, e);
+	have_f = opt_long(jm, "ffn_hidden_size", 1, MODEL_MAX_DIM, &ffn, mwhere, &st, e);
+	have_a = opt_long(jm, "num_attention_heads", 1, MODEL_MAX_COUNT, &heads, mwhere, &st, e);
+	have_g = opt_long(jm, "num_kv_heads", 1, MODEL_MAX_COUNT, &kv, mwhere, &st, e);
+	have_v = opt_long(jm, "vocab_size", 1, MODEL_MAX_DIM, &vocab, mwhere, &st, e);
+	if (!opt_long(jm, "seq_length", 1, MODEL_MAX_DIM, &seq, mwhere, &st, e) &&
+	    st == PPLAN_OK) {
 		seq = 2048;
 		note(vc, "seq_length=2048");
 	}
-	json_get_number(jm, "params_billion", &pb, where, e);
 	if (st != PPLAN_OK)
 		return st;
+	if (json_get_number(jm, "params_billion", &pb, mwhere, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
 
 	/* Fill what the source left out from the nearest zoo model of the
 	 * same MLP kind. */
@@ -154,8 +172,11 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
 	if (cJSON_IsObject(moe)) {
 		long ne = 0, k = 0;
-		json_get_long(moe, "num_experts", &ne, 1, where, e);
-		json_get_long(moe, "top_k", &k, 1, where, e);
+		snprintf(mwhere, sizeof mwhere, "%s: model.moe", where);
+		opt_long(moe, "num_experts", 1, MODEL_MAX_COUNT, &ne, mwhere, &st, e);
+		opt_long(moe, "top_k", 1, MODEL_MAX_COUNT, &k, mwhere, &st, e);
+		if (st != PPLAN_OK)
+			return st;
 		m->num_experts = (int)ne;
 		m->top_k = (int)k;
 	}
@@ -204,16 +225,25 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 		const struct gpu_spec *g;
 		const char *preset;
 		long gpus = 0, per_node = 8;
-		double gbps;
+		double gbps = 0;
+		char hwhere[300];
+		s = NULL;
 		if (json_get_string(jh, "gpu", &s, where, e) != PPLAN_OK ||
 		    !(g = gpu_find(s)))
 			return perr_set(e, PPLAN_EINPUT, "%s: unknown GPU '%s'", where,
 					s ? s : "(missing)");
-		if (json_get_long(jh, "num_gpus", &gpus, 1, where, e) != PPLAN_OK)
+		snprintf(hwhere, sizeof hwhere, "%s: hardware", where);
+		if (!opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, hwhere,
+			      &st, e)) {
+			if (st != PPLAN_OK)
+				return st;
 			return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing",
 					where);
-		if (json_get_long(jh, "gpus_per_node", &per_node, 1, where, e) !=
-		    PPLAN_OK) {
+		}
+		if (!opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS,
+			      &per_node, hwhere, &st, e)) {
+			if (st != PPLAN_OK)
+				return st;
 			per_node = 8;
 			note(vc, "gpus_per_node=8");
 		}
@@ -231,8 +261,15 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 			vc->cluster.nvlink_domain = (int)gpus;
 			vc->cluster.num_nodes = 1;
 		}
-		if (json_get_number(jh, "inter_node_gbps_per_gpu", &gbps, where, e) ==
-		    PPLAN_OK)
+		st = json_get_number(jh, "inter_node_gbps_per_gpu", &gbps, hwhere, e);
+		if (st == PPLAN_OK && !(gbps > 0 && gbps <= 1e6))
+			st = perr_set(e, PPLAN_EINPUT,
+				      "%s: inter_node_gbps_per_gpu must be more than 0 and at most 1000000 Gb/s, got %g",
+				      hwhere, gbps);
+		if (st == PPLAN_EINPUT)
+			return st;
+		st = PPLAN_OK;
+		if (gbps > 0)
 			cluster_set_net_gbps(&vc->cluster, gbps / 8.0);
 		else
 			note(vc, "network %ld Gb/s per GPU (%s)",
@@ -245,22 +282,30 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	{
 		struct layout *l = &vc->layout;
 		int b;
+		const long D = LAYOUT_MAX_DEGREE;
+		char lwhere[300];
+		snprintf(lwhere, sizeof lwhere, "%s: layout", where);
 		layout_default(l);
-		has_tp = opt_long(jl, "tp", &v, where, &st, e); if (has_tp) l->tp = (int)v;
-		has_pp = opt_long(jl, "pp", &v, where, &st, e); if (has_pp) l->pp = (int)v;
-		has_dp = opt_long(jl, "dp", &v, where, &st, e); if (has_dp) l->dp = (int)v;
-		if (opt_long(jl, "cp", &v, where, &st, e)) l->cp = (int)v;
-		if (opt_long(jl, "ep", &v, where, &st, e)) l->ep = (int)v;
+		has_tp = opt_long(jl, "tp", 1, D, &v, lwhere, &st, e); if (has_tp) l->tp = (int)v;
+		has_pp = opt_long(jl, "pp", 1, D, &v, lwhere, &st, e); if (has_pp) l->pp = (int)v;
+		has_dp = opt_long(jl, "dp", 1, D, &v, lwhere, &st, e); if (has_dp) l->dp = (int)v;
+		if (opt_long(jl, "cp", 1, D, &v, lwhere, &st, e)) l->cp = (int)v;
+		if (opt_long(jl, "ep", 1, D, &v, lwhere, &st, e)) l->ep = (int)v;
 		else if (vc->model.num_experts > 1) note(vc, "ep=1");
-		if (opt_long(jl, "vp", &v, where, &st, e)) l->vp = (int)v;
-		if (opt_long(jl, "micro_batch_size", &v, where, &st, e))
+		if (opt_long(jl, "vp", 1, D, &v, lwhere, &st, e)) l->vp = (int)v;
+		if (opt_long(jl, "micro_batch_size", 1, D, &v, lwhere, &st, e))
 			l->mbs = (int)v;
-		else
+		else if (st == PPLAN_OK)
 			note(vc, "mbs=1 (Megatron default)");
-		if (opt_long(jl, "global_batch_size", &v, where, &st, e))
+		if (opt_long(jl, "global_batch_size", 1, LAYOUT_MAX_GBS, &v, lwhere, &st, e))
 			l->gbs = v;
 		if (st != PPLAN_OK)
 			return st;
+		if ((double)l->tp * l->pp * l->dp * l->cp > (double)CLUSTER_MAX_GPUS)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: tp*pp*dp*cp = %.0f GPUs is more than %ld",
+					lwhere, (double)l->tp * l->pp * l->dp * l->cp,
+					(long)CLUSTER_MAX_GPUS);
 		if (!has_tp || !has_pp || !has_dp) {
 			vc->predictable = 0;
 			snprintf(vc->skip_reason, sizeof vc->skip_reason,
@@ -286,15 +331,14 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 			l->recompute = RECOMPUTE_NONE;
 			note(vc, "recompute=none");
 		}
-		if (opt_long(jl, "zero", &v, where, &st, e))
+		if (opt_long(jl, "zero", 0, 3, &v, lwhere, &st, e))
 			l->zero = (int)v;
-		else {
+		else if (st == PPLAN_OK) {
 			l->zero = modern && l->dp * l->cp > 1 ? 1 : 0;
 			note(vc, "zero=%d", l->zero);
 		}
-		if (l->zero > 3)
-			return perr_set(e, PPLAN_EINPUT, "%s: layout.zero must be 0..3",
-					where);
+		if (st != PPLAN_OK)
+			return st;
 		train_opts_default(&vc->opts, &vc->model);
 		if (json_get_string(jl, "precision", &s, where, e) == PPLAN_OK) {
 			if (precision_parse(s, &vc->opts.precision) != 0)
@@ -327,10 +371,27 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	{
 		double x;
 		int oom = 0;
-		if (json_get_number(jme, "step_time_s", &x, where, e) == PPLAN_OK)
+		char xwhere[300];
+		snprintf(xwhere, sizeof xwhere, "%s: measured", where);
+		if ((st = json_get_number(jme, "step_time_s", &x, xwhere, e)) == PPLAN_OK) {
+			if (!(x > 0))
+				return perr_set(e, PPLAN_EINPUT,
+						"%s: step_time_s must be more than 0 s, got %g",
+						xwhere, x);
 			vc->measured_step_s = x;
-		if (json_get_number(jme, "memory_gib", &x, where, e) == PPLAN_OK)
+		} else if (st == PPLAN_EINPUT) {
+			return st;
+		}
+		if ((st = json_get_number(jme, "memory_gib", &x, xwhere, e)) == PPLAN_OK) {
+			if (!(x > 0))
+				return perr_set(e, PPLAN_EINPUT,
+						"%s: memory_gib must be more than 0 GiB, got %g",
+						xwhere, x);
 			vc->measured_mem_gib = x;
+		} else if (st == PPLAN_EINPUT) {
+			return st;
+		}
+		st = PPLAN_OK;
 		if (json_get_string(jme, "memory_kind", &s, where, e) == PPLAN_OK)
 			snprintf(vc->memory_kind, sizeof vc->memory_kind, "%s", s);
 		if (json_get_bool(jme, "oom", &oom, where, e) == PPLAN_OK)

@@ -93,7 +93,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 	switch (bit) {
 	case LK_TP: case LK_PP: case LK_DP: case LK_CP: case LK_EP:
 	case LK_VP: case LK_MBS:
-		if (parse_pos_int(v, 1L << 20, &x) != 0)
+		if (parse_pos_int(v, LAYOUT_MAX_DEGREE, &x) != 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"layout: %s must be a positive whole number, got '%s'",
 					key, v);
@@ -106,7 +106,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 		else l->mbs = (int)x;
 		return PPLAN_OK;
 	case LK_GBS:
-		if (parse_pos_int(v, 1L << 40, &x) != 0)
+		if (parse_pos_int(v, LAYOUT_MAX_GBS, &x) != 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"layout: gbs must be a positive whole number of sequences, got '%s'",
 					v);
@@ -245,6 +245,17 @@ enum pplan_status layout_check(const struct layout *l,
 {
 	long micro;
 
+	/* Layouts from strings and files are bounded where they are read;
+	 * this keeps every division below well defined whatever the caller. */
+	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 ||
+	    l->vp < 1 || l->mbs < 1)
+		REJECT("degree below 1",
+		       "tp, pp, dp, cp, ep, vp and mbs must all be at least 1 (got %d, %d, %d, %d, %d, %d, %d)",
+		       l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs);
+	if ((double)l->tp * l->pp * l->dp * l->cp > INT_MAX)
+		REJECT("too many GPUs",
+		       "tp*pp*dp*cp = %.0f GPUs is more than %d",
+		       (double)l->tp * l->pp * l->dp * l->cp, INT_MAX);
 	if (gpus > 0 && layout_gpus(l) != gpus)
 		REJECT("degrees do not multiply to the GPU count",
 		       "tp*pp*dp*cp = %d*%d*%d*%d = %ld, but there are %ld GPUs",

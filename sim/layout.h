@@ -26,6 +26,11 @@ const char *schedule_name(enum schedule s);
 int recompute_parse(const char *s, enum recompute *out);
 int schedule_parse(const char *s, enum schedule *out);
 
+/* The largest degree (tp, pp, dp, cp, ep, vp) or micro-batch a layout
+ * takes, and the largest global batch in sequences (README "Limits"). */
+#define LAYOUT_MAX_DEGREE (1L << 20)
+#define LAYOUT_MAX_GBS (1L << 40)
+
 struct layout {
 	int tp, pp, dp, cp, ep;
 	int vp;                 /* virtual stages (model chunks) per pipeline rank */

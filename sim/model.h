@@ -41,6 +41,14 @@ struct model_spec {
 	int top_k;          /* experts per token */
 };
 
+/* What a model file may say (README "Limits"): counts (layers, heads,
+ * key/value heads, experts, top_k) up to MODEL_MAX_COUNT, sizes (hidden,
+ * ffn, head_dim, vocab, seq) up to MODEL_MAX_DIM.  Readers refuse a value
+ * beyond them with the file, the key and the bound; the cost and memory
+ * model then computes in double and 64 bits without overflow. */
+#define MODEL_MAX_COUNT (1L << 20)
+#define MODEL_MAX_DIM (1L << 24)
+
 /* Parameter counts (exact for the architecture; biases and norms counted). */
 double model_params_attn_layer(const struct model_spec *m);
 double model_params_mlp_layer(const struct model_spec *m);   /* all experts */

@@ -8,8 +8,8 @@
 
 #include "model.h"
 
-#define MAX_COUNT (1L << 20) /* layers, heads, experts */
-#define MAX_DIM (1L << 30)   /* hidden, ffn, vocab, seq, head_dim */
+#define MAX_COUNT MODEL_MAX_COUNT /* layers, heads, experts */
+#define MAX_DIM MODEL_MAX_DIM     /* hidden, ffn, vocab, seq, head_dim */
 
 /* The key names a message uses: pplan.model/1's, or the ones a Hugging
  * Face config actually had. */

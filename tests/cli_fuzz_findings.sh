@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# cli_fuzz_findings.sh: every input that once broke pplan (F01-F14,
+# tests/fixtures/fuzz-findings/README.md) replayed against the real binary.
+# Each run must end with exit status 0 or 2 within 10 s; a refusal (2) is
+# one line on stderr starting with "pplan"; no sanitizer report; nothing
+# a run names as output that is a device node or a directory is replaced.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
+F=$S/tests/fixtures/fuzz-findings
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# run WANT ID ARGS...: WANT is 0, 2 or "0|2".
+run() {
+	local want=$1 id=$2 rc why=""
+	shift 2
+	timeout 10 "$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 124 ]; then
+		why="no answer within 10 s"
+	elif ! [[ "$rc" =~ ^($want)$ ]]; then
+		why="exit status $rc, want $want"
+	elif grep -qE "Sanitizer|runtime error:" "$tmp/err"; then
+		why="a sanitizer report"
+	elif [ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+		why="$(wc -l <"$tmp/err") lines on stderr, want 1"
+	elif [ "$rc" -eq 2 ] && [ "$(head -c 5 "$tmp/err")" != "pplan" ]; then
+		why="stderr does not start with 'pplan'"
+	fi
+	if [ -n "$why" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $id: pplan $*"
+		echo "      $why"
+		sed 's/^/      stderr: /' "$tmp/err" | head -8
+	else
+		passed=$((passed + 1))
+	fi
+}
+
+# F02-F04: case files with zero or overflowing degrees and counts.
+run 2 F02 validate "$F/F02-cases-div0-layout_check-mbs0/input.json" --quiet
+run 2 F03 validate "$F/F03-cases-div0-layout_check-vp0/input.json" --quiet
+run 2 F03 validate "$F/F03-cases-div0-layout_check-vp0/input-ep0.json" --quiet
+run 2 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input.json" --quiet
+run 2 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input-dp-2p32plus8.json"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
