@@ -1,0 +1,179 @@
+/*
+ * backend.h: what the executor asks of a machine, behind one table.
+ *
+ * Two implementations, chosen by the build and at run time, never by an
+ * #ifdef at a call site:
+ *  - cpu  (exec/backend_cpu.c): host memory, OpenBLAS sgemm, the C kernels
+ *    of kernels/, MPI collectives and point-to-point (non-blocking, polled);
+ *  - cuda (exec/backend_cuda.c, over the dlopened CUDA module): device
+ *    memory, cuBLAS GEMMs (bf16/fp16 in, fp32 accumulate; or fp32), the
+ *    CUDA kernels, NCCL collectives and grouped ncclSend/ncclRecv on a
+ *    communication stream beside the compute stream, CUDA events.
+ *
+ * Streams.  Compute runs in order on the compute stream.  Communication
+ * runs on the communication stream: a collective or transfer issued with
+ * a request starts once the compute issued before it is done (an event
+ * on the compute stream that the communication stream waits for), and
+ * be_ops.wait makes the compute stream (and, for the CPU, the caller)
+ * wait for its completion.  Without a request it is complete on return.
+ * The CPU backend has no streams: compute is synchronous, communication
+ * is an MPI request that wait polls.
+ *
+ * Waiting never blocks forever: every wait polls, and gives up with
+ * PPLAN_ESYSTEM when the executor's watchdog (struct be_watch) says so
+ * (timeout, a signal, a failed peer), naming what it waited for.
+ *
+ * Timing.  mark() records a point on the compute stream (the host clock
+ * on the CPU, a CUDA event on CUDA); after sync(), mark_seconds() gives
+ * each point in seconds since the step's first mark.
+ *
+ * Ownership: the executor owns the struct backend (be_open/be_close);
+ * memory from alloc is freed with free; groups with group_free.
+ */
+#ifndef PPLAN_BACKEND_H
+#define PPLAN_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "kernels.h"
+#include "status.h"
+
+enum be_kind { BE_CPU = 0, BE_CUDA };
+enum be_redop { BE_SUM = 0, BE_MAX };
+
+struct backend;
+struct be_group; /* a communicator over some ranks */
+
+/* A pending communication.  Plain data the caller keeps until wait. */
+struct be_req {
+	int active;
+	MPI_Request mpi;      /* cpu */
+	void *event;          /* cuda: completion event on the comm stream */
+	double post_s;        /* host time when issued (trace of comm ops) */
+	const char *what;     /* what is being waited for, for messages */
+};
+
+/* The executor's watchdog: a wait asks it whether to give up. */
+struct be_watch {
+	/* 0 to keep waiting; else a status and a sentence in e. */
+	enum pplan_status (*check)(void *ctx, const char *what, double waited_s,
+				   struct perr *e);
+	void *ctx;
+};
+
+struct be_ops {
+	const char *name;        /* "cpu", "cuda" */
+
+	/* ---- memory ---- */
+	void *(*alloc)(struct backend *b, size_t bytes);  /* zeroed; NULL: none left */
+	void (*free)(struct backend *b, void *p);
+	void (*zero)(struct backend *b, void *p, size_t bytes);
+	void (*to_device)(struct backend *b, void *dst, const void *src, size_t n);
+	void (*to_host)(struct backend *b, void *dst, const void *src, size_t n);
+	void (*copy)(struct backend *b, void *dst, const void *src, size_t n);
+
+	/* ---- GEMM, row-major ----
+	 * C (m,n) = alpha * op(A) (m,k) * op(B) (k,n) + beta * C, op = transpose
+	 * when ta/tb; lda, ldb, ldc are the row strides of A, B, C as stored.
+	 * A and B are of the backend's dtype; C of c_dtype (the dtype, or
+	 * KD_F32 for fp32 weight gradients); fp32 accumulation. */
+	void (*gemm)(struct backend *b, int ta, int tb, long m, long n, long k,
+		     float alpha, const void *A, long lda, const void *B, long ldb,
+		     float beta, void *C, long ldc, enum kern_dtype c_dtype);
+	/* batch GEMMs, matrix i at A + i*sA elements (likewise B, C). */
+	void (*gemm_batched)(struct backend *b, int ta, int tb, long m, long n,
+			     long k, float alpha, const void *A, long lda, long sA,
+			     const void *B, long ldb, long sB, float beta, void *C,
+			     long ldc, long sC, long batch, enum kern_dtype c_dtype);
+
+	/* ---- groups ----
+	 * A communicator over the ranks of `comm` (made by the executor with
+	 * MPI_Comm_split from sim's rank map; color and key as given there, so
+	 * that NCCL splits the same way). */
+	enum pplan_status (*group_create)(struct backend *b, MPI_Comm comm,
+					  int color, int key,
+					  struct be_group **out, struct perr *e);
+	void (*group_free)(struct backend *b, struct be_group *g);
+
+	/* ---- collectives on a group ----
+	 * counts are elements of dtype; allgather/reducescatter counts are
+	 * per rank (in and out of the local shard).  req NULL: complete on
+	 * return (still polled). */
+	enum pplan_status (*allreduce)(struct backend *b, struct be_group *g,
+				       void *buf, long count, enum kern_dtype dt,
+				       enum be_redop op, struct be_req *req,
+				       struct perr *e);
+	enum pplan_status (*allgather)(struct backend *b, struct be_group *g,
+				       void *out, const void *in, long count,
+				       enum kern_dtype dt, struct be_req *req,
+				       struct perr *e);
+	enum pplan_status (*reducescatter)(struct backend *b, struct be_group *g,
+					   void *out, const void *in, long count,
+					   enum kern_dtype dt, struct be_req *req,
+					   struct perr *e);
+	enum pplan_status (*broadcast)(struct backend *b, struct be_group *g,
+				       void *buf, long count, enum kern_dtype dt,
+				       int root, struct be_req *req, struct perr *e);
+
+	/* ---- point-to-point on a group (peer = rank in the group) ----
+	 * Sends and receives issued between p2p_begin and p2p_end go out
+	 * together (ncclGroupStart/End, as Megatron batches them). */
+	void (*p2p_begin)(struct backend *b);
+	enum pplan_status (*p2p_end)(struct backend *b, struct perr *e);
+	enum pplan_status (*send)(struct backend *b, struct be_group *g, int peer,
+				  const void *buf, size_t bytes, int tag,
+				  struct be_req *req, struct perr *e);
+	enum pplan_status (*recv)(struct backend *b, struct be_group *g, int peer,
+				  void *buf, size_t bytes, int tag,
+				  struct be_req *req, struct perr *e);
+
+	/* ---- completion ---- */
+	/* Waits for req (polling; the watchdog may end it). */
+	enum pplan_status (*wait)(struct backend *b, struct be_req *req,
+				  struct perr *e);
+	/* 1 if req is complete (then it is finished as by wait), else 0. */
+	int (*test)(struct backend *b, struct be_req *req);
+	/* Waits for everything issued on both streams. */
+	enum pplan_status (*sync)(struct backend *b, struct perr *e);
+
+	/* ---- timing ---- */
+	/* Clears the marks: the next mark is the step's origin. */
+	void (*marks_reset)(struct backend *b);
+	/* Records a point on the compute stream; returns its index. */
+	int (*mark)(struct backend *b);
+	/* Seconds from the origin to mark i (after sync). */
+	double (*mark_seconds)(struct backend *b, int i);
+
+	/* ---- the device ---- */
+	/* Bytes in use now and at the peak, as the device or process sees them. */
+	void (*memory)(struct backend *b, double *used_bytes, double *peak_bytes);
+	void (*close)(struct backend *b);
+};
+
+struct backend {
+	const struct be_ops *ops;
+	const struct kern_ops *k;    /* the kernels, of dtype below */
+	enum kern_dtype dtype;       /* activations and compute weights */
+	enum be_kind kind;
+	struct be_watch watch;
+	char device[128];            /* "cpu: 2 cores, ...", "NVIDIA H200 (0000:19:00.0)" */
+	char libraries[256];         /* "OpenBLAS 0.3.21, Open MPI 4.1.4" */
+	int local_rank;
+	void *impl;                  /* the implementation's state */
+};
+
+/* The CPU backend (fp32).  *out is the caller's (b->ops->close). */
+enum pplan_status be_cpu_open(int local_rank, struct backend **out,
+			      struct perr *e);
+
+/* The CUDA backend on device local_rank % devices, with `dtype` compute
+ * precision.  PPLAN_ENOTFOUND with the reason in e where no module,
+ * driver or GPU answers (the caller may fall back to the CPU). */
+enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
+			       MPI_Comm world, struct backend **out,
+			       struct perr *e);
+
+#endif
