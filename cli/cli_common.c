@@ -197,7 +197,7 @@ enum pplan_status cli_resolve_layout(struct cli_inputs *in,
 				     struct perr *e)
 {
 	unsigned set = 0;
-	const char *why = NULL;
+	enum reject why = REJECT_NONE;
 	enum pplan_status st = layout_parse(layout_arg, l, &set, e);
 
 	if (st != PPLAN_OK)

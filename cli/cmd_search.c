@@ -103,10 +103,20 @@ static void short_layout(const struct layout *l, char *buf, size_t len)
 	}
 }
 
-static int cmp_rej(const void *a, const void *b)
+/* Reasons with a count, most frequent first (ties: the earlier check). */
+static int sorted_rejects(const struct search_result *r, enum reject *out)
 {
-	const struct search_reject *x = a, *y = b;
-	return (y->count > x->count) - (y->count < x->count);
+	int n = 0;
+	for (int i = REJECT_NONE + 1; i < REJECT_COUNT; i++) {
+		int j;
+		if (r->rejected[i] <= 0)
+			continue;
+		for (j = n; j > 0 && r->rejected[out[j - 1]] < r->rejected[i]; j--)
+			out[j] = out[j - 1];
+		out[j] = (enum reject)i;
+		n++;
+	}
+	return n;
 }
 
 static void commas(char *buf, size_t len, long v)
@@ -119,6 +129,31 @@ static void commas(char *buf, size_t len, long v)
 		buf[o++] = tmp[i];
 	}
 	buf[o] = '\0';
+}
+
+/* Why a family has no member: its binding constraint (search.h) and,
+ * when other reasons rejected members too, the next most frequent one,
+ * each with its count. */
+static void family_reasons(FILE *f, const struct cli_inputs *in,
+			   const struct search_family_result *fr)
+{
+	enum reject second = REJECT_NONE;
+	char msg[256], n[32];
+	for (int r = REJECT_NONE + 1; r < REJECT_COUNT; r++)
+		if (r != (int)fr->why && fr->rejected[r] > 0 &&
+		    (second == REJECT_NONE || fr->rejected[r] > fr->rejected[second]))
+			second = (enum reject)r;
+	commas(n, sizeof n, fr->rejected[fr->why]);
+	fprintf(f, "%s", fr->why_msg);
+	if (second != REJECT_NONE) {
+		char n2[32];
+		reject_describe(second, &fr->witness[second], &in->model,
+				cluster_gpus(&in->cluster), msg, sizeof msg);
+		commas(n2, sizeof n2, fr->rejected[second]);
+		fprintf(f, " (%s %s); %s (%s)", n,
+			fr->rejected[fr->why] == 1 ? "layout" : "layouts", msg, n2);
+	}
+	fprintf(f, "\n");
 }
 
 int cmd_search(int argc, char **argv)
@@ -150,7 +185,8 @@ int cmd_search(int argc, char **argv)
 	struct search_result r;
 	enum pplan_status st;
 	long v;
-	int c, closed_form = 0;
+	int c, closed_form = 0, n_rej;
+	enum reject rej[REJECT_COUNT];
 	char buf[64];
 
 	cli_inputs_init(&in);
@@ -213,13 +249,13 @@ int cmd_search(int argc, char **argv)
 		printf("# evaluated %s layouts in %.3f s (%.0f layouts/s); %s fit in memory\n",
 		       ev, r.seconds, r.seconds > 0 ? r.evaluated / r.seconds : 0.0, fe);
 	}
-	qsort(r.rejected, (size_t)r.n_rejected, sizeof r.rejected[0], cmp_rej);
+	n_rej = sorted_rejects(&r, rej);
 	printf("# rejected:");
-	for (int i = 0; i < r.n_rejected; i++) {
-		commas(buf, sizeof buf, r.rejected[i].count);
-		printf("%s %s %s", i ? "," : "", buf, r.rejected[i].reason);
+	for (int i = 0; i < n_rej; i++) {
+		commas(buf, sizeof buf, r.rejected[rej[i]]);
+		printf("%s %s %s", i ? "," : "", buf, reject_key(rej[i]));
 	}
-	printf("%s\n#\n", r.n_rejected ? "" : " none");
+	printf("%s\n#\n", n_rej ? "" : " none");
 
 	if (r.n_top == 0) {
 		printf("no layout fits: see the strategy families below\n");
@@ -268,9 +304,9 @@ int cmd_search(int argc, char **argv)
 			       family_name((enum family)f), fr->min_oom_bytes / GIB,
 			       in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
 							  : in.cluster.gpu.mem_gib);
-		} else if (fr->why[0]) {
-			printf("  %-15s impossible: %s\n", family_name((enum family)f),
-			       fr->why);
+		} else if (fr->why != REJECT_NONE) {
+			printf("  %-15s impossible: ", family_name((enum family)f));
+			family_reasons(stdout, &in, fr);
 		} else {
 			printf("  %-15s not enumerated for %ld GPUs\n",
 			       family_name((enum family)f), cluster_gpus(&in.cluster));
@@ -305,7 +341,7 @@ int cmd_search(int argc, char **argv)
 	}
 
 	if (in.json_path) {
-		cJSON *doc = cJSON_CreateObject(), *rej, *arr;
+		cJSON *doc = cJSON_CreateObject(), *jrej, *arr;
 		cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
 		cJSON_AddItemToObject(doc, "model", report_model_json(&in.model));
 		cJSON_AddItemToObject(doc, "cluster", report_cluster_json(&in.cluster));
@@ -315,10 +351,10 @@ int cmd_search(int argc, char **argv)
 		cJSON_AddNumberToObject(doc, "evaluated", (double)r.evaluated);
 		cJSON_AddNumberToObject(doc, "feasible", (double)r.feasible);
 		cJSON_AddNumberToObject(doc, "search_time_s", r.seconds);
-		rej = cJSON_AddObjectToObject(doc, "rejected");
-		for (int i = 0; i < r.n_rejected; i++)
-			cJSON_AddNumberToObject(rej, r.rejected[i].reason,
-						(double)r.rejected[i].count);
+		jrej = cJSON_AddObjectToObject(doc, "rejected");
+		for (int i = 0; i < n_rej; i++)
+			cJSON_AddNumberToObject(jrej, reject_key(rej[i]),
+						(double)r.rejected[rej[i]]);
 		arr = cJSON_AddArrayToObject(doc, "layouts");
 		for (int i = 0; i < r.n_top; i++) {
 			cJSON *it = report_prediction_fields(&r.top_preds[i]);
@@ -338,7 +374,7 @@ int cmd_search(int argc, char **argv)
 			} else if (fr->any_oom) {
 				cJSON_AddNumberToObject(it, "min_memory_gib", fr->min_oom_bytes / GIB);
 			} else {
-				cJSON_AddStringToObject(it, "why", fr->why);
+				cJSON_AddStringToObject(it, "why", fr->why_msg);
 			}
 		}
 		st = json_write_atomic(in.json_path, doc, &e);

@@ -67,7 +67,7 @@ cJSON *report_prediction_fields(const struct prediction *p)
 {
 	cJSON *o = cJSON_CreateObject(), *mem, *t;
 	cJSON_AddBoolToObject(o, "feasible", p->feasible);
-	if (p->reject_reason)
+	if (p->reject != REJECT_NONE)
 		cJSON_AddStringToObject(o, "reject_reason", p->reject_msg);
 	else
 		cJSON_AddNullToObject(o, "reject_reason");

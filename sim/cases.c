@@ -401,12 +401,12 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 		note(vc, "uneven stages: DeepSpeed partitions %d layers + 2 embeddings over pp=%d",
 		     vc->model.layers, vc->layout.pp);
 	if (vc->predictable) {
-		const char *why = NULL;
+		enum reject why = REJECT_NONE;
 		struct perr le;
 		if (layout_check(&vc->layout, &vc->model, cluster_gpus(&vc->cluster),
 				 &why, &le) != PPLAN_OK &&
 		    !(vc->opts.framework == FW_MEGATRON_DEEPSPEED &&
-		      !strcmp(why, "pp does not divide layers"))) {
+		      why == REJECT_PP_LAYERS)) {
 			vc->predictable = 0;
 			snprintf(vc->skip_reason, sizeof vc->skip_reason, "%s", le.msg);
 		}

@@ -308,7 +308,7 @@ enum pplan_status cost_predict(const struct model_spec *m,
 
 	memset(p, 0, sizeof *p);
 	if (c->gpu.peak_tflops[o->precision] <= 0) {
-		p->reject_reason = "precision not supported by the GPU";
+		p->reject = REJECT_PRECISION;
 		snprintf(p->reject_msg, sizeof p->reject_msg,
 			 "%s has no %s tensor cores", c->gpu.name,
 			 precision_name(o->precision));
@@ -345,7 +345,7 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	p->feasible = 1;
 	if (p->mem.total > cap) {
 		p->feasible = 0;
-		p->reject_reason = "out of memory";
+		p->reject = REJECT_OOM;
 		snprintf(p->reject_msg, sizeof p->reject_msg,
 			 "needs %.1f GiB per GPU, has %.1f", p->mem.total / GIB,
 			 cap / GIB);

@@ -56,7 +56,7 @@ struct chunk_cost {
 
 struct prediction {
 	int feasible;
-	const char *reject_reason;     /* stable short key, NULL if feasible */
+	enum reject reject;            /* REJECT_NONE if feasible */
 	char reject_msg[256];          /* the sentence for the user */
 	long microbatches;             /* per pipeline per step */
 	double step_time_s;

@@ -232,103 +232,216 @@ long layout_microbatches(const struct layout *l)
 	return per > 0 ? l->gbs / per : 0;
 }
 
-#define REJECT(id, ...)                                                     \
-	do {                                                                \
-		if (reason_id)                                              \
-			*reason_id = (id);                                  \
-		return perr_set(e, PPLAN_EINPUT, __VA_ARGS__);              \
-	} while (0)
+static const char *const reject_keys[REJECT_COUNT] = {
+	[REJECT_NONE] = "none",
+	[REJECT_DEGREE] = "degree below 1",
+	[REJECT_TOO_MANY_GPUS] = "too many GPUs",
+	[REJECT_GPU_COUNT] = "degrees do not multiply to the GPU count",
+	[REJECT_TP_HEADS] = "tp does not divide heads",
+	[REJECT_TP_KV_HEADS] = "tp does not divide kv heads",
+	[REJECT_PP_LAYERS] = "pp does not divide layers",
+	[REJECT_VP_LAYERS] = "vp does not divide layers per stage",
+	[REJECT_VP_NEEDS_PP] = "vp needs pp > 1",
+	[REJECT_VP_NEEDS_INTERLEAVED] = "vp needs the interleaved schedule",
+	[REJECT_INTERLEAVED_NEEDS_VP] = "interleaved needs vp >= 2",
+	[REJECT_SP_NEEDS_TP] = "sp needs tp > 1",
+	[REJECT_NO_GBS] = "no global batch",
+	[REJECT_DP_GBS] = "dp does not divide the global batch",
+	[REJECT_MBS_GBS] = "mbs*dp does not divide gbs",
+	[REJECT_INTERLEAVED_MICRO] = "interleaved needs microbatches divisible by pp",
+	[REJECT_CP_SEQ] = "cp does not divide seq",
+	[REJECT_TP_SEQ] = "tp does not divide seq",
+	[REJECT_EP_NO_EXPERTS] = "ep needs experts",
+	[REJECT_EP_EXPERTS] = "ep does not divide experts",
+	[REJECT_EP_DP] = "ep does not divide dp*cp",
+	[REJECT_ZERO_DP] = "zero needs dp > 1",
+	[REJECT_ZERO_PP] = "zero-2/3 with pp",
+	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
+	[REJECT_PRECISION] = "precision not supported by the GPU",
+	[REJECT_OOM] = "out of memory",
+};
 
-enum pplan_status layout_check(const struct layout *l,
-			       const struct model_spec *m, long gpus,
-			       const char **reason_id, struct perr *e)
+const char *reject_key(enum reject r)
 {
-	long micro;
+	return (r >= 0 && r < REJECT_COUNT && reject_keys[r]) ? reject_keys[r] : "?";
+}
 
+void reject_describe(enum reject r, const struct layout *l,
+		     const struct model_spec *m, long gpus, char *buf,
+		     size_t len)
+{
+	long micro = layout_microbatches(l);
+	switch (r) {
+	case REJECT_DEGREE:
+		snprintf(buf, len, "tp, pp, dp, cp, ep, vp and mbs must all be at least 1 (got %d, %d, %d, %d, %d, %d, %d)",
+			 l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs);
+		return;
+	case REJECT_TOO_MANY_GPUS:
+		snprintf(buf, len, "tp*pp*dp*cp = %.0f GPUs is more than %d",
+			 (double)l->tp * l->pp * l->dp * l->cp, INT_MAX);
+		return;
+	default:
+		break;
+	}
+	/* The degrees are at least 1 from here on. */
+	switch (r) {
+	case REJECT_GPU_COUNT:
+		snprintf(buf, len, "tp*pp*dp*cp = %d*%d*%d*%d = %ld, but there are %ld GPUs",
+			 l->tp, l->pp, l->dp, l->cp, layout_gpus(l), gpus);
+		break;
+	case REJECT_TP_HEADS:
+		snprintf(buf, len, "tp=%d does not divide the %d attention heads of %s",
+			 l->tp, m->heads, m->name);
+		break;
+	case REJECT_TP_KV_HEADS:
+		snprintf(buf, len, "tp=%d and the %d key/value heads of %s do not divide one another",
+			 l->tp, m->kv_heads, m->name);
+		break;
+	case REJECT_PP_LAYERS:
+		snprintf(buf, len, "pp=%d does not divide the %d layers of %s", l->pp,
+			 m->layers, m->name);
+		break;
+	case REJECT_VP_LAYERS:
+		snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage",
+			 l->vp, m->layers / (l->pp > 0 ? l->pp : 1));
+		break;
+	case REJECT_VP_NEEDS_PP:
+		snprintf(buf, len, "vp=%d needs a pipeline (pp > 1)", l->vp);
+		break;
+	case REJECT_VP_NEEDS_INTERLEAVED:
+		snprintf(buf, len, "vp=%d needs schedule=interleaved, not %s", l->vp,
+			 schedule_name(l->schedule));
+		break;
+	case REJECT_INTERLEAVED_NEEDS_VP:
+		snprintf(buf, len, "schedule=interleaved needs vp >= 2 model chunks per pipeline rank");
+		break;
+	case REJECT_SP_NEEDS_TP:
+		snprintf(buf, len, "sp=on needs tp > 1");
+		break;
+	case REJECT_NO_GBS:
+		snprintf(buf, len, "the global batch size (gbs) is not set");
+		break;
+	case REJECT_DP_GBS:
+		if (l->gbs < l->dp)
+			snprintf(buf, len, "dp=%d needs a global batch of at least %d sequences (one per data-parallel rank), but it is %ld",
+				 l->dp, l->dp, l->gbs);
+		else
+			snprintf(buf, len, "dp=%d does not divide the global batch of %ld sequences",
+				 l->dp, l->gbs);
+		break;
+	case REJECT_MBS_GBS:
+		snprintf(buf, len, "gbs=%ld is not a multiple of mbs*dp = %d*%d", l->gbs,
+			 l->mbs, l->dp);
+		break;
+	case REJECT_INTERLEAVED_MICRO:
+		snprintf(buf, len, "interleaved 1F1B needs the %ld microbatches to be a multiple of pp=%d",
+			 micro, l->pp);
+		break;
+	case REJECT_CP_SEQ:
+		snprintf(buf, len, "cp=%d: the sequence length %ld is not a multiple of 2*cp",
+			 l->cp, m->seq);
+		break;
+	case REJECT_TP_SEQ:
+		snprintf(buf, len, "sp=on: the sequence length per cp rank (%ld) is not a multiple of tp=%d",
+			 m->seq / (l->cp > 0 ? l->cp : 1), l->tp);
+		break;
+	case REJECT_EP_NO_EXPERTS:
+		snprintf(buf, len, "ep=%d but %s has no experts", l->ep, m->name);
+		break;
+	case REJECT_EP_EXPERTS:
+		snprintf(buf, len, "ep=%d does not divide the %d experts", l->ep,
+			 m->num_experts);
+		break;
+	case REJECT_EP_DP:
+		snprintf(buf, len, "ep=%d must divide dp*cp = %d", l->ep, l->dp * l->cp);
+		break;
+	case REJECT_ZERO_DP:
+		snprintf(buf, len, "zero=%d shards over data-parallel ranks, but dp*cp = 1",
+			 l->zero);
+		break;
+	case REJECT_ZERO_PP:
+		snprintf(buf, len, "zero=%d (sharded gradients) does not combine with pipeline parallelism (pp=%d) in Megatron-LM or DeepSpeed",
+			 l->zero, l->pp);
+		break;
+	case REJECT_CP_SHORT:
+		snprintf(buf, len, "cp=%d leaves %ld tokens per rank of the %ld-token sequence, too few for ring attention to hide its transfers",
+			 l->cp, m->seq / (l->cp > 0 ? l->cp : 1), m->seq);
+		break;
+	default:
+		snprintf(buf, len, "%s", reject_key(r));
+		break;
+	}
+}
+
+/* The first reason l fails, REJECT_NONE if none. */
+static enum reject first_reject(const struct layout *l,
+				const struct model_spec *m, long gpus)
+{
 	/* Layouts from strings and files are bounded where they are read;
 	 * this keeps every division below well defined whatever the caller. */
 	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 ||
 	    l->vp < 1 || l->mbs < 1)
-		REJECT("degree below 1",
-		       "tp, pp, dp, cp, ep, vp and mbs must all be at least 1 (got %d, %d, %d, %d, %d, %d, %d)",
-		       l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs);
+		return REJECT_DEGREE;
 	if ((double)l->tp * l->pp * l->dp * l->cp > INT_MAX)
-		REJECT("too many GPUs",
-		       "tp*pp*dp*cp = %.0f GPUs is more than %d",
-		       (double)l->tp * l->pp * l->dp * l->cp, INT_MAX);
+		return REJECT_TOO_MANY_GPUS;
 	if (gpus > 0 && layout_gpus(l) != gpus)
-		REJECT("degrees do not multiply to the GPU count",
-		       "tp*pp*dp*cp = %d*%d*%d*%d = %ld, but there are %ld GPUs",
-		       l->tp, l->pp, l->dp, l->cp, layout_gpus(l), gpus);
+		return REJECT_GPU_COUNT;
 	if (m->heads % l->tp != 0)
-		REJECT("tp does not divide heads",
-		       "tp=%d does not divide the %d attention heads of %s",
-		       l->tp, m->heads, m->name);
+		return REJECT_TP_HEADS;
 	if (m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
-		REJECT("tp does not divide kv heads",
-		       "tp=%d and the %d key/value heads of %s do not divide one another",
-		       l->tp, m->kv_heads, m->name);
+		return REJECT_TP_KV_HEADS;
 	if (m->layers % l->pp != 0)
-		REJECT("pp does not divide layers",
-		       "pp=%d does not divide the %d layers of %s", l->pp,
-		       m->layers, m->name);
+		return REJECT_PP_LAYERS;
 	if (m->layers % ((long)l->pp * l->vp) != 0)
-		REJECT("vp does not divide layers per stage",
-		       "vp=%d does not divide the %d layers per pipeline stage",
-		       l->vp, m->layers / l->pp);
+		return REJECT_VP_LAYERS;
 	if (l->vp > 1 && l->pp == 1)
-		REJECT("vp needs pp > 1",
-		       "vp=%d needs a pipeline (pp > 1)", l->vp);
+		return REJECT_VP_NEEDS_PP;
 	if (l->vp > 1 && l->schedule != SCHED_INTERLEAVED)
-		REJECT("vp needs the interleaved schedule",
-		       "vp=%d needs schedule=interleaved, not %s", l->vp,
-		       schedule_name(l->schedule));
+		return REJECT_VP_NEEDS_INTERLEAVED;
 	if (l->schedule == SCHED_INTERLEAVED && l->vp < 2)
-		REJECT("interleaved needs vp >= 2",
-		       "schedule=interleaved needs vp >= 2 model chunks per pipeline rank");
+		return REJECT_INTERLEAVED_NEEDS_VP;
 	if (l->sp && l->tp == 1)
-		REJECT("sp needs tp > 1", "sp=on needs tp > 1");
+		return REJECT_SP_NEEDS_TP;
 	if (l->gbs <= 0)
-		REJECT("no global batch", "the global batch size (gbs) is not set");
+		return REJECT_NO_GBS;
+	if (l->gbs % l->dp != 0)
+		return REJECT_DP_GBS;
 	if (l->gbs % ((long)l->mbs * l->dp) != 0)
-		REJECT("mbs*dp does not divide gbs",
-		       "gbs=%ld is not a multiple of mbs*dp = %d*%d", l->gbs,
-		       l->mbs, l->dp);
-	micro = layout_microbatches(l);
-	if (l->schedule == SCHED_INTERLEAVED && micro % l->pp != 0)
-		REJECT("interleaved needs microbatches divisible by pp",
-		       "interleaved 1F1B needs the %ld microbatches to be a multiple of pp=%d",
-		       micro, l->pp);
+		return REJECT_MBS_GBS;
+	if (l->schedule == SCHED_INTERLEAVED && layout_microbatches(l) % l->pp != 0)
+		return REJECT_INTERLEAVED_MICRO;
 	if (l->cp > 1 && m->seq % (2L * l->cp) != 0)
-		REJECT("cp does not divide seq",
-		       "cp=%d: the sequence length %ld is not a multiple of 2*cp",
-		       l->cp, m->seq);
+		return REJECT_CP_SEQ;
 	if (l->sp && (m->seq / l->cp) % l->tp != 0)
-		REJECT("tp does not divide seq",
-		       "sp=on: the sequence length per cp rank is not a multiple of tp=%d",
-		       l->tp);
+		return REJECT_TP_SEQ;
 	if (l->ep > 1) {
 		if (m->num_experts < 2)
-			REJECT("ep needs experts",
-			       "ep=%d but %s has no experts", l->ep, m->name);
+			return REJECT_EP_NO_EXPERTS;
 		if (m->num_experts % l->ep != 0)
-			REJECT("ep does not divide experts",
-			       "ep=%d does not divide the %d experts", l->ep,
-			       m->num_experts);
+			return REJECT_EP_EXPERTS;
 		if (((long)l->dp * l->cp) % l->ep != 0)
-			REJECT("ep does not divide dp*cp",
-			       "ep=%d must divide dp*cp = %d", l->ep,
-			       l->dp * l->cp);
+			return REJECT_EP_DP;
 	}
 	if (l->zero > 0 && l->dp * l->cp == 1)
-		REJECT("zero needs dp > 1",
-		       "zero=%d shards over data-parallel ranks, but dp*cp = 1",
-		       l->zero);
+		return REJECT_ZERO_DP;
 	if (l->zero >= 2 && l->pp > 1)
-		REJECT("zero-2/3 with pp",
-		       "zero=%d (sharded gradients) does not combine with pipeline parallelism (pp=%d) in Megatron-LM or DeepSpeed",
-		       l->zero, l->pp);
-	return PPLAN_OK;
+		return REJECT_ZERO_PP;
+	return REJECT_NONE;
+}
+
+enum pplan_status layout_check(const struct layout *l,
+			       const struct model_spec *m, long gpus,
+			       enum reject *why, struct perr *e)
+{
+	enum reject r = first_reject(l, m, gpus);
+	char msg[256];
+
+	if (why)
+		*why = r;
+	if (r == REJECT_NONE)
+		return PPLAN_OK;
+	reject_describe(r, l, m, gpus, msg, sizeof msg);
+	return perr_set(e, PPLAN_EINPUT, "%s", msg);
 }
 
 /* ---- rank map ---------------------------------------------------------- */

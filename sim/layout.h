@@ -70,13 +70,55 @@ long layout_gpus(const struct layout *l);
 /* Microbatches per step per pipeline (gbs / (mbs * dp)). */
 long layout_microbatches(const struct layout *l);
 
+/* Why a layout is rejected.  Each reason has a stable key (JSON, tests:
+ * reject_key) and a sentence with the layout's numbers (reject_describe);
+ * neither names a command-line option, which is the CLI's to word. */
+enum reject {
+	REJECT_NONE = 0,
+	REJECT_DEGREE,           /* a degree or mbs below 1 */
+	REJECT_TOO_MANY_GPUS,    /* tp*pp*dp*cp beyond INT_MAX */
+	REJECT_GPU_COUNT,        /* degrees do not multiply to the GPU count */
+	REJECT_TP_HEADS,         /* tp does not divide the attention heads */
+	REJECT_TP_KV_HEADS,      /* tp and the kv heads do not divide one another */
+	REJECT_PP_LAYERS,        /* pp does not divide the layers */
+	REJECT_VP_LAYERS,        /* vp does not divide the layers per stage */
+	REJECT_VP_NEEDS_PP,
+	REJECT_VP_NEEDS_INTERLEAVED,
+	REJECT_INTERLEAVED_NEEDS_VP,
+	REJECT_SP_NEEDS_TP,
+	REJECT_NO_GBS,           /* the global batch is not set */
+	REJECT_DP_GBS,           /* dp does not divide the global batch */
+	REJECT_MBS_GBS,          /* mbs*dp does not divide the global batch */
+	REJECT_INTERLEAVED_MICRO,/* interleaving needs microbatches % pp == 0 */
+	REJECT_CP_SEQ,           /* the sequence is not a multiple of 2*cp */
+	REJECT_TP_SEQ,           /* sp: the per-cp sequence is not a multiple of tp */
+	REJECT_EP_NO_EXPERTS,
+	REJECT_EP_EXPERTS,       /* ep does not divide the experts */
+	REJECT_EP_DP,            /* ep does not divide dp*cp */
+	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
+	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism */
+	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */
+	REJECT_PRECISION,        /* cost: the GPU has no rate for the precision */
+	REJECT_OOM,              /* cost: out of memory */
+	REJECT_COUNT
+};
+
+/* The stable short key ("tp does not divide heads" ...). */
+const char *reject_key(enum reject r);
+
+/* One sentence for r about layout l of model m on `gpus` GPUs (the
+ * numbers that do not divide), written into buf. */
+void reject_describe(enum reject r, const struct layout *l,
+		     const struct model_spec *m, long gpus, char *buf,
+		     size_t len);
+
 /* Checks the layout against the model and the GPU count: products, what
- * must divide what, schedule constraints.  On failure writes one sentence;
- * if reason_id is not NULL it receives a short stable reason key used to
- * count rejections in search ("tp does not divide heads" ...). */
+ * must divide what, schedule constraints.  On failure writes one sentence
+ * (reject_describe) into e; if why is not NULL it receives the reason
+ * (search counts rejections by it). */
 enum pplan_status layout_check(const struct layout *l,
 			       const struct model_spec *m, long gpus,
-			       const char **reason_id, struct perr *e);
+			       enum reject *why, struct perr *e);
 
 /* ---- the rank map ---- */
 enum dim { DIM_TP = 0, DIM_CP, DIM_DP, DIM_PP, DIM_COUNT };

@@ -1,8 +1,20 @@
 /*
- * search.c: exhaustive layout search (search.h).  The loops run from the
- * structural choices (tp, pp, cp, ep, vp) that layout_check can reject
- * once for all their inner combinations, to the cheap ones (micro-batch,
- * SP, recomputation, ZeRO, schedule) that only the cost model separates.
+ * search.c: exhaustive layout search (search.h).
+ *
+ * Three stages, each one loop over the product of a few independent
+ * choice lists, so that search_run reads as a flat sequence:
+ *
+ *   degrees    tp x pp x cp whose product divides the GPUs; what
+ *              layout_check rejects here holds for every inner choice and
+ *              is counted once per (tp, pp, cp)
+ *   shapes     x ep x vp for each valid (tp, pp, cp)
+ *   choices    x micro-batch x SP x recomputation x ZeRO x schedule, each
+ *              one layout, checked and priced by the cost model
+ *
+ * then the kept layouts are simulated and re-ranked, and every family
+ * without a member is explained by its rejection counts.  The order of
+ * enumeration (tp, pp, cp, ep, vp, mbs, sp, recompute, zero, schedule, all
+ * ascending) decides ties in the ranking.
  */
 #include "search.h"
 
@@ -13,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define MAX_LIST 256     /* values of one choice list */
+#define MAX_DEFERRED 4096
 
 static const char *const family_names[FAM_COUNT] = {
 	"DP only", "TP only", "PP only", "TP+DP", "PP+DP", "TP+PP",
@@ -45,6 +60,7 @@ void search_params_default(struct search_params *sp)
 	sp->max_mbs = 16;
 	sp->max_vp = 16;
 	sp->max_cp = 32;
+	sp->cp_min_tokens = 0;
 }
 
 struct state {
@@ -54,57 +70,31 @@ struct state {
 	const struct search_params *sp;
 	struct search_result *r;
 	long gpus;
-	int keep;   /* closed-form candidates kept for simulation */
+	int keep;            /* closed-form candidates kept for simulation */
+	/* (tp, pp, cp) left out because CP would not pay at this sequence
+	 * length; priced only if nothing else fits. */
+	int deferred[MAX_DEFERRED][3];
+	int n_deferred;
 };
 
-static void reject(struct search_result *r, const char *reason, long n)
+/* ---- counting ------------------------------------------------------------ */
+
+static void count_reject(struct state *s, const struct layout *l, enum reject why)
 {
-	for (int i = 0; i < r->n_rejected; i++)
-		if (r->rejected[i].reason == reason ||
-		    strcmp(r->rejected[i].reason, reason) == 0) {
-			r->rejected[i].count += n;
-			return;
-		}
-	if (r->n_rejected < (int)(sizeof r->rejected / sizeof r->rejected[0])) {
-		r->rejected[r->n_rejected].reason = reason;
-		r->rejected[r->n_rejected].count = n;
-		r->n_rejected++;
-	}
+	enum family fam = family_of(l);
+	s->r->evaluated++;
+	s->r->rejected[why]++;
+	struct search_family_result *f = &s->r->family[fam];
+	if (f->rejected[why]++ == 0)
+		f->witness[why] = *l;
 }
 
-static void family_why(struct state *s, const struct layout *l)
-{
-	struct search_family_result *f = &s->r->family[family_of(l)];
-	struct perr e;
-	const char *id = NULL;
-	if (f->why[0])
-		return;
-	if (layout_check(l, s->m, s->gpus, &id, &e) != PPLAN_OK)
-		snprintf(f->why, sizeof f->why, "%s", e.msg);
-}
-
-static void keep(struct state *s, const struct layout *l,
-		 const struct prediction *p)
+/* Inserts a feasible prediction into the top list, best first. */
+static void top_insert(struct state *s, const struct layout *l,
+		       const struct prediction *p)
 {
 	struct search_result *r = s->r;
-	struct search_family_result *f = &r->family[family_of(l)];
 	int k = s->keep, i;
-
-	if (!p->feasible) {
-		reject(r, p->reject_reason, 1);
-		if (!f->any_oom || p->mem.total < f->min_oom_bytes) {
-			f->min_oom_bytes = p->mem.total;
-			f->any_oom = 1;
-		}
-		return;
-	}
-	r->feasible++;
-	if (!f->found || p->step_time_s < f->pred.step_time_s) {
-		f->found = 1;
-		f->layout = *l;
-		f->pred = *p;
-	}
-	/* Insertion into the top-k, best first. */
 	if (r->n_top == k && p->step_time_s >= r->top_preds[k - 1].step_time_s)
 		return;
 	i = r->n_top < k ? r->n_top++ : k - 1;
@@ -117,76 +107,253 @@ static void keep(struct state *s, const struct layout *l,
 	r->top_layouts[i] = *l;
 }
 
-/* The cheap inner choices for one structural layout. */
-static void inner(struct state *s, struct layout base)
+static void keep(struct state *s, const struct layout *l,
+		 const struct prediction *p)
 {
-	static const enum recompute recs[] = { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
-					       RECOMPUTE_FULL };
-	long per_replica = s->sp->gbs / base.dp;
-	int pp1 = base.pp == 1;
+	struct search_family_result *f = &s->r->family[family_of(l)];
 
-	if (s->sp->gbs % base.dp != 0) {
-		s->r->evaluated++;
-		reject(s->r, "dp does not divide the global batch", 1);
-		family_why(s, &base);
+	if (!p->feasible) {
+		count_reject(s, l, p->reject);
+		if (p->reject == REJECT_OOM &&
+		    (!f->any_oom || p->mem.total < f->min_oom_bytes)) {
+			f->min_oom_bytes = p->mem.total;
+			f->any_oom = 1;
+			f->witness[REJECT_OOM] = *l; /* closest to fitting */
+		}
 		return;
 	}
+	s->r->evaluated++;
+	s->r->feasible++;
+	if (!f->found || p->step_time_s < f->pred.step_time_s) {
+		f->found = 1;
+		f->layout = *l;
+		f->pred = *p;
+	}
+	top_insert(s, l, p);
+}
+
+/* ---- stage 3: the cheap choices of one shape -------------------------------- */
+
+/* Layouts of one choice list: mixed-radix digits of k, the last list
+ * varying fastest. */
+static long product_digit(long *k, long radix)
+{
+	long d = *k % radix;
+	*k /= radix;
+	return d;
+}
+
+static void price_one(struct state *s, const struct layout *l)
+{
+	struct prediction p;
+	enum reject why = REJECT_NONE;
+
+	if (layout_check(l, s->m, s->gpus, &why, NULL) != PPLAN_OK) {
+		count_reject(s, l, why);
+		return;
+	}
+	s->r->predicted++;
+	if (cost_predict(s->m, s->c, l, s->o, &p, NULL) != PPLAN_OK) {
+		count_reject(s, l, p.reject != REJECT_NONE ? p.reject : REJECT_PRECISION);
+		return;
+	}
+	keep(s, l, &p);
+}
+
+/* Micro-batch sizes: powers of two up to max_mbs that divide the
+ * sequences each data-parallel replica gets. */
+static int mbs_list(const struct state *s, long per_replica, int *out)
+{
+	int n = 0;
 	for (int mbs = 1; mbs <= s->sp->max_mbs; mbs *= 2) {
 		if (per_replica % mbs != 0)
 			break;
-		for (int sp = 0; sp <= (base.tp > 1); sp++) {
-			for (size_t ri = 0; ri < sizeof recs / sizeof recs[0]; ri++) {
-				int zmax = (base.dp * base.cp > 1) ? (pp1 ? 3 : 1) : 0;
-				for (int z = 0; z <= zmax; z++) {
-					enum schedule scheds[3];
-					int ns = 0;
-					if (base.vp > 1)
-						scheds[ns++] = SCHED_INTERLEAVED;
-					else if (base.pp > 1) {
-						scheds[ns++] = SCHED_1F1B;
-						scheds[ns++] = SCHED_GPIPE;
-						scheds[ns++] = SCHED_ZB_H1;
-					} else
-						scheds[ns++] = SCHED_1F1B;
-					for (int si = 0; si < ns; si++) {
-						struct layout l = base;
-						struct prediction p;
-						const char *why = NULL;
-						l.mbs = mbs;
-						l.sp = sp;
-						l.recompute = recs[ri];
-						l.zero = z;
-						l.schedule = scheds[si];
-						l.gbs = s->sp->gbs;
-						s->r->evaluated++;
-						if (layout_check(&l, s->m, s->gpus, &why, NULL) !=
-						    PPLAN_OK) {
-							reject(s->r, why, 1);
-							family_why(s, &l);
-							continue;
-						}
-						s->r->predicted++;
-						if (cost_predict(s->m, s->c, &l, s->o, &p, NULL) !=
-						    PPLAN_OK)
-							continue;
-						keep(s, &l, &p);
-					}
-				}
-			}
-		}
+		out[n++] = mbs;
+	}
+	return n;
+}
+
+/* Schedules: interleaved with virtual stages, the three others for a
+ * plain pipeline, 1F1B (nothing to schedule) without one. */
+static int schedule_list(const struct layout *base, enum schedule *out)
+{
+	int n = 0;
+	if (base->vp > 1) {
+		out[n++] = SCHED_INTERLEAVED;
+	} else if (base->pp > 1) {
+		out[n++] = SCHED_1F1B;
+		out[n++] = SCHED_GPIPE;
+		out[n++] = SCHED_ZB_H1;
+	} else {
+		out[n++] = SCHED_1F1B;
+	}
+	return n;
+}
+
+static void price_shape(struct state *s, struct layout base)
+{
+	static const enum recompute recs[] = { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
+					       RECOMPUTE_FULL };
+	int mbs[MAX_LIST];
+	enum schedule scheds[3];
+	int n_mbs, n_sp, n_rc = 3, n_z, n_sched;
+	long total;
+
+	base.gbs = s->sp->gbs;
+	if (s->sp->gbs % base.dp != 0) {
+		count_reject(s, &base, REJECT_DP_GBS);
+		return;
+	}
+	n_mbs = mbs_list(s, s->sp->gbs / base.dp, mbs);
+	n_sp = base.tp > 1 ? 2 : 1;
+	n_z = (base.dp * base.cp > 1) ? (base.pp == 1 ? 4 : 2) : 1;
+	n_sched = schedule_list(&base, scheds);
+	total = (long)n_mbs * n_sp * n_rc * n_z * n_sched;
+	for (long i = 0; i < total; i++) {
+		struct layout l = base;
+		long k = i;
+		l.schedule = scheds[product_digit(&k, n_sched)];
+		l.zero = (int)product_digit(&k, n_z);
+		l.recompute = recs[product_digit(&k, n_rc)];
+		l.sp = (int)product_digit(&k, n_sp);
+		l.mbs = mbs[product_digit(&k, n_mbs)];
+		price_one(s, &l);
 	}
 }
 
-/* Simulates the kept candidates and the families' best, re-ranks, and
- * trims the list to top_k. */
-static void simulate_survivors(struct state *s)
+/* ---- stage 2: expert and virtual-stage degrees of one (tp, pp, cp) ---------- */
+
+static int ep_list(const struct model_spec *m, const struct layout *l, int *out)
 {
-	struct search_result *r = s->r;
-	int n = r->n_top;
-	for (int i = 0; i < n; i++)
-		predict_simulate(&r->top_layouts[i], s->o, &r->top_preds[i], NULL);
-	/* Insertion sort: n is small. */
-	for (int i = 1; i < n; i++) {
+	int n = 0, e = m->num_experts > 1 ? m->num_experts : 1;
+	for (int ep = 1; ep <= e && n < MAX_LIST; ep++)
+		if (e % ep == 0 && ((long)l->dp * l->cp) % ep == 0)
+			out[n++] = ep;
+	return n;
+}
+
+static int vp_list(const struct state *s, const struct layout *l, int *out)
+{
+	int n = 0;
+	for (int vp = 1; vp <= s->sp->max_vp && n < MAX_LIST; vp++)
+		if (vp == 1 || (l->pp > 1 && (s->m->layers / l->pp) % vp == 0))
+			out[n++] = vp;
+	return n;
+}
+
+static void price_degrees(struct state *s, const struct layout *deg)
+{
+	int eps[MAX_LIST], vps[MAX_LIST];
+	int n_ep = ep_list(s->m, deg, eps), n_vp = vp_list(s, deg, vps);
+	for (long i = 0; i < (long)n_ep * n_vp; i++) {
+		struct layout l = *deg;
+		long k = i;
+		l.vp = vps[product_digit(&k, n_vp)];
+		l.ep = eps[product_digit(&k, n_ep)];
+		price_shape(s, l);
+	}
+}
+
+/* ---- stage 1: tp x pp x cp ------------------------------------------------ */
+
+static int is_batch_reason(enum reject r)
+{
+	return r == REJECT_NO_GBS || r == REJECT_DP_GBS || r == REJECT_MBS_GBS ||
+	       r == REJECT_INTERLEAVED_MICRO;
+}
+
+/* Structural rejections that hold for every inner choice: counted once
+ * per (tp, pp, cp).  Batch-dependent ones depend on mbs and are left to
+ * price_one. */
+static int structural_ok(struct state *s, const struct layout *l)
+{
+	enum reject why = REJECT_NONE;
+	struct layout probe = *l;
+	probe.gbs = s->sp->gbs;
+	if (layout_check(&probe, s->m, s->gpus, &why, NULL) == PPLAN_OK ||
+	    is_batch_reason(why))
+		return 1;
+	count_reject(s, &probe, why);
+	return 0;
+}
+
+static int cp_pays(const struct state *s, int cp)
+{
+	return cp == 1 || s->sp->cp_min_tokens <= 0 ||
+	       s->o->seq / cp >= s->sp->cp_min_tokens;
+}
+
+static struct layout degrees_layout(long tp, long pp, long cp, long dp)
+{
+	struct layout l;
+	layout_default(&l);
+	l.tp = (int)tp;
+	l.pp = (int)pp;
+	l.cp = (int)cp;
+	l.dp = (int)dp;
+	return l;
+}
+
+static int divisors(long n, long *out)
+{
+	int k = 0;
+	for (long d = 1; d <= n && k < MAX_LIST; d++)
+		if (n % d == 0)
+			out[k++] = d;
+	return k;
+}
+
+static void enumerate_degrees(struct state *s)
+{
+	long div[MAX_LIST], cps[8];
+	int nd = divisors(s->gpus, div), ncp = 0;
+	long g = s->gpus;
+
+	for (long cp = 1; cp <= s->sp->max_cp && ncp < 8; cp *= 2)
+		cps[ncp++] = cp;
+	for (long i = 0; i < (long)nd * nd * ncp; i++) {
+		long k = i, cp, pp, tp;
+		struct layout l;
+		cp = cps[product_digit(&k, ncp)];
+		pp = div[product_digit(&k, nd)];
+		tp = div[product_digit(&k, nd)];
+		if (g % (tp * pp) || (g / (tp * pp)) % cp)
+			continue;
+		l = degrees_layout(tp, pp, cp, g / (tp * pp * cp));
+		if (!structural_ok(s, &l))
+			continue;
+		if (!cp_pays(s, (int)cp) && s->n_deferred < MAX_DEFERRED) {
+			int *d = s->deferred[s->n_deferred++];
+			d[0] = (int)tp, d[1] = (int)pp, d[2] = (int)cp;
+			count_reject(s, &l, REJECT_CP_SHORT);
+			continue;
+		}
+		price_degrees(s, &l);
+	}
+}
+
+/* Nothing fit: the short-sequence CP layouts are tried after all. */
+static void widen_cp(struct state *s)
+{
+	if (s->r->feasible > 0 || s->n_deferred == 0)
+		return;
+	s->r->cp_widened = 1;
+	for (int i = 0; i < s->n_deferred; i++) {
+		int *d = s->deferred[i];
+		struct layout l = degrees_layout(d[0], d[1], d[2],
+						 s->gpus / ((long)d[0] * d[1] * d[2]));
+		s->r->evaluated--;
+		s->r->rejected[REJECT_CP_SHORT]--;
+		s->r->family[FAM_CP].rejected[REJECT_CP_SHORT]--;
+		price_degrees(s, &l);
+	}
+}
+
+/* ---- after the enumeration ------------------------------------------------ */
+
+static void sort_top(struct search_result *r)
+{
+	for (int i = 1; i < r->n_top; i++) { /* insertion sort: n is small */
 		struct prediction p = r->top_preds[i];
 		struct layout l = r->top_layouts[i];
 		int j = i;
@@ -198,6 +365,16 @@ static void simulate_survivors(struct state *s)
 		r->top_preds[j] = p;
 		r->top_layouts[j] = l;
 	}
+}
+
+/* Simulates the kept candidates and the families' best, re-ranks, and
+ * trims the list to top_k. */
+static void simulate_survivors(struct state *s)
+{
+	struct search_result *r = s->r;
+	for (int i = 0; i < r->n_top; i++)
+		predict_simulate(&r->top_layouts[i], s->o, &r->top_preds[i], NULL);
+	sort_top(r);
 	if (r->n_top > s->sp->top_k)
 		r->n_top = s->sp->top_k;
 	for (int f = 0; f < FAM_COUNT; f++)
@@ -214,27 +391,34 @@ static void simulate_survivors(struct state *s)
 	}
 }
 
-/* Structural rejections that hold for every inner combination: counted
- * once per structural layout. */
-static int structural_ok(struct state *s, const struct layout *l)
+/* The binding constraint of each family without a member: memory when
+ * some members were valid but none fit, else the reason that rejected
+ * the most members (ties: the earlier check). */
+static void explain_families(struct state *s)
 {
-	const char *why = NULL;
-	struct layout probe = *l;
-	probe.gbs = s->sp->gbs;
-	probe.mbs = 1;
-	probe.sp = 0;
-	probe.zero = 0;
-	probe.recompute = RECOMPUTE_NONE;
-	probe.schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
-	if (layout_check(&probe, s->m, s->gpus, &why, NULL) == PPLAN_OK)
-		return 1;
-	/* Batch-dependent reasons depend on mbs: leave them to inner(). */
-	if (strstr(why, "gbs") || strstr(why, "microbatches"))
-		return 1;
-	s->r->evaluated++;
-	reject(s->r, why, 1);
-	family_why(s, &probe);
-	return 0;
+	for (int fi = 0; fi < FAM_COUNT; fi++) {
+		struct search_family_result *f = &s->r->family[fi];
+		enum reject best = REJECT_NONE;
+		f->why = REJECT_NONE;
+		f->why_msg[0] = '\0';
+		if (f->found)
+			continue;
+		if (f->any_oom) {
+			best = REJECT_OOM;
+		} else {
+			for (int r = REJECT_NONE + 1; r < REJECT_COUNT; r++)
+				if (f->rejected[r] > (best ? f->rejected[best] : 0))
+					best = (enum reject)r;
+		}
+		f->why = best;
+		if (best == REJECT_OOM)
+			snprintf(f->why_msg, sizeof f->why_msg,
+				 "the member closest to fitting needs %.1f GiB per GPU",
+				 f->min_oom_bytes / (1024.0 * 1024.0 * 1024.0));
+		else if (best != REJECT_NONE)
+			reject_describe(best, &f->witness[best], s->m, s->gpus, f->why_msg,
+					sizeof f->why_msg);
+	}
 }
 
 enum pplan_status search_run(const struct model_spec *m,
@@ -243,66 +427,42 @@ enum pplan_status search_run(const struct model_spec *m,
 			     const struct search_params *sp,
 			     struct search_result *r, struct perr *e)
 {
-	struct state s = { m, c, o, sp, r, cluster_gpus(c), 0 };
+	struct state *s;
 	struct timespec t0, t1;
-	long g = s.gpus;
 
 	memset(r, 0, sizeof *r);
 	if (sp->gbs < 1)
 		return perr_set(e, PPLAN_EINPUT, "the global batch must be positive");
 	if (sp->top_k < 1 || sp->top_k > 1000)
-		return perr_set(e, PPLAN_EINPUT, "--top must be between 1 and 1000");
+		return perr_set(e, PPLAN_EINPUT,
+				"the number of layouts to keep must be between 1 and 1000, not %d",
+				sp->top_k);
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory for the search");
+	*s = (struct state){ .m = m, .c = c, .o = o, .sp = sp, .r = r,
+			     .gpus = cluster_gpus(c) };
 	/* Rank by the closed forms, keep 4K+16 candidates, simulate their
 	 * pipelines and rank again (BENCHMARKS.md: how much that changes). */
-	s.keep = o->use_des ? 4 * sp->top_k + 16 : sp->top_k;
-	r->top_layouts = calloc((size_t)s.keep, sizeof *r->top_layouts);
-	r->top_preds = calloc((size_t)s.keep, sizeof *r->top_preds);
+	s->keep = o->use_des ? 4 * sp->top_k + 16 : sp->top_k;
+	r->top_layouts = calloc((size_t)s->keep, sizeof *r->top_layouts);
+	r->top_preds = calloc((size_t)s->keep, sizeof *r->top_preds);
 	if (!r->top_layouts || !r->top_preds) {
+		free(s);
 		search_free(r);
 		return perr_set(e, PPLAN_ENOMEM, "out of memory for the search results");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (long tp = 1; tp <= g; tp++) {
-		if (g % tp)
-			continue;
-		for (long pp = 1; pp * tp <= g; pp++) {
-			if ((g / tp) % pp)
-				continue;
-			for (long cp = 1; cp * tp * pp <= g && cp <= sp->max_cp; cp *= 2) {
-				long dp;
-				struct layout l;
-				if ((g / (tp * pp)) % cp)
-					break;
-				dp = g / (tp * pp * cp);
-				layout_default(&l);
-				l.tp = (int)tp;
-				l.pp = (int)pp;
-				l.cp = (int)cp;
-				l.dp = (int)dp;
-				if (!structural_ok(&s, &l))
-					continue;
-				for (int ep = 1; ep <= (m->num_experts > 1 ? m->num_experts : 1);
-				     ep++) {
-					if (m->num_experts > 1 &&
-					    (m->num_experts % ep || (dp * cp) % ep))
-						continue;
-					l.ep = ep;
-					for (int vp = 1; vp <= sp->max_vp; vp++) {
-						if (vp > 1 && (pp == 1 || (m->layers / pp) % vp))
-							continue;
-						if (m->layers % pp)
-							break;
-						l.vp = vp;
-						inner(&s, l);
-					}
-				}
-			}
-		}
-	}
+	enumerate_degrees(s);
+	widen_cp(s);
 	if (o->use_des)
-		simulate_survivors(&s);
+		simulate_survivors(s);
+	else if (r->n_top > sp->top_k)
+		r->n_top = sp->top_k;
+	explain_families(s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	free(s);
 	return PPLAN_OK;
 }
 

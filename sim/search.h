@@ -2,9 +2,10 @@
  * search.h: the layout search.  Enumerates every layout that divides the
  * GPUs and the model (tp, pp, dp, cp, ep, vp, micro-batch, SP,
  * recomputation, ZeRO stage, schedule), predicts each with cost_predict,
- * counts rejections by reason, keeps the best K by step time, and the
- * best member of each strategy family (DP only, TP only, ...), or why
- * none of the family works.  The result owns its arrays: search_free.
+ * counts rejections by reason (enum reject, layout.h), keeps the best K by
+ * step time, and the best member of each strategy family (DP only, TP
+ * only, ...), or the constraint that rules the whole family out.  The
+ * result owns its arrays: search_free.
  */
 #ifndef PPLAN_SEARCH_H
 #define PPLAN_SEARCH_H
@@ -25,30 +26,39 @@ struct search_params {
 	int max_mbs;         /* largest micro-batch tried */
 	int max_vp;          /* largest number of virtual stages tried */
 	int max_cp;          /* largest context-parallel degree tried */
+	/* Context parallelism is tried only while each CP rank keeps at
+	 * least this many tokens of the sequence, unless no layout fits
+	 * without it (0: always tried).  See sim/MODEL.md, "Search". */
+	long cp_min_tokens;
 };
 
 void search_params_default(struct search_params *sp);
 
-struct search_reject {
-	const char *reason;  /* stable key */
-	long count;
-};
-
+/* A strategy family's outcome: its best member, or why it has none. */
 struct search_family_result {
 	int found;
 	struct layout layout;
 	struct prediction pred;
-	double min_oom_bytes;    /* smallest memory need among OOM members */
+	long rejected[REJECT_COUNT];  /* members rejected, by reason */
+	struct layout witness[REJECT_COUNT]; /* the first member each reason
+						rejected (out of memory: the
+						one closest to fitting) */
+	double min_oom_bytes;         /* smallest memory need among OOM members */
 	int any_oom;
-	char why[200];           /* first structural reason, if nothing else */
+	/* Without a member: the binding constraint (REJECT_OOM when some
+	 * members were valid but none fit, else the reason that rejected
+	 * the most members) and its sentence about its witness
+	 * (reject_describe). */
+	enum reject why;
+	char why_msg[256];
 };
 
 struct search_result {
 	long evaluated;          /* layouts enumerated */
 	long predicted;          /* layouts priced by the cost model */
 	long feasible;
-	struct search_reject rejected[32];
-	int n_rejected;
+	long rejected[REJECT_COUNT];  /* layouts rejected, by reason */
+	int cp_widened;          /* nothing fit without short-sequence CP: it was tried too */
 	struct layout *top_layouts;
 	struct prediction *top_preds;
 	int n_top;
@@ -56,6 +66,8 @@ struct search_result {
 	double seconds;
 };
 
+/* Fails with PPLAN_EINPUT for parameters out of range (gbs < 1, top_k not
+ * in 1..1000). */
 enum pplan_status search_run(const struct model_spec *m,
 			     const struct cluster *c,
 			     const struct train_opts *o,

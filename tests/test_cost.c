@@ -417,8 +417,8 @@ Test(predict, out_of_memory)
 	setup(&s, "llama3-70b", "dgx-h100", 8, "dp=8,zero=0,gbs=8");
 	p = predict(&s);
 	cr_assert_eq(p.feasible, 0);
-	cr_assert_not_null(p.reject_reason);
-	cr_assert_str_eq(p.reject_reason, "out of memory");
+	cr_assert_eq(p.reject, REJECT_OOM);
+	cr_assert_str_eq(reject_key(p.reject), "out of memory");
 	cr_assert(strstr(p.reject_msg, "GiB") != NULL, "%s", p.reject_msg);
 	cr_assert_gt(p.mem.total, 18.0 * 70.55e9);
 	cr_assert_gt(p.mem.total, s.c.gpu.mem_gib * GIB);
@@ -426,11 +426,11 @@ Test(predict, out_of_memory)
 	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=8,gbs=8");
 	p = predict(&s);
 	cr_assert_eq(p.feasible, 1, "%s", p.reject_msg);
-	cr_assert_null(p.reject_reason);
+	cr_assert_eq(p.reject, REJECT_NONE);
 	s.o.max_memory_gib = 4.0;
 	p = predict(&s);
 	cr_assert_eq(p.feasible, 0);
-	cr_assert_str_eq(p.reject_reason, "out of memory");
+	cr_assert_str_eq(reject_key(p.reject), "out of memory");
 }
 
 /* A layout for another GPU count makes no sense on this cluster. */
