@@ -17,6 +17,7 @@ static const struct {
 	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
 	{ "topo", cmd_topo, "discover this host's topology and write a cluster file" },
+	{ "report", cmd_report, "compare predicted and measured runs; draw them as a page" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,141 @@
+/*
+ * cmd_report.c: `pplan report compare FILE...` (predicted against measured
+ * over pplan.report/1 documents, as a table and pplan.comparison/1) and
+ * `pplan report html FILE... -o PAGE.html` (one self-contained page).
+ * The reports are read as data (reports/runreport.h); nothing here calls
+ * the executor.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "compare.h"
+#include "jsonio.h"
+
+#define MAX_REPORTS 256
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pplan report compare FILE... [--json OUT]\n"
+		"       pplan report html FILE... -o PAGE.html\n\n"
+		"  compare   predicted against measured for each pplan.report/1 FILE (pplan exec\n"
+		"            --report): step time, tokens/s, MFU, bubble fraction, peak memory and\n"
+		"            the time of each op class, with the error in percent; over several\n"
+		"            reports the mean absolute percentage error and the worst case\n"
+		"  --json OUT  also write pplan.comparison/1 to OUT\n"
+		"  --help      this text\n");
+}
+
+/* The command line as one string, for provenance. */
+static void command_line(int argc, char **argv, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "pplan");
+	for (int i = 0; i < argc && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
+}
+
+/* Loads every report; on failure nothing stays allocated. */
+static enum pplan_status load_all(char **paths, int n, struct runreport *out,
+				  struct perr *e)
+{
+	for (int i = 0; i < n; i++) {
+		enum pplan_status st = runreport_load(paths[i], &out[i], e);
+		if (st != PPLAN_OK) {
+			while (i-- > 0)
+				runreport_free(&out[i]);
+			return st;
+		}
+	}
+	return PPLAN_OK;
+}
+
+static int report_compare(int argc, char **argv)
+{
+	char *paths[MAX_REPORTS];
+	const char *json = NULL;
+	int n = 0, rc = 0;
+	struct runreport *reps;
+	struct comparison c;
+	struct perr e = { { 0 } };
+	enum pplan_status st;
+	char cmd[2048];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "pplan report compare: --json needs a file name\n");
+				return 2;
+			}
+			if (json) {
+				fprintf(stderr, "pplan report compare: --json given twice\n");
+				return 2;
+			}
+			json = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			fprintf(stderr, "pplan report compare: unknown option '%s' (see pplan report --help)\n",
+				argv[i]);
+			return 2;
+		} else if (n >= MAX_REPORTS) {
+			fprintf(stderr, "pplan report compare: more than %d reports\n",
+				MAX_REPORTS);
+			return 2;
+		} else {
+			paths[n++] = argv[i];
+		}
+	}
+	if (n == 0) {
+		fprintf(stderr, "pplan report compare: no report files given (usage: pplan report compare FILE... [--json OUT])\n");
+		return 2;
+	}
+	reps = calloc((size_t)n, sizeof *reps);
+	if (!reps)
+		return cli_fail(perr_set(&e, PPLAN_ENOMEM, "out of memory"), &e);
+	st = load_all(paths, n, reps, &e);
+	if (st != PPLAN_OK) {
+		free(reps);
+		return cli_fail(st, &e);
+	}
+	st = compare_build(reps, n, &c, &e);
+	if (st != PPLAN_OK) {
+		rc = cli_fail(st, &e);
+		goto out;
+	}
+	command_line(argc + 1, argv - 1, cmd, sizeof cmd);
+	for (int w = 0; w < c.n_warnings; w++)
+		fprintf(stderr, "pplan: warning: %s\n", c.warnings[w]);
+	if (json) {
+		cJSON *doc = compare_json(&c, cmd);
+		st = json_write_atomic(json, doc, &e);
+		cJSON_Delete(doc);
+		if (st != PPLAN_OK) {
+			rc = cli_fail(st, &e);
+			compare_free(&c);
+			goto out;
+		}
+	}
+	compare_print(stdout, &c, cmd);
+	compare_free(&c);
+out:
+	for (int i = 0; i < n; i++)
+		runreport_free(&reps[i]);
+	free(reps);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "compare"))
+		return report_compare(argc - 1, argv + 1);
+	fprintf(stderr, "pplan report: unknown action '%s' (compare or html; see pplan report --help)\n",
+		argv[1]);
+	return 2;
+}
