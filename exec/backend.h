@@ -156,6 +156,8 @@ struct be_ops {
 struct backend {
 	const struct be_ops *ops;
 	const struct kern_ops *k;    /* the kernels, of dtype below */
+	kstream *ks;                 /* the stream to pass them: the compute
+				      * stream (NULL on the CPU) */
 	enum kern_dtype dtype;       /* activations and compute weights */
 	enum be_kind kind;
 	struct be_watch watch;
