@@ -83,6 +83,16 @@ static void list_clusters(void)
 	}
 }
 
+/* v to 5 significant digits, so that JSON prints it short. */
+static double round_sig(double v)
+{
+	double scale;
+	if (v == 0 || !isfinite(v))
+		return v;
+	scale = pow(10, 4 - floor(log10(fabs(v))));
+	return round(v * scale) / scale;
+}
+
 static void short_layout(const struct layout *l, char *buf, size_t len)
 {
 	snprintf(buf, len, "tp%d pp%d dp%d%s%s vp%d mbs%d sp%s %s z%d %s", l->tp,
@@ -236,6 +246,7 @@ int cmd_search(int argc, char **argv)
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 	sp.gbs = in.global_batch;
+	sp.keep_points = in.json_path != NULL;
 	in.opts.use_des = !closed_form;
 	st = search_run(&in.model, &in.cluster, &in.opts, &sp, &r, &e);
 	if (st != PPLAN_OK)
@@ -371,11 +382,34 @@ int cmd_search(int argc, char **argv)
 				cJSON_AddItemToObject(it, "layout",
 						      report_layout_json(&fr->layout, &in.opts));
 				cJSON_AddNumberToObject(it, "step_time_s", fr->pred.step_time_s);
+				cJSON_AddNumberToObject(it, "mfu", fr->pred.mfu);
+				cJSON_AddNumberToObject(it, "memory_gib", fr->pred.mem.total / GIB);
 			} else if (fr->any_oom) {
 				cJSON_AddNumberToObject(it, "min_memory_gib", fr->min_oom_bytes / GIB);
 			} else {
 				cJSON_AddStringToObject(it, "why", fr->why_msg);
 			}
+		}
+		/* Every priced layout, for `pplan report html`'s plot: compact
+		 * rows named by point_fields (family: the index in families). */
+		cJSON_AddNumberToObject(doc, "memory_cap_gib",
+					in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
+								   : in.cluster.gpu.mem_gib);
+		arr = cJSON_AddArrayToObject(doc, "point_fields");
+		cJSON_AddItemToArray(arr, cJSON_CreateString("step_time_s"));
+		cJSON_AddItemToArray(arr, cJSON_CreateString("memory_gib"));
+		cJSON_AddItemToArray(arr, cJSON_CreateString("feasible"));
+		cJSON_AddItemToArray(arr, cJSON_CreateString("family"));
+		arr = cJSON_AddArrayToObject(doc, "family_names");
+		for (int f = 0; f < FAM_COUNT; f++)
+			cJSON_AddItemToArray(arr, cJSON_CreateString(family_name((enum family)f)));
+		cJSON_AddBoolToObject(doc, "points_incomplete", r.points_incomplete);
+		arr = cJSON_AddArrayToObject(doc, "points");
+		for (long i = 0; i < r.n_points; i++) {
+			const struct search_point *pt = &r.points[i];
+			double row[4] = { round_sig(pt->step_time_s), round_sig(pt->mem_gib),
+					  pt->feasible, pt->family };
+			cJSON_AddItemToArray(arr, cJSON_CreateDoubleArray(row, 4));
 		}
 		st = json_write_atomic(in.json_path, doc, &e);
 		cJSON_Delete(doc);

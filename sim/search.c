@@ -61,6 +61,7 @@ void search_params_default(struct search_params *sp)
 	sp->max_vp = 16;
 	sp->max_cp = 32;
 	sp->cp_min_tokens = 0;
+	sp->keep_points = 0;
 }
 
 struct state {
@@ -75,6 +76,7 @@ struct state {
 	 * length; priced only if nothing else fits. */
 	int deferred[MAX_DEFERRED][3];
 	int n_deferred;
+	long cap_points;     /* allocated length of r->points */
 };
 
 /* ---- counting ------------------------------------------------------------ */
@@ -107,11 +109,34 @@ static void top_insert(struct state *s, const struct layout *l,
 	r->top_layouts[i] = *l;
 }
 
+/* Appends p to the points (search_params.keep_points). */
+static void record_point(struct state *s, const struct layout *l,
+			 const struct prediction *p)
+{
+	struct search_result *r = s->r;
+	if (!s->sp->keep_points || r->points_incomplete)
+		return;
+	if (r->n_points == s->cap_points) {
+		long cap = s->cap_points ? 2 * s->cap_points : 4096;
+		struct search_point *np = realloc(r->points, (size_t)cap * sizeof *np);
+		if (!np) {
+			r->points_incomplete = 1;
+			return;
+		}
+		r->points = np;
+		s->cap_points = cap;
+	}
+	r->points[r->n_points++] = (struct search_point){
+		(float)p->step_time_s, (float)(p->mem.total / (1024.0 * 1024.0 * 1024.0)),
+		(unsigned char)p->feasible, (unsigned char)family_of(l) };
+}
+
 static void keep(struct state *s, const struct layout *l,
 		 const struct prediction *p)
 {
 	struct search_family_result *f = &s->r->family[family_of(l)];
 
+	record_point(s, l, p);
 	if (!p->feasible) {
 		count_reject(s, l, p->reject);
 		if (p->reject == REJECT_OOM &&
@@ -473,4 +498,7 @@ void search_free(struct search_result *r)
 	r->top_layouts = NULL;
 	r->top_preds = NULL;
 	r->n_top = 0;
+	free(r->points);
+	r->points = NULL;
+	r->n_points = 0;
 }

@@ -30,6 +30,9 @@ struct search_params {
 	 * least this many tokens of the sequence, unless no layout fits
 	 * without it (0: always tried).  See sim/MODEL.md, "Search". */
 	long cp_min_tokens;
+	/* Keep every priced layout's step time and memory (search_point), for
+	 * the plot of `pplan report html`; 0: only the best K are kept. */
+	int keep_points;
 };
 
 void search_params_default(struct search_params *sp);
@@ -53,6 +56,14 @@ struct search_family_result {
 	char why_msg[256];
 };
 
+/* A priced layout: what the step-time-against-memory plot draws. */
+struct search_point {
+	float step_time_s;       /* closed form (the survivors are re-simulated) */
+	float mem_gib;           /* most-loaded GPU */
+	unsigned char feasible;  /* 0: out of memory */
+	unsigned char family;    /* enum family */
+};
+
 struct search_result {
 	long evaluated;          /* layouts enumerated */
 	long predicted;          /* layouts priced by the cost model */
@@ -64,6 +75,9 @@ struct search_result {
 	int n_top;
 	struct search_family_result family[FAM_COUNT];
 	double seconds;
+	struct search_point *points;  /* with keep_points: every priced layout */
+	long n_points;
+	int points_incomplete;        /* memory ran out: points is a prefix */
 };
 
 /* Fails with PPLAN_EINPUT for parameters out of range (gbs < 1, top_k not

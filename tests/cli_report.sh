@@ -68,4 +68,9 @@ run 2 "unknown action" report draw "$F/cpu-tp2.json"
 run 1 "cannot write" report compare "$F/cpu-tp2.json" --json "$tmp/no/such/dir/x.json"
 [ -s "$tmp/out" ] && { echo "FAIL: the table was printed though the JSON could not be written"; fail=1; }
 ls "$tmp"/no 2>/dev/null && fail=1
+# pplan search --json carries every priced layout for report html's plot.
+run 0 "Best layout" search --model llama3-8b --gpus 8 --global-batch 64 --json "$tmp/search.json"
+for key in '"memory_cap_gib"' '"point_fields"' '"family_names"' '"points":'; do
+	grep -qF "$key" "$tmp/search.json" || { echo "FAIL: no $key in pplan.search/1"; fail=1; }
+done
 exit $fail
