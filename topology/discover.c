@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hwlocxml.h"
 #include "jsonio.h"
 
 #define PCI_CLASS_NETWORK 0x02
@@ -62,7 +63,10 @@ char *discover_xml_downgrade(const char *xml)
 	static const char vkey[] = "<topology version=\"3.";
 	static const char okey[] = "osdev_type=\"";
 	size_t len = strlen(xml);
-	char *out = malloc(len + 1), *w = out;
+	/* Each osdev_type value becomes one digit and the version "2.0":
+	 * an empty value or "3." grows by a byte, never more than one per
+	 * occurrence, and each occurrence takes at least 12 input bytes. */
+	char *out = malloc(len + len / 12 + 2), *w = out;
 	const char *p = xml, *v;
 
 	if (!out)
@@ -91,7 +95,7 @@ char *discover_xml_downgrade(const char *xml)
 				tag--;
 			end = strchr(p, '>');
 			t = strtoul(p + sizeof okey - 1, &num_end, 10);
-			if (*num_end == '"') {
+			if (*num_end == '"' && num_end > p + sizeof okey - 1) {
 				w += sprintf(w, "%s%d\"", okey,
 					     osdev_v3_to_v2(t, tag,
 							    end ? (size_t)(end - tag)
@@ -104,12 +108,6 @@ char *discover_xml_downgrade(const char *xml)
 	}
 	*w = '\0';
 	return out;
-}
-
-static enum pplan_status read_text(const char *path, char **out,
-				   struct perr *e)
-{
-	return file_read(path, 64L << 20, out, NULL, e);
 }
 
 /* ---- PCI helpers ---------------------------------------------------------- */
@@ -388,82 +386,102 @@ static void walk_topology(hwloc_topology_t t, struct host_topo *h)
 	host_assign_nics(h);
 }
 
-enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
-				 struct perr *e)
+/* Loads t from hwloc: the live host when conv is NULL, else the XML text
+ * conv (already checked and downgraded), then walks it into h. */
+static enum pplan_status load_and_walk(const char *conv, const char *name,
+				       struct host_topo *h, struct perr *e)
 {
 	hwloc_topology_t t = NULL;
-	char *text = NULL, *conv = NULL;
 	enum pplan_status st = PPLAN_OK;
 
-	host_init(h);
-	if (xml_path) {
-		st = read_text(xml_path, &text, e);
-		if (st != PPLAN_OK)
-			goto out;
-		if (!strstr(text, "<topology")) {
-			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: not an hwloc XML export (no <topology> element)",
-				      xml_path);
-			goto out;
-		}
-		if (!strstr(text, "</topology>")) {
-			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: malformed hwloc XML (no closing </topology>; truncated?)",
-				      xml_path);
-			goto out;
-		}
-		conv = discover_xml_downgrade(text);
-		if (!conv) {
-			st = perr_set(e, PPLAN_ENOMEM, "out of memory reading %s",
-				      xml_path);
-			goto out;
-		}
-		snprintf(h->source, sizeof h->source, "hwloc XML %s", xml_path);
-	} else {
-		snprintf(h->source, sizeof h->source, "hwloc %s (this host)",
-			 HWLOC_VERSION);
-	}
-	if (hwloc_topology_init(&t) != 0) {
-		t = NULL;
-		st = perr_set(e, PPLAN_ESYSTEM, "hwloc_topology_init failed");
-		goto out;
-	}
+	if (hwloc_topology_init(&t) != 0)
+		return perr_set(e, PPLAN_ESYSTEM, "hwloc_topology_init failed");
 	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_ALL);
 	if (conv && hwloc_topology_set_xmlbuffer(t, conv, (int)strlen(conv) + 1) != 0) {
 		st = perr_set(e, PPLAN_EINPUT,
 			      "%s: malformed hwloc XML (hwloc %s cannot parse it: %s)",
-			      xml_path, HWLOC_VERSION, strerror(errno));
+			      name, HWLOC_VERSION, strerror(errno));
 		goto out;
 	}
 	if (hwloc_topology_load(t) != 0) {
-		if (xml_path)
+		if (conv)
 			st = perr_set(e, PPLAN_EINPUT,
 				      "%s: malformed hwloc XML (hwloc %s could not load it: %s)",
-				      xml_path, HWLOC_VERSION, strerror(errno));
+				      name, HWLOC_VERSION, strerror(errno));
 		else
 			st = perr_set(e, PPLAN_ESYSTEM,
 				      "hwloc could not discover this host: %s",
 				      strerror(errno));
 		goto out;
 	}
-	if (xml_path) {
+	if (conv) {
 		const char *hn = hwloc_obj_get_info_by_name(
 			hwloc_get_root_obj(t), "HostName");
-		const char *base = strrchr(xml_path, '/');
+		const char *base = strrchr(name, '/');
 		snprintf(h->hostname, sizeof h->hostname, "%s",
-			 hn ? hn : base ? base + 1 : xml_path);
+			 hn ? hn : base ? base + 1 : name);
 	} else if (gethostname(h->hostname, sizeof h->hostname) != 0) {
 		snprintf(h->hostname, sizeof h->hostname, "localhost");
 	}
 	h->hostname[sizeof h->hostname - 1] = '\0';
 	walk_topology(t, h);
-	if (!xml_path) /* an export says nothing about link rates */
+out:
+	hwloc_topology_destroy(t);
+	return st;
+}
+
+enum pplan_status discover_hwloc_xml(const char *xml, size_t len,
+				     const char *name, struct host_topo *h,
+				     struct perr *e)
+{
+	char *conv = NULL;
+	enum pplan_status st;
+
+	host_init(h);
+	if (memchr(xml, '\0', len))
+		return perr_set(e, PPLAN_EINPUT, "%s: a NUL byte in an XML file", name);
+	if (!strstr(xml, "<topology"))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: not an hwloc XML export (no <topology> element)",
+				name);
+	if (!strstr(xml, "</topology>"))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: malformed hwloc XML (no closing </topology>; truncated?)",
+				name);
+	/* hwloc trusts its input (hwlocxml.h): check it first. */
+	st = hwlocxml_check(xml, len, name, e);
+	if (st != PPLAN_OK)
+		return st;
+	conv = discover_xml_downgrade(xml);
+	if (!conv)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory reading %s", name);
+	snprintf(h->source, sizeof h->source, "hwloc XML %s", name);
+	st = load_and_walk(conv, name, h, e);
+	free(conv);
+	return st;
+}
+
+enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
+				 struct perr *e)
+{
+	char *text = NULL;
+	long len = 0;
+	enum pplan_status st;
+
+	if (xml_path) {
+		host_init(h);
+		st = file_read(xml_path, DISCOVER_XML_MAX_BYTES, &text, &len, e);
+		if (st == PPLAN_OK)
+			st = discover_hwloc_xml(text, (size_t)len, xml_path, h, e);
+		free(text);
+		return st;
+	}
+	host_init(h);
+	snprintf(h->source, sizeof h->source, "hwloc %s (this host)",
+		 HWLOC_VERSION);
+	st = load_and_walk(NULL, "this host", h, e);
+	if (st == PPLAN_OK) /* an export says nothing about link rates */
 		for (int i = 0; i < h->nnics; i++)
 			h->nic[i].gbits = discover_nic_rate_gbits(&h->nic[i]);
-out:
-	if (t)
-		hwloc_topology_destroy(t);
-	free(conv);
-	free(text);
 	return st;
 }

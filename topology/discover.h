@@ -23,6 +23,16 @@
 enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
 				 struct perr *e);
 
+/* As discover_hwloc for the len bytes of an XML export in memory
+ * (NUL-terminated at xml[len]); `name` names it in messages.  The text is
+ * checked (hwlocxml.h) before hwloc sees it. */
+enum pplan_status discover_hwloc_xml(const char *xml, size_t len,
+				     const char *name, struct host_topo *h,
+				     struct perr *e);
+
+/* The largest XML export read (README "Limits"). */
+#define DISCOVER_XML_MAX_BYTES (16L << 20)
+
 /* The in-memory hwloc 3.x -> 2.x XML conversion (exposed for tests).
  * Returns a malloc'ed copy the caller frees, or NULL when out of memory;
  * text that is not a 3.x export is copied unchanged. */

@@ -80,8 +80,11 @@ static int is_gpu_label(const char *s, int *idx)
 	long v;
 	if (strncmp(s, "GPU", 3) != 0 || !isdigit((unsigned char)s[3]))
 		return 0;
+	/* GPU numbers past what a host holds would overflow the column
+	 * arithmetic below; such a label is no GPU column. */
+	errno = 0;
 	v = strtol(s + 3, &end, 10);
-	if (*end)
+	if (*end || errno || v > 9999)
 		return 0;
 	*idx = (int)v;
 	return 1;
@@ -396,7 +399,7 @@ enum pplan_status smitopo_load(const char *path, struct host_topo *h,
 			       struct perr *e)
 {
 	char *buf = NULL;
-	enum pplan_status st = file_read(path, 1L << 20, &buf, NULL, e);
+	enum pplan_status st = file_read(path, SMITOPO_MAX_BYTES, &buf, NULL, e);
 
 	if (st != PPLAN_OK)
 		return st;

@@ -1,0 +1,31 @@
+/* fuzz_sizes.c: size and count strings (--params 70B, --gpus, --seq,
+ * --global-batch, --tokens-per-step, --max-memory-gib) through the
+ * option parser the subcommands share.  Seeds: tests/fuzz/seeds/sizes. */
+#include <stdlib.h>
+
+#include "cli_common.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_strndup(data, size);
+	struct cli_inputs in;
+	struct perr e;
+	double v;
+	long x;
+
+	(void)parse_count(s, &v);
+	(void)cli_parse_long(s, &x);
+	for (int opt = 1002; opt <= 1009; opt++) {
+		if (opt == 1003 || opt == 1004 || opt == 1008)
+			continue; /* names, not numbers */
+		cli_inputs_init(&in);
+		(void)cli_common_option(&in, opt, s, &e);
+	}
+	cli_inputs_init(&in);
+	in.params_arg = s;
+	in.gpus = 8;
+	(void)cli_resolve(&in, 1, &e);
+	free(s);
+	return 0;
+}
