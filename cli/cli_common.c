@@ -17,6 +17,17 @@ int cli_fail(enum pplan_status st, const struct perr *e)
 void cli_inputs_init(struct cli_inputs *in)
 {
 	memset(in, 0, sizeof *in);
+	fw_switches_none(&in->switches);
+}
+
+/* "on"/"off" for the overlap switches; -1 otherwise. */
+static int on_off(const char *arg)
+{
+	if (!strcmp(arg, "on"))
+		return 1;
+	if (!strcmp(arg, "off"))
+		return 0;
+	return -1;
 }
 
 int cli_parse_long(const char *s, long *out)
@@ -77,6 +88,43 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 		return 1;
 	case 1010: in->json_path = arg; return 1;
 	case 1011: in->order_arg = arg; return 1;
+	case 1012: in->framework_arg = arg; return 1;
+	case 1013:
+		if (!strcmp(arg, "bulk"))
+			in->switches.tp_overlap = FW_TPO_BULK;
+		else if (!strcmp(arg, "pipelined") || !strcmp(arg, "on"))
+			in->switches.tp_overlap = FW_TPO_PIPELINED;
+		else if (!strcmp(arg, "off"))
+			in->switches.tp_overlap = FW_TPO_NONE;
+		else
+			return perr_set(e, PPLAN_EINPUT,
+					"--tp-comm-overlap must be on, off, bulk or pipelined, got '%s'",
+					arg), -1;
+		return 1;
+	case 1014: in->switches.flash = 0; return 1;
+	case 1015:
+		if (!strcmp(arg, "fp32"))
+			in->switches.grad_bytes = 4;
+		else if (!strcmp(arg, "bf16") || !strcmp(arg, "fp16"))
+			in->switches.grad_bytes = 2;
+		else
+			return perr_set(e, PPLAN_EINPUT,
+					"--grad-reduce-dtype must be fp32, bf16 or fp16, got '%s'",
+					arg), -1;
+		return 1;
+	case 1016:
+	case 1017: {
+		int v = on_off(arg);
+		if (v < 0)
+			return perr_set(e, PPLAN_EINPUT, "--%s must be on or off, got '%s'",
+					opt == 1016 ? "overlap-grad-reduce" : "overlap-param-gather",
+					arg), -1;
+		if (opt == 1016)
+			in->switches.overlap_grad_reduce = v;
+		else
+			in->switches.overlap_param_gather = v;
+		return 1;
+	}
 	default: return 0;
 	}
 }
@@ -156,8 +204,17 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 		return perr_set(e, PPLAN_EINPUT, "%s does not support %s",
 				in->cluster.gpu.name,
 				precision_name(in->opts.precision));
-	if (in->opts.precision == PREC_FP8)
-		in->opts.tp_comm_overlap = 1;
+	if (in->framework_arg) {
+		st = framework_parse(in->framework_arg, &in->opts.fw, e);
+		if (st != PPLAN_OK) {
+			perr_prefix(e, "--framework");
+			return st;
+		}
+	}
+	in->opts.switches = in->switches;
+	st = train_opts_resolve(&in->opts, e);
+	if (st != PPLAN_OK)
+		return st;
 	if (in->order_arg) {
 		st = rank_order_parse(in->order_arg, &in->opts.order, e);
 		if (st != PPLAN_OK)
@@ -210,6 +267,13 @@ enum pplan_status cli_resolve_layout(struct cli_inputs *in,
 	if (st != PPLAN_OK)
 		return st;
 	layout_complete(l, set, cluster_gpus(&in->cluster));
+	/* The framework's defaults for what the string leaves out. */
+	if (!(set & LK_SP))
+		l->sp = in->opts.fw->layout.sp && l->tp > 1;
+	if (!(set & LK_ZERO))
+		l->zero = l->dp * l->cp > 1 ? in->opts.fw->layout.zero : 0;
+	if (!(set & LK_RECOMPUTE))
+		l->recompute = in->opts.fw->layout.recompute;
 	if (!(set & LK_GBS)) {
 		l->gbs = in->global_batch;
 	} else if (!in->gbs && !in->tokens_per_step) {
@@ -243,12 +307,18 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 		(double)in->global_batch * in->opts.seq / 1048576.0, in->gbs_note,
 		precision_name(in->opts.precision),
 		in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib : c->gpu.mem_gib);
-	fprintf(f, "# framework Megatron-LM: flash attention, overlapped DP reduction%s\n",
-		in->opts.tp_comm_overlap ? ", overlapped TP communication" : "");
+	{
+		char what[320];
+		framework_describe(&in->opts.b, what, sizeof what);
+		fprintf(f, "# framework %s%s: %s\n", in->opts.fw->label,
+			in->framework_arg ? "" : " (default)", what);
+	}
 }
 
 void cli_common_usage(FILE *f)
 {
+	char names[512];
+	framework_names(names, sizeof names);
 	fprintf(f,
 		"  --model NAME|FILE      zoo model, pplan.model/1 JSON or HF config.json\n"
 		"  --params N             or: the zoo model nearest N parameters (70B, 405B, 1.5T)\n"
@@ -261,5 +331,11 @@ void cli_common_usage(FILE *f)
 		"  --precision P          bf16 (default), fp16, fp8\n"
 		"  --max-memory-gib X     usable memory per GPU (default: the GPU's)\n"
 		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
-		"  --json FILE            write the JSON report\n");
+		"  --framework NAME[:V]   the training software (default %s); known: %s\n"
+		"  --tp-comm-overlap on|off|bulk|pipelined   TP communication overlap (default: the framework's)\n"
+		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
+		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
+		"  --overlap-grad-reduce on|off, --overlap-param-gather on|off   (default: the framework's)\n"
+		"  --json FILE            write the JSON report\n",
+		framework_default()->label, names);
 }

@@ -15,7 +15,8 @@
 struct cli_inputs {
 	/* as given */
 	const char *model_arg, *params_arg, *cluster_arg, *gpu_arg;
-	const char *precision_arg, *json_path, *order_arg;
+	const char *precision_arg, *json_path, *order_arg, *framework_arg;
+	struct fw_switches switches;  /* --tp-comm-overlap ... as given */
 	long gpus, seq, gbs, tokens_per_step;
 	double max_memory_gib;
 	/* resolved */
@@ -42,7 +43,13 @@ void cli_inputs_init(struct cli_inputs *in);
 	{ "precision", required_argument, NULL, 1008 },              \
 	{ "max-memory-gib", required_argument, NULL, 1009 },         \
 	{ "json", required_argument, NULL, 1010 },                   \
-	{ "rank-order", required_argument, NULL, 1011 }
+	{ "rank-order", required_argument, NULL, 1011 },             \
+	{ "framework", required_argument, NULL, 1012 },              \
+	{ "tp-comm-overlap", required_argument, NULL, 1013 },        \
+	{ "no-flash-attention", no_argument, NULL, 1014 },           \
+	{ "grad-reduce-dtype", required_argument, NULL, 1015 },      \
+	{ "overlap-grad-reduce", required_argument, NULL, 1016 },    \
+	{ "overlap-param-gather", required_argument, NULL, 1017 }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */

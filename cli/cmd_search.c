@@ -359,6 +359,7 @@ int cmd_search(int argc, char **argv)
 		cJSON_AddNumberToObject(doc, "global_batch", (double)in.global_batch);
 		cJSON_AddNumberToObject(doc, "seq_length", (double)in.opts.seq);
 		cJSON_AddStringToObject(doc, "precision", precision_name(in.opts.precision));
+		cJSON_AddItemToObject(doc, "framework", report_framework_json(&in.opts));
 		cJSON_AddNumberToObject(doc, "evaluated", (double)r.evaluated);
 		cJSON_AddNumberToObject(doc, "feasible", (double)r.feasible);
 		cJSON_AddNumberToObject(doc, "search_time_s", r.seconds);

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 }
 
 struct acc {
-	char key[32];
+	char key[48];
 	double sum_abs;
 	int n;
 	double worst;
@@ -60,7 +60,7 @@ int cmd_validate(int argc, char **argv)
 	int quiet = 0, closed_form = 0;
 	struct vcase *cases = NULL;
 	int n = 0, nsrc = 0;
-	struct acc src[16], all = { "all", 0, 0, 0 }, half = { "bf16/fp16", 0, 0, 0 },
+	struct acc src[64], all = { "all", 0, 0, 0 }, half = { "bf16/fp16", 0, 0, 0 },
 			    fp8 = { "fp8", 0, 0, 0 }, mem = { "memory", 0, 0, 0 };
 	int oom_total = 0, oom_agree = 0;
 	struct perr e = { { 0 } };
@@ -126,8 +126,7 @@ int cmd_validate(int argc, char **argv)
 		p.step_time_s = NAN;
 		if (vc->predictable) {
 			vc->opts.use_des = !closed_form;
-			st = predict_layout(&vc->model, &vc->cluster, &vc->layout,
-					    &vc->opts, &p, &e);
+			st = vcase_predict(vc, &p, &e);
 			if (st != PPLAN_OK) {
 				vc->predictable = 0;
 				snprintf(vc->skip_reason, sizeof vc->skip_reason,
@@ -141,7 +140,7 @@ int cmd_validate(int argc, char **argv)
 			err = 100.0 * (p.step_time_s - vc->measured_step_s) /
 			      vc->measured_step_s;
 			acc_add(&all, err);
-			acc_add(acc_find(src, &nsrc, vc->source_key), err);
+			acc_add(acc_find(src, &nsrc, vc->label), err);
 			if (vc->opts.precision == PREC_FP8)
 				acc_add(&fp8, err);
 			else
@@ -178,7 +177,7 @@ int cmd_validate(int argc, char **argv)
 		if (jcases) {
 			cJSON *jc = cJSON_CreateObject();
 			cJSON_AddStringToObject(jc, "id", vc->id);
-			cJSON_AddStringToObject(jc, "source", vc->source_key);
+			cJSON_AddStringToObject(jc, "source", vc->label);
 			cJSON_AddBoolToObject(jc, "predicted", vc->predictable);
 			if (!vc->predictable)
 				cJSON_AddStringToObject(jc, "skip_reason", vc->skip_reason);
@@ -229,6 +228,13 @@ int cmd_validate(int argc, char **argv)
 		       mem.sum_abs / mem.n, mem.n, mem.worst);
 	printf("# out-of-memory verdicts agree with the source in %d of %d cases\n",
 	       oom_agree, oom_total);
+	{
+		int npred = 0;
+		for (int i = 0; i < n; i++)
+			npred += cases[i].predictable;
+		printf("# %d of %d cases predicted (%.0f %%); %d not predicted, each with its reason above\n",
+		       npred, n, 100.0 * npred / n, n - npred);
+	}
 
 	if (doc) {
 		cJSON *s = cJSON_AddObjectToObject(doc, "summary");

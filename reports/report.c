@@ -63,6 +63,37 @@ cJSON *report_layout_json(const struct layout *l, const struct train_opts *o)
 	return j;
 }
 
+cJSON *report_framework_json(const struct train_opts *o)
+{
+	cJSON *j = cJSON_CreateObject(), *sw;
+	const struct fw_behaviour *b = &o->b;
+	cJSON_AddStringToObject(j, "name", o->fw->name);
+	cJSON_AddStringToObject(j, "row", o->fw->label);
+	cJSON_AddStringToObject(j, "attention", fw_attention_name(b->attention));
+	cJSON_AddStringToObject(j, "tp_comm_overlap", fw_tp_overlap_name(b->tp_overlap));
+	cJSON_AddBoolToObject(j, "overlap_grad_reduce", b->overlap_grad_reduce);
+	cJSON_AddBoolToObject(j, "overlap_param_gather", b->overlap_param_gather);
+	cJSON_AddStringToObject(j, "grad_reduce_dtype",
+				fw_grad_dtype_name(b->grad_bytes, o->precision));
+	cJSON_AddStringToObject(j, "pipeline_engine", fw_pipe_name(b->pipe));
+	cJSON_AddStringToObject(j, "sharding", fw_sharding_name(b->sharding));
+	/* What the user switched by hand, as given. */
+	sw = cJSON_AddObjectToObject(j, "switches");
+	if (o->switches.tp_overlap >= 0)
+		cJSON_AddStringToObject(sw, "tp_comm_overlap",
+					fw_tp_overlap_name((enum fw_tp_overlap)o->switches.tp_overlap));
+	if (o->switches.flash >= 0)
+		cJSON_AddBoolToObject(sw, "flash_attention", o->switches.flash);
+	if (o->switches.grad_bytes)
+		cJSON_AddStringToObject(sw, "grad_reduce_dtype",
+					fw_grad_dtype_name(o->switches.grad_bytes, o->precision));
+	if (o->switches.overlap_grad_reduce >= 0)
+		cJSON_AddBoolToObject(sw, "overlap_grad_reduce", o->switches.overlap_grad_reduce);
+	if (o->switches.overlap_param_gather >= 0)
+		cJSON_AddBoolToObject(sw, "overlap_param_gather", o->switches.overlap_param_gather);
+	return j;
+}
+
 cJSON *report_prediction_fields(const struct prediction *p)
 {
 	cJSON *o = cJSON_CreateObject(), *mem, *t;
@@ -113,6 +144,7 @@ cJSON *report_prediction_json(const struct model_spec *m,
 	cJSON_AddItemToObject(doc, "model", report_model_json(m));
 	cJSON_AddItemToObject(doc, "cluster", report_cluster_json(c));
 	cJSON_AddItemToObject(doc, "layout", report_layout_json(l, o));
+	cJSON_AddItemToObject(doc, "framework", report_framework_json(o));
 	/* Move the prediction fields up into the document. */
 	while ((it = fields->child) != NULL) {
 		cJSON_DetachItemViaPointer(fields, it);
@@ -148,12 +180,16 @@ void report_megatron_flags(FILE *f, const struct model_spec *m,
 		fprintf(f, " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads");
 	else if (l->zero == 3)
 		fprintf(f, " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads_params");
-	if (o->overlap_grad_reduce && l->dp * l->cp > 1)
+	if (o->b.overlap_grad_reduce && l->dp * l->cp > 1)
 		fprintf(f, " --overlap-grad-reduce");
-	if (o->overlap_param_gather && l->zero == 1)
+	if (o->b.overlap_param_gather && l->zero == 1)
 		fprintf(f, " --overlap-param-gather");
-	if (o->tp_comm_overlap && l->tp > 1)
+	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
 		fprintf(f, " --tp-comm-overlap");
+	if (o->b.attention == FW_ATTN_UNFUSED)
+		fprintf(f, " --attention-backend unfused");
+	if (o->b.grad_bytes == 2 && o->precision != PREC_FP16)
+		fprintf(f, " --grad-reduce-in-bf16");
 	fprintf(f, " --%s", o->precision == PREC_FP16 ? "fp16" : "bf16");
 	if (o->precision == PREC_FP8)
 		fprintf(f, " --fp8-format hybrid");

@@ -16,6 +16,9 @@ cJSON *report_model_json(const struct model_spec *m);
 cJSON *report_cluster_json(const struct cluster *c);
 cJSON *report_layout_json(const struct layout *l, const struct train_opts *o);
 
+/* The framework row, its resolved behaviour and the hand switches. */
+cJSON *report_framework_json(const struct train_opts *o);
+
 /* The prediction fields of pplan.prediction/1 (no schema, no inputs). */
 cJSON *report_prediction_fields(const struct prediction *p);
 

@@ -1,18 +1,13 @@
 /*
- * cases.c: reading pplan.cases/1 and filling null fields with the
- * defaults of the framework each source used (validation/README.md asks
- * for exactly that).  The defaults, by source:
- *   Narayanan et al. 2021 (Megatron-LM, A100, 2021): mbs 1, no
- *     interleaving, plain DP (no distributed optimizer), no overlap of the
- *     gradient all-reduce, unfused attention, TP without SP.
- *   BigScience (Megatron-DeepSpeed, 2022): as given; ZeRO-1 over DP,
- *     DeepSpeed's pipeline engine, unfused attention (fused softmax).
- *   NVIDIA DGX Cloud recipes and NeMo 24.x performance tables, Megatron-LM
- *     README (Megatron-Core): distributed optimizer, SP with TP,
- *     overlapped gradient reduction and TP communication, flash attention,
- *     selective recomputation off (flash attention already drops scores).
- * Missing architecture fields come from the zoo model of the same MLP
- * kind nearest in size; missing fabrics from the GPU's usual node preset.
+ * cases.c: reading pplan.cases/1 (validation/README.md).  Each case's
+ * `framework` (name, version, year) picks a row of the frameworks table;
+ * that row fills the null layout fields (SP, ZeRO, recomputation) and
+ * decides the behaviour the cost model prices (attention kernel, overlap,
+ * gradient dtype, pipeline engine).  Nothing here reads the `source` text
+ * for behaviour: it only names the publication that cross-validation
+ * leaves out.  Missing architecture fields come from the zoo model of the
+ * same MLP kind nearest in size; missing fabrics from the GPU's usual
+ * node preset.  A case that cannot be modelled keeps its reason.
  */
 #include "cases.h"
 
@@ -23,13 +18,14 @@
 #include <string.h>
 
 #include "jsonio.h"
+#include "predict.h"
 
 static void note(struct vcase *vc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void note(struct vcase *vc, const char *fmt, ...)
 {
-	char buf[160];
+	char buf[320];
 	size_t len = strlen(vc->assumed);
 	va_list ap;
 	va_start(ap, fmt);
@@ -39,20 +35,41 @@ static void note(struct vcase *vc, const char *fmt, ...)
 		 len ? "; " : "", buf);
 }
 
-static void classify(struct vcase *vc, const char *source)
+static void skip(struct vcase *vc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void skip(struct vcase *vc, const char *fmt, ...)
 {
-	const char *k = "other";
-	if (strstr(source, "Narayanan"))
-		k = "narayanan21";
-	else if (strstr(source, "BigScience"))
-		k = "bigscience";
-	else if (strstr(source, "DGX Cloud"))
-		k = "dgxc";
-	else if (strstr(source, "NeMo"))
-		k = "nemo";
-	else if (strstr(source, "Megatron-LM README"))
-		k = "megatron-readme";
-	snprintf(vc->source_key, sizeof vc->source_key, "%s", k);
+	va_list ap;
+	if (!vc->predictable)
+		return; /* the first reason stands */
+	vc->predictable = 0;
+	va_start(ap, fmt);
+	vsnprintf(vc->skip_reason, sizeof vc->skip_reason, fmt, ap);
+	va_end(ap);
+}
+
+/* The publication: the source text before " -- " (the table after it is
+ * part of the same publication); the label: its first words, up to a
+ * comma, colon or parenthesis. */
+static void publication_of(struct vcase *vc, const char *text)
+{
+	size_t n = 0, k = 0;
+	while (text[n] && !(text[n] == ' ' && text[n + 1] == '-' &&
+			    text[n + 2] == '-' && text[n + 3] == ' '))
+		n++;
+	snprintf(vc->publication, sizeof vc->publication, "%.*s", (int)n, text);
+	while (k < n && !strchr(",:(", text[k]))
+		k++;
+	while (k > 0 && text[k - 1] == ' ')
+		k--;
+	if (k == 0)
+		snprintf(vc->label, sizeof vc->label, "(no source)");
+	else if (k < sizeof vc->label)
+		snprintf(vc->label, sizeof vc->label, "%.*s", (int)k, text);
+	else
+		snprintf(vc->label, sizeof vc->label, "%.*s...",
+			 (int)(sizeof vc->label - 4), text);
 }
 
 /* Reads a whole number in [min, max] that may be null; returns 1 if
@@ -79,102 +96,151 @@ static int opt_long(const cJSON *o, const char *key, long min, long max,
 	return 1;
 }
 
+/* A number that may be null but must be more than 0 and at most max when
+ * given; returns 1 if present. */
+static int opt_positive(const cJSON *o, const char *key, double max, const char *unit,
+			double *v, const char *where, enum pplan_status *st,
+			struct perr *e)
+{
+	double x = 0;
+	enum pplan_status s;
+
+	if (*st != PPLAN_OK)
+		return 0;
+	s = json_get_number(o, key, &x, where, e);
+	if (s == PPLAN_OK && !(x > 0 && x <= max))
+		s = perr_set(e, PPLAN_EINPUT, "%s: %s must be more than 0 and at most %g %s, got %g",
+			     where, key, max, unit, x);
+	if (s == PPLAN_EINPUT)
+		*st = s;
+	if (s != PPLAN_OK)
+		return 0;
+	*v = x;
+	return 1;
+}
+
+/* ---- the model ------------------------------------------------------------- */
+
+struct arch {
+	long layers, hidden, ffn, heads, kv, vocab, seq;
+	int have_l, have_h, have_f, have_a, have_g, have_v;
+	double params_billion;
+};
+
+static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
+				   struct arch *a, const char *where,
+				   struct perr *e)
+{
+	enum pplan_status st = PPLAN_OK;
+	char w[300];
+	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
+
+	snprintf(w, sizeof w, "%s: model", where);
+	memset(a, 0, sizeof *a);
+	a->have_l = opt_long(jm, "num_layers", 1, C, &a->layers, w, &st, e);
+	a->have_h = opt_long(jm, "hidden_size", 1, D, &a->hidden, w, &st, e);
+	a->have_f = opt_long(jm, "ffn_hidden_size", 1, D, &a->ffn, w, &st, e);
+	a->have_a = opt_long(jm, "num_attention_heads", 1, C, &a->heads, w, &st, e);
+	a->have_g = opt_long(jm, "num_kv_heads", 1, C, &a->kv, w, &st, e);
+	a->have_v = opt_long(jm, "vocab_size", 1, D, &a->vocab, w, &st, e);
+	if (!opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e) && st == PPLAN_OK) {
+		a->seq = 2048;
+		note(vc, "seq_length=2048");
+	}
+	if (st != PPLAN_OK)
+		return st;
+	if (json_get_number(jm, "params_billion", &a->params_billion, w, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
+	return PPLAN_OK;
+}
+
+/* Fills what the source left out from the nearest zoo model of the same
+ * MLP kind (and MoE or not). */
+static enum pplan_status fill_from_zoo(struct model_spec *m, struct arch *a,
+				       int moe, struct vcase *vc,
+				       const char *where, struct perr *e)
+{
+	const struct model_spec *best = NULL;
+	int nz;
+	const struct model_spec *zoo = model_zoo(&nz);
+	double target = a->params_billion > 0 ? a->params_billion * 1e9 : 0;
+
+	for (int i = 0; i < nz; i++) {
+		if (zoo[i].mlp != m->mlp || (zoo[i].num_experts > 1) != moe)
+			continue;
+		if (a->have_h && zoo[i].hidden != a->hidden)
+			continue;
+		if (!best || fabs(model_params_total(&zoo[i]) - target) <
+			     fabs(model_params_total(best) - target))
+			best = &zoo[i];
+	}
+	if (!best)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: the model's architecture is incomplete and no zoo model matches it",
+				where);
+	if (!a->have_l) { a->layers = best->layers; note(vc, "num_layers=%ld (zoo %s)", a->layers, best->name); }
+	if (!a->have_h) { a->hidden = best->hidden; note(vc, "hidden_size=%ld (zoo %s)", a->hidden, best->name); }
+	if (!a->have_a) { a->heads = best->heads; note(vc, "heads=%ld (zoo %s)", a->heads, best->name); }
+	if (!a->have_g && !a->have_a) { a->kv = best->kv_heads; a->have_g = 1; note(vc, "kv_heads=%ld (zoo %s)", a->kv, best->name); }
+	if (!a->have_v) { a->vocab = best->vocab; note(vc, "vocab_size=%ld (zoo %s)", a->vocab, best->name); }
+	if (!a->have_f) { a->ffn = best->ffn; a->have_f = 1; note(vc, "ffn_hidden_size=%ld (zoo %s)", a->ffn, best->name); }
+	m->norm = best->norm;
+	m->tied_embeddings = best->tied_embeddings;
+	m->linear_bias = best->linear_bias;
+	m->pos_embedding = best->pos_embedding;
+	return PPLAN_OK;
+}
+
 static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 				    const char *where, struct perr *e)
 {
 	struct model_spec *m = &vc->model;
-	enum pplan_status st = PPLAN_OK;
 	const char *s = NULL;
-	long layers = 0, hidden = 0, ffn = 0, heads = 0, kv = 0, vocab = 0, seq = 0;
-	double pb = 0;
-	int have_l, have_h, have_f, have_a, have_g, have_v;
-	const cJSON *moe;
-	char mwhere[300];
+	struct arch a;
+	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
+	int is_moe = cJSON_IsObject(moe);
+	enum pplan_status st;
 
-	if (!cJSON_IsObject(jm))
-		return perr_set(e, PPLAN_EINPUT, "%s: model must be an object", where);
 	memset(m, 0, sizeof *m);
 	m->mlp = MLP_GELU;
 	if (json_get_string(jm, "mlp", &s, where, e) == PPLAN_OK &&
 	    mlp_kind_parse(s, &m->mlp) != 0)
 		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
 				where, s);
-	snprintf(mwhere, sizeof mwhere, "%s: model", where);
-	have_l = opt_long(jm, "num_layers", 1, MODEL_MAX_COUNT, &layers, mwhere, &st, e);
-	have_h = opt_long(jm, "hidden_size", 1, MODEL_MAX_DIM, &hidden, mwhere, &st, e);
-	have_f = opt_long(jm, "ffn_hidden_size", 1, MODEL_MAX_DIM, &ffn, mwhere, &st, e);
-	have_a = opt_long(jm, "num_attention_heads", 1, MODEL_MAX_COUNT, &heads, mwhere, &st, e);
-	have_g = opt_long(jm, "num_kv_heads", 1, MODEL_MAX_COUNT, &kv, mwhere, &st, e);
-	have_v = opt_long(jm, "vocab_size", 1, MODEL_MAX_DIM, &vocab, mwhere, &st, e);
-	if (!opt_long(jm, "seq_length", 1, MODEL_MAX_DIM, &seq, mwhere, &st, e) &&
-	    st == PPLAN_OK) {
-		seq = 2048;
-		note(vc, "seq_length=2048");
-	}
-	if (st != PPLAN_OK)
+	if ((st = read_arch(jm, vc, &a, where, e)) != PPLAN_OK)
 		return st;
-	if (json_get_number(jm, "params_billion", &pb, mwhere, e) == PPLAN_EINPUT)
-		return PPLAN_EINPUT;
-
-	/* Fill what the source left out from the nearest zoo model of the
-	 * same MLP kind. */
-	if (!have_l || !have_h || !have_a || !have_v ||
-	    (!have_f && mlp_is_gated(m->mlp))) {
-		const struct model_spec *best = NULL;
-		int nz;
-		const struct model_spec *zoo = model_zoo(&nz);
-		double target = pb > 0 ? pb * 1e9 : 0;
-		for (int i = 0; i < nz; i++) {
-			if (zoo[i].mlp != m->mlp || (zoo[i].num_experts > 1) !=
-			    (cJSON_IsObject(cJSON_GetObjectItem(jm, "moe"))))
-				continue;
-			if (have_h && zoo[i].hidden != hidden)
-				continue;
-			if (!best || fabs(model_params_total(&zoo[i]) - target) <
-				     fabs(model_params_total(best) - target))
-				best = &zoo[i];
-		}
-		if (!best)
-			return perr_set(e, PPLAN_EINPUT,
-					"%s: the model's architecture is incomplete and no zoo model matches it",
-					where);
-		if (!have_l) { layers = best->layers; note(vc, "num_layers=%ld (zoo %s)", layers, best->name); }
-		if (!have_h) { hidden = best->hidden; note(vc, "hidden_size=%ld (zoo %s)", hidden, best->name); }
-		if (!have_a) { heads = best->heads; note(vc, "heads=%ld (zoo %s)", heads, best->name); }
-		if (!have_g && !have_a) { kv = best->kv_heads; have_g = 1; note(vc, "kv_heads=%ld (zoo %s)", kv, best->name); }
-		if (!have_v) { vocab = best->vocab; note(vc, "vocab_size=%ld (zoo %s)", vocab, best->name); }
-		if (!have_f) { ffn = best->ffn; have_f = 1; note(vc, "ffn_hidden_size=%ld (zoo %s)", ffn, best->name); }
-		m->norm = best->norm;
-		m->tied_embeddings = best->tied_embeddings;
-		m->linear_bias = best->linear_bias;
+	if (!a.have_l || !a.have_h || !a.have_a || !a.have_v ||
+	    (!a.have_f && mlp_is_gated(m->mlp))) {
+		if ((st = fill_from_zoo(m, &a, is_moe, vc, where, e)) != PPLAN_OK)
+			return st;
 	} else {
 		m->norm = (m->mlp == MLP_SWIGLU) ? NORM_RMSNORM : NORM_LAYERNORM;
 		m->tied_embeddings = m->mlp == MLP_GELU;
 		m->linear_bias = m->mlp == MLP_GELU;
 	}
-	if (!have_f) {
-		ffn = 4 * hidden;
-		note(vc, "ffn_hidden_size=4h=%ld", ffn);
+	if (!a.have_f) {
+		a.ffn = 4 * a.hidden;
+		note(vc, "ffn_hidden_size=4h=%ld", a.ffn);
 	}
-	if (!have_g)
-		kv = heads;
+	if (!a.have_g)
+		a.kv = a.heads;
 	snprintf(m->name, sizeof m->name, "%s", vc->id);
 	if (json_get_string(jm, "name", &s, where, e) == PPLAN_OK)
 		snprintf(m->name, sizeof m->name, "%s", s);
-	m->layers = (int)layers;
-	m->hidden = hidden;
-	m->ffn = ffn;
-	m->heads = (int)heads;
-	m->kv_heads = (int)kv;
-	m->head_dim = heads > 0 ? hidden / heads : 0;
-	m->vocab = vocab;
-	m->seq = seq;
-	moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
-	if (cJSON_IsObject(moe)) {
+	m->layers = (int)a.layers;
+	m->hidden = a.hidden;
+	m->ffn = a.ffn;
+	m->heads = (int)a.heads;
+	m->kv_heads = (int)a.kv;
+	m->head_dim = a.heads > 0 ? a.hidden / a.heads : 0;
+	m->vocab = a.vocab;
+	m->seq = a.seq;
+	if (is_moe) {
 		long ne = 0, k = 0;
-		snprintf(mwhere, sizeof mwhere, "%s: model.moe", where);
-		opt_long(moe, "num_experts", 1, MODEL_MAX_COUNT, &ne, mwhere, &st, e);
-		opt_long(moe, "top_k", 1, MODEL_MAX_COUNT, &k, mwhere, &st, e);
+		char w[300];
+		snprintf(w, sizeof w, "%s: model.moe", where);
+		opt_long(moe, "num_experts", 1, MODEL_MAX_COUNT, &ne, w, &st, e);
+		opt_long(moe, "top_k", 1, MODEL_MAX_COUNT, &k, w, &st, e);
 		if (st != PPLAN_OK)
 			return st;
 		m->num_experts = (int)ne;
@@ -183,19 +249,309 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	return model_check(m, where, e);
 }
 
+/* ---- the framework ----------------------------------------------------- */
+
+/* The row for the case's framework object.  An unknown name is predicted
+ * as `other` of the same year (said); a version no row lists makes the
+ * case unpredictable (said). */
+static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
+					const char *where, struct perr *e)
+{
+	const cJSON *jf = cJSON_GetObjectItemCaseSensitive(jc, "framework");
+	const char *name = NULL, *version = NULL;
+	long year = 0;
+	struct perr fe = { "" };
+	const struct framework *fw = NULL;
+
+	if (jf && !cJSON_IsNull(jf) && !cJSON_IsObject(jf))
+		return perr_set(e, PPLAN_EINPUT, "%s: framework must be an object", where);
+	if (cJSON_IsObject(jf)) {
+		if (json_get_string(jf, "name", &name, where, e) == PPLAN_EINPUT ||
+		    json_get_string(jf, "version", &version, where, e) == PPLAN_EINPUT ||
+		    json_get_long(jf, "year", &year, 1900, where, e) == PPLAN_EINPUT)
+			return PPLAN_EINPUT;
+	}
+	snprintf(vc->framework_given, sizeof vc->framework_given, "%s%s%s",
+		 name ? name : "(none)", version ? " " : "", version ? version : "");
+	if (!name) {
+		note(vc, "framework not given: other");
+		name = "other";
+	} else if (!framework_known(name)) {
+		char known[512];
+		framework_names(known, sizeof known);
+		note(vc, "framework '%s' is not known (known: %s): predicted as other", name, known);
+		name = "other";
+		version = NULL;
+	}
+	if (framework_find(name, version, (int)year, &fw, &fe) != PPLAN_OK) {
+		skip(vc, "%s", fe.msg);
+		framework_find(name, NULL, (int)year, &fw, NULL);
+	}
+	vc->opts.fw = fw;
+	return PPLAN_OK;
+}
+
+/* ---- hardware ---------------------------------------------------------- */
+
+static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
+				       const char *where, struct perr *e)
+{
+	const struct gpu_spec *g;
+	const char *preset, *s = NULL;
+	long gpus = 0, per_node = 8;
+	double gbps = 0;
+	enum pplan_status st = PPLAN_OK;
+	char w[300];
+
+	if (json_get_string(jh, "gpu", &s, where, e) != PPLAN_OK || !(g = gpu_find(s)))
+		return perr_set(e, PPLAN_EINPUT, "%s: unknown GPU '%s'", where,
+				s ? s : "(missing)");
+	snprintf(w, sizeof w, "%s: hardware", where);
+	if (!opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, w, &st, e)) {
+		if (st != PPLAN_OK)
+			return st;
+		return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing", where);
+	}
+	if (!opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS, &per_node, w, &st, e)) {
+		if (st != PPLAN_OK)
+			return st;
+		per_node = 8;
+		note(vc, "gpus_per_node=8");
+	}
+	preset = cluster_preset_for_gpu(g->name);
+	if (cluster_preset(preset ? preset : "dgx-h100", 0, &vc->cluster, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
+	vc->cluster.gpu = *g;
+	vc->cluster.nvlink.bw_gbps = g->nvlink_gbps;
+	vc->cluster.gpus_per_node = (int)per_node;
+	vc->cluster.nvlink_domain = (int)per_node;
+	vc->cluster.num_nodes = (int)((gpus + per_node - 1) / per_node);
+	if (gpus % per_node != 0) {
+		vc->cluster.gpus_per_node = (int)gpus;
+		vc->cluster.nvlink_domain = (int)gpus;
+		vc->cluster.num_nodes = 1;
+	}
+	if (opt_positive(jh, "inter_node_gbps_per_gpu", 1e6, "Gb/s", &gbps, w, &st, e))
+		cluster_set_net_gbps(&vc->cluster, gbps / 8.0);
+	else if (st != PPLAN_OK)
+		return st;
+	else
+		note(vc, "network %ld Gb/s per GPU (%s)",
+		     (long)(vc->cluster.net.bw_gbps * 8 + 0.5), preset);
+	snprintf(vc->cluster.name, sizeof vc->cluster.name, "%ld x %s", gpus, g->name);
+	return PPLAN_OK;
+}
+
+/* ---- layout -------------------------------------------------------------- */
+
+static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
+				      const char *where, struct perr *e)
+{
+	struct layout *l = &vc->layout;
+	enum pplan_status st = PPLAN_OK;
+	const long D = LAYOUT_MAX_DEGREE;
+	long v;
+	int has_tp, has_pp, has_dp;
+	char w[300];
+
+	snprintf(w, sizeof w, "%s: layout", where);
+	layout_default(l);
+	has_tp = opt_long(jl, "tp", 1, D, &v, w, &st, e); if (has_tp) l->tp = (int)v;
+	has_pp = opt_long(jl, "pp", 1, D, &v, w, &st, e); if (has_pp) l->pp = (int)v;
+	has_dp = opt_long(jl, "dp", 1, D, &v, w, &st, e); if (has_dp) l->dp = (int)v;
+	if (opt_long(jl, "cp", 1, D, &v, w, &st, e)) l->cp = (int)v;
+	if (opt_long(jl, "ep", 1, D, &v, w, &st, e)) l->ep = (int)v;
+	else if (st == PPLAN_OK && vc->model.num_experts > 1) note(vc, "ep=1");
+	if (opt_long(jl, "vp", 1, D, &v, w, &st, e)) l->vp = (int)v;
+	if (opt_long(jl, "micro_batch_size", 1, D, &v, w, &st, e))
+		l->mbs = (int)v;
+	else if (st == PPLAN_OK)
+		note(vc, "mbs=1 (%s default)", vc->opts.fw->name);
+	if (opt_long(jl, "global_batch_size", 1, LAYOUT_MAX_GBS, &v, w, &st, e))
+		l->gbs = v;
+	if (st != PPLAN_OK)
+		return st;
+	if ((double)l->tp * l->pp * l->dp * l->cp > (double)CLUSTER_MAX_GPUS)
+		return perr_set(e, PPLAN_EINPUT, "%s: tp*pp*dp*cp = %.0f GPUs is more than %ld",
+				w, (double)l->tp * l->pp * l->dp * l->cp,
+				(long)CLUSTER_MAX_GPUS);
+	if (!has_tp || !has_pp || !has_dp)
+		skip(vc, "the source gives no tp/pp/dp");
+	else if (l->gbs <= 0)
+		skip(vc, "the source gives no global batch size");
+	l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
+	return PPLAN_OK;
+}
+
+/* SP, recomputation, ZeRO and precision: the framework's defaults where
+ * the source gives none. */
+static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
+				       const char *where, struct perr *e)
+{
+	struct layout *l = &vc->layout;
+	const struct framework *fw = vc->opts.fw;
+	enum pplan_status st = PPLAN_OK;
+	const char *s = NULL;
+	long v;
+	int b;
+	char w[300];
+
+	snprintf(w, sizeof w, "%s: layout", where);
+	if (json_get_bool(jl, "sequence_parallel", &b, where, e) == PPLAN_OK) {
+		l->sp = b && l->tp > 1;
+	} else {
+		l->sp = fw->layout.sp && l->tp > 1;
+		note(vc, "sp=%s", l->sp ? "on" : "off");
+	}
+	if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
+		if (recompute_parse(s, &l->recompute) != 0)
+			return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute '%s' is unknown",
+					where, s);
+	} else {
+		l->recompute = fw->layout.recompute;
+		vc->recompute_unknown = 1;
+		note(vc, "recompute=%s", recompute_name(l->recompute));
+	}
+	if (opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
+		l->zero = (int)v;
+	} else if (st == PPLAN_OK) {
+		l->zero = l->dp * l->cp > 1 ? fw->layout.zero : 0;
+		note(vc, "zero=%d", l->zero);
+	}
+	if (st != PPLAN_OK)
+		return st;
+	if (json_get_string(jl, "precision", &s, where, e) == PPLAN_OK) {
+		if (precision_parse(s, &vc->opts.precision) != 0)
+			return perr_set(e, PPLAN_EINPUT, "%s: layout.precision '%s' is unknown",
+					where, s);
+	} else {
+		note(vc, "precision=bf16");
+	}
+	return PPLAN_OK;
+}
+
+/* The behaviour the framework gives this precision, said once. */
+static void resolve_framework(struct vcase *vc)
+{
+	struct train_opts *o = &vc->opts;
+	char what[320];
+	o->seq = vc->model.seq;
+	train_opts_resolve(o, NULL);
+	framework_describe(&o->b, what, sizeof what);
+	note(vc, "%s: %s", o->fw->label, what);
+}
+
+/* ---- measurements -------------------------------------------------------- */
+
+/* The FLOP convention as the case words it: model FLOPs (Megatron's and
+ * NeMo's reporting formula, DESIGN.md's definition) or hardware FLOPs
+ * (the recomputed forward counted too). */
+static enum flops_convention convention_of(const char *text)
+{
+	static const char *const hardware[] = { "hardware", "recompute factor",
+						"counts the extra forward", NULL };
+	static const char *const model[] = { "model FLOPs", "Model TFLOP",
+					     "model-FLOPs", "num_floating_point_operations",
+					     "no credit for recompute", NULL };
+	if (!text)
+		return FLOPS_UNKNOWN;
+	for (int i = 0; hardware[i]; i++)
+		if (strstr(text, hardware[i]))
+			return FLOPS_HARDWARE;
+	for (int i = 0; model[i]; i++)
+		if (strstr(text, model[i]))
+			return FLOPS_MODEL;
+	return FLOPS_UNKNOWN;
+}
+
+static double convention_flops(const struct vcase *vc)
+{
+	double f = cost_model_flops(&vc->model, vc->opts.seq, vc->layout.gbs);
+	if (vc->convention == FLOPS_HARDWARE && vc->layout.recompute == RECOMPUTE_FULL)
+		f *= 4.0 / 3.0;
+	return f;
+}
+
+static enum pplan_status load_measured(const cJSON *jme, struct vcase *vc,
+					const char *where, struct perr *e)
+{
+	double x;
+	const char *s = NULL;
+	int oom = 0;
+	enum pplan_status st = PPLAN_OK;
+	char w[300];
+
+	snprintf(w, sizeof w, "%s: measured", where);
+	if (opt_positive(jme, "step_time_s", 1e9, "s", &x, w, &st, e))
+		vc->measured_step_s = x;
+	if (opt_positive(jme, "tflops_per_gpu", 1e6, "TFLOP/s", &x, w, &st, e))
+		vc->measured_tflops = x;
+	if (opt_positive(jme, "memory_gib", 1e6, "GiB", &x, w, &st, e))
+		vc->measured_mem_gib = x;
+	if (st != PPLAN_OK)
+		return st;
+	if (json_get_string(jme, "flops_convention", &s, where, e) == PPLAN_OK)
+		vc->convention = convention_of(s);
+	if (json_get_string(jme, "memory_kind", &s, where, e) == PPLAN_OK)
+		snprintf(vc->memory_kind, sizeof vc->memory_kind, "%s", s);
+	if (json_get_bool(jme, "oom", &oom, where, e) == PPLAN_OK)
+		vc->measured_oom = oom;
+	return PPLAN_OK;
+}
+
+/* Without a step time, a throughput on a stated FLOP convention gives one
+ * (the same derivation the calibration file's "derived" step times use). */
+static void step_from_throughput(struct vcase *vc)
+{
+	double gpus = (double)cluster_gpus(&vc->cluster);
+	if (isfinite(vc->measured_step_s) || !isfinite(vc->measured_tflops) ||
+	    !vc->predictable || vc->measured_oom)
+		return;
+	if (vc->convention == FLOPS_UNKNOWN) {
+		skip(vc, "the source gives a throughput but no FLOP convention pplan reads");
+		return;
+	}
+	vc->measured_step_s = convention_flops(vc) / (vc->measured_tflops * 1e12 * gpus);
+	vc->step_from_throughput = 1;
+	note(vc, "compared by throughput (%.1f TFLOP/s per GPU, %s FLOPs)",
+	     vc->measured_tflops, vc->convention == FLOPS_MODEL ? "model" : "hardware");
+}
+
+/* ---- one case -------------------------------------------------------------- */
+
+static void check_layout(struct vcase *vc)
+{
+	struct perr le = { "" };
+	enum reject why = REJECT_NONE;
+	const struct layout *l = &vc->layout;
+
+	if (!vc->predictable)
+		return;
+	if (layout_check_part(l, &vc->model, cluster_gpus(&vc->cluster),
+			      vc->opts.b.partition, &why, &le) != PPLAN_OK) {
+		skip(vc, "%s", le.msg);
+		return;
+	}
+	why = framework_check_layout(vc->opts.fw, vc->opts.precision, l);
+	if (why != REJECT_NONE)
+		skip(vc, "%s cannot run this layout: %s", vc->opts.fw->label,
+		     reject_key(why));
+	if (vc->model.layers % l->pp && vc->opts.b.partition == PART_DEEPSPEED)
+		note(vc, "uneven stages: DeepSpeed partitions %d layers + 2 embeddings over pp=%d",
+		     vc->model.layers, l->pp);
+}
+
 static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 				   const char *path, int idx, struct perr *e)
 {
 	char where[256];
 	const char *s = NULL;
 	const cJSON *jm, *jh, *jl, *jme;
-	enum pplan_status st = PPLAN_OK;
-	long v;
-	int has_tp, has_pp, has_dp;
-	int modern;
+	enum pplan_status st;
 
 	memset(vc, 0, sizeof *vc);
 	vc->measured_step_s = NAN;
+	vc->measured_tflops = NAN;
 	vc->measured_mem_gib = NAN;
 	vc->predictable = 1;
 	if (json_get_string(jc, "id", &s, path, e) != PPLAN_OK)
@@ -204,9 +560,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	snprintf(where, sizeof where, "%s: case %s", path, vc->id);
 	if (json_get_string(jc, "source", &s, where, e) != PPLAN_OK)
 		s = "";
-	classify(vc, s);
-	modern = !strcmp(vc->source_key, "dgxc") || !strcmp(vc->source_key, "nemo") ||
-		 !strcmp(vc->source_key, "megatron-readme");
+	publication_of(vc, s);
 
 	jm = cJSON_GetObjectItemCaseSensitive(jc, "model");
 	jh = cJSON_GetObjectItemCaseSensitive(jc, "hardware");
@@ -217,200 +571,18 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 		return perr_set(e, PPLAN_EINPUT,
 				"%s: model, hardware, layout and measured must be objects",
 				where);
-	if ((st = load_model(jm, vc, where, e)) != PPLAN_OK)
+	train_opts_default(&vc->opts, &vc->model);
+	if ((st = load_framework(jc, vc, where, e)) != PPLAN_OK ||
+	    (st = load_model(jm, vc, where, e)) != PPLAN_OK ||
+	    (st = load_hardware(jh, vc, where, e)) != PPLAN_OK ||
+	    (st = load_degrees(jl, vc, where, e)) != PPLAN_OK ||
+	    (st = load_settings(jl, vc, where, e)) != PPLAN_OK)
 		return st;
-
-	/* Hardware. */
-	{
-		const struct gpu_spec *g;
-		const char *preset;
-		long gpus = 0, per_node = 8;
-		double gbps = 0;
-		char hwhere[300];
-		s = NULL;
-		if (json_get_string(jh, "gpu", &s, where, e) != PPLAN_OK ||
-		    !(g = gpu_find(s)))
-			return perr_set(e, PPLAN_EINPUT, "%s: unknown GPU '%s'", where,
-					s ? s : "(missing)");
-		snprintf(hwhere, sizeof hwhere, "%s: hardware", where);
-		if (!opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, hwhere,
-			      &st, e)) {
-			if (st != PPLAN_OK)
-				return st;
-			return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing",
-					where);
-		}
-		if (!opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS,
-			      &per_node, hwhere, &st, e)) {
-			if (st != PPLAN_OK)
-				return st;
-			per_node = 8;
-			note(vc, "gpus_per_node=8");
-		}
-		preset = cluster_preset_for_gpu(g->name);
-		if (cluster_preset(preset ? preset : "dgx-h100", 0, &vc->cluster, e) !=
-		    PPLAN_OK)
-			return PPLAN_EINPUT;
-		vc->cluster.gpu = *g;
-		vc->cluster.nvlink.bw_gbps = g->nvlink_gbps;
-		vc->cluster.gpus_per_node = (int)per_node;
-		vc->cluster.nvlink_domain = (int)per_node;
-		vc->cluster.num_nodes = (int)((gpus + per_node - 1) / per_node);
-		if (gpus % per_node != 0) {
-			vc->cluster.gpus_per_node = (int)gpus;
-			vc->cluster.nvlink_domain = (int)gpus;
-			vc->cluster.num_nodes = 1;
-		}
-		st = json_get_number(jh, "inter_node_gbps_per_gpu", &gbps, hwhere, e);
-		if (st == PPLAN_OK && !(gbps > 0 && gbps <= 1e6))
-			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: inter_node_gbps_per_gpu must be more than 0 and at most 1000000 Gb/s, got %g",
-				      hwhere, gbps);
-		if (st == PPLAN_EINPUT)
-			return st;
-		st = PPLAN_OK;
-		if (gbps > 0)
-			cluster_set_net_gbps(&vc->cluster, gbps / 8.0);
-		else
-			note(vc, "network %ld Gb/s per GPU (%s)",
-			     (long)(vc->cluster.net.bw_gbps * 8 + 0.5), preset);
-		snprintf(vc->cluster.name, sizeof vc->cluster.name, "%ld x %s", gpus,
-			 g->name);
-	}
-
-	/* Layout. */
-	{
-		struct layout *l = &vc->layout;
-		int b;
-		const long D = LAYOUT_MAX_DEGREE;
-		char lwhere[300];
-		snprintf(lwhere, sizeof lwhere, "%s: layout", where);
-		layout_default(l);
-		has_tp = opt_long(jl, "tp", 1, D, &v, lwhere, &st, e); if (has_tp) l->tp = (int)v;
-		has_pp = opt_long(jl, "pp", 1, D, &v, lwhere, &st, e); if (has_pp) l->pp = (int)v;
-		has_dp = opt_long(jl, "dp", 1, D, &v, lwhere, &st, e); if (has_dp) l->dp = (int)v;
-		if (opt_long(jl, "cp", 1, D, &v, lwhere, &st, e)) l->cp = (int)v;
-		if (opt_long(jl, "ep", 1, D, &v, lwhere, &st, e)) l->ep = (int)v;
-		else if (vc->model.num_experts > 1) note(vc, "ep=1");
-		if (opt_long(jl, "vp", 1, D, &v, lwhere, &st, e)) l->vp = (int)v;
-		if (opt_long(jl, "micro_batch_size", 1, D, &v, lwhere, &st, e))
-			l->mbs = (int)v;
-		else if (st == PPLAN_OK)
-			note(vc, "mbs=1 (Megatron default)");
-		if (opt_long(jl, "global_batch_size", 1, LAYOUT_MAX_GBS, &v, lwhere, &st, e))
-			l->gbs = v;
-		if (st != PPLAN_OK)
-			return st;
-		if ((double)l->tp * l->pp * l->dp * l->cp > (double)CLUSTER_MAX_GPUS)
-			return perr_set(e, PPLAN_EINPUT,
-					"%s: tp*pp*dp*cp = %.0f GPUs is more than %ld",
-					lwhere, (double)l->tp * l->pp * l->dp * l->cp,
-					(long)CLUSTER_MAX_GPUS);
-		if (!has_tp || !has_pp || !has_dp) {
-			vc->predictable = 0;
-			snprintf(vc->skip_reason, sizeof vc->skip_reason,
-				 "the source gives no tp/pp/dp");
-		} else if (l->gbs <= 0) {
-			vc->predictable = 0;
-			snprintf(vc->skip_reason, sizeof vc->skip_reason,
-				 "the source gives no global batch size");
-		}
-		l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
-		if (json_get_bool(jl, "sequence_parallel", &b, where, e) == PPLAN_OK)
-			l->sp = b && l->tp > 1;
-		else {
-			l->sp = modern && l->tp > 1;
-			note(vc, "sp=%s", l->sp ? "on" : "off");
-		}
-		if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
-			if (recompute_parse(s, &l->recompute) != 0)
-				return perr_set(e, PPLAN_EINPUT,
-						"%s: layout.recompute '%s' is unknown",
-						where, s);
-		} else {
-			l->recompute = RECOMPUTE_NONE;
-			note(vc, "recompute=none");
-		}
-		if (opt_long(jl, "zero", 0, 3, &v, lwhere, &st, e))
-			l->zero = (int)v;
-		else if (st == PPLAN_OK) {
-			l->zero = modern && l->dp * l->cp > 1 ? 1 : 0;
-			note(vc, "zero=%d", l->zero);
-		}
-		if (st != PPLAN_OK)
-			return st;
-		train_opts_default(&vc->opts, &vc->model);
-		if (json_get_string(jl, "precision", &s, where, e) == PPLAN_OK) {
-			if (precision_parse(s, &vc->opts.precision) != 0)
-				return perr_set(e, PPLAN_EINPUT,
-						"%s: layout.precision '%s' is unknown",
-						where, s);
-		} else {
-			note(vc, "precision=bf16");
-		}
-	}
-
-	/* Framework behaviour of the source's era. */
-	{
-		struct train_opts *o = &vc->opts;
-		o->seq = vc->model.seq;
-		/* BigScience ran Megatron-DeepSpeed; Narayanan et al.'s ZeRO-3
-		 * baseline (Table 2) is DeepSpeed's ZeRO-3. */
-		if (!strcmp(vc->source_key, "bigscience") || vc->layout.zero >= 3)
-			o->framework = FW_MEGATRON_DEEPSPEED;
-		o->flash_attention = modern;
-		o->tp_comm_overlap = modern;
-		o->overlap_grad_reduce = modern;
-		o->overlap_param_gather = modern;
-		if (!modern)
-			note(vc, "%s-era framework: unfused attention, no comm overlap",
-			     vc->source_key);
-	}
-
-	/* Measurements. */
-	{
-		double x;
-		int oom = 0;
-		char xwhere[300];
-		snprintf(xwhere, sizeof xwhere, "%s: measured", where);
-		if ((st = json_get_number(jme, "step_time_s", &x, xwhere, e)) == PPLAN_OK) {
-			if (!(x > 0))
-				return perr_set(e, PPLAN_EINPUT,
-						"%s: step_time_s must be more than 0 s, got %g",
-						xwhere, x);
-			vc->measured_step_s = x;
-		} else if (st == PPLAN_EINPUT) {
-			return st;
-		}
-		if ((st = json_get_number(jme, "memory_gib", &x, xwhere, e)) == PPLAN_OK) {
-			if (!(x > 0))
-				return perr_set(e, PPLAN_EINPUT,
-						"%s: memory_gib must be more than 0 GiB, got %g",
-						xwhere, x);
-			vc->measured_mem_gib = x;
-		} else if (st == PPLAN_EINPUT) {
-			return st;
-		}
-		st = PPLAN_OK;
-		if (json_get_string(jme, "memory_kind", &s, where, e) == PPLAN_OK)
-			snprintf(vc->memory_kind, sizeof vc->memory_kind, "%s", s);
-		if (json_get_bool(jme, "oom", &oom, where, e) == PPLAN_OK)
-			vc->measured_oom = oom;
-	}
-	if (vc->model.layers % vc->layout.pp && vc->opts.framework == FW_MEGATRON_DEEPSPEED)
-		note(vc, "uneven stages: DeepSpeed partitions %d layers + 2 embeddings over pp=%d",
-		     vc->model.layers, vc->layout.pp);
-	if (vc->predictable) {
-		enum reject why = REJECT_NONE;
-		struct perr le;
-		if (layout_check(&vc->layout, &vc->model, cluster_gpus(&vc->cluster),
-				 &why, &le) != PPLAN_OK &&
-		    !(vc->opts.framework == FW_MEGATRON_DEEPSPEED &&
-		      why == REJECT_PP_LAYERS)) {
-			vc->predictable = 0;
-			snprintf(vc->skip_reason, sizeof vc->skip_reason, "%s", le.msg);
-		}
-	}
+	resolve_framework(vc);
+	if ((st = load_measured(jme, vc, where, e)) != PPLAN_OK)
+		return st;
+	check_layout(vc);
+	step_from_throughput(vc);
 	return PPLAN_OK;
 }
 
@@ -463,4 +635,45 @@ out:
 	free(cases);
 	cJSON_Delete(root);
 	return st;
+}
+
+/* ---- prediction -------------------------------------------------------------- */
+
+enum pplan_status vcase_predict(struct vcase *vc, struct prediction *p,
+				struct perr *e)
+{
+	static const enum recompute steps[] = { RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+	enum pplan_status st = predict_layout(&vc->model, &vc->cluster, &vc->layout,
+					      &vc->opts, p, e);
+	if (st != PPLAN_OK || p->feasible || p->reject != REJECT_OOM ||
+	    !vc->recompute_unknown || vc->measured_oom)
+		return st;
+	/* The run fitted: it must have recomputed more than the default. */
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		struct layout l = vc->layout;
+		struct prediction q;
+		if (steps[i] <= l.recompute)
+			continue;
+		l.recompute = steps[i];
+		st = predict_layout(&vc->model, &vc->cluster, &l, &vc->opts, &q, e);
+		if (st != PPLAN_OK)
+			return st;
+		if (q.feasible) {
+			note(vc, "recompute=%s instead (%s does not fit; the run did)",
+			     recompute_name(l.recompute), recompute_name(vc->layout.recompute));
+			vc->layout = l;
+			vc->recompute_unknown = 0;
+			*p = q;
+			return PPLAN_OK;
+		}
+	}
+	return PPLAN_OK;
+}
+
+double vcase_predicted_tflops(const struct vcase *vc, const struct prediction *p)
+{
+	double gpus = (double)cluster_gpus(&vc->cluster);
+	if (!(p->step_time_s > 0))
+		return NAN;
+	return convention_flops(vc) / (p->step_time_s * gpus * 1e12);
 }

@@ -1,33 +1,64 @@
 /*
  * cases.h: published training runs in the pplan.cases/1 format
- * (validation/README.md), read as they are, with every null field filled
- * by the default the source's framework used at the time and the
- * assumption recorded, so `pplan validate` can say what it assumed.
+ * (validation/README.md), read as they are.  Each case names the
+ * framework that ran it; every null layout field is filled with that
+ * framework's default (sim/framework.c) and the assumption recorded, so
+ * `pplan validate` can say what it assumed.  A case pplan cannot model is
+ * kept with the reason; only a malformed file fails the whole load.
  */
 #ifndef PPLAN_CASES_H
 #define PPLAN_CASES_H
 
 #include "cost.h"
 
+/* How the source counted the FLOPs of a TFLOP/s figure. */
+enum flops_convention {
+	FLOPS_UNKNOWN = 0,
+	FLOPS_MODEL,      /* forward + backward, no recomputation (DESIGN.md) */
+	FLOPS_HARDWARE,   /* with the extra forward of full recomputation */
+};
+
 struct vcase {
 	char id[128];
-	char source_key[32];     /* narayanan21, bigscience, dgxc, nemo, megatron-readme */
+	/* The source text up to " -- " (the publication, without the table):
+	 * the unit of leave-one-source-out cross-validation; label is its
+	 * first words, for tables. */
+	char publication[256];
+	char label[48];
+	char framework_given[64];  /* "megatron-core 0.8", as the case says */
 	struct model_spec model;
 	struct cluster cluster;
 	struct layout layout;
 	struct train_opts opts;
-	double measured_step_s;  /* NAN when the source gives none */
-	double measured_mem_gib; /* NAN when not measured */
+	double measured_step_s;    /* NAN when neither given nor derivable */
+	int step_from_throughput;  /* measured_step_s derived here from TFLOP/s */
+	double measured_tflops;    /* per GPU as printed; NAN if none */
+	enum flops_convention convention;
+	double measured_mem_gib;   /* NAN when not measured */
 	char memory_kind[32];
 	int measured_oom;
-	int predictable;         /* 0: a field pplan cannot assume is missing */
-	char skip_reason[160];
-	char assumed[768];       /* "mbs=1 (Megatron default); ..." */
+	int recompute_unknown;     /* the source gave no recomputation */
+	int predictable;           /* 0: pplan cannot model it; skip_reason says why */
+	char skip_reason[256];
+	char assumed[1536];        /* "mbs=1 (megatron-core default); ..." */
 };
 
 /* Reads path; *out (caller frees with free()) receives *n cases.  A
- * malformed file or case gives one sentence naming the file and case. */
+ * malformed file or case gives one sentence naming the file and case;
+ * a case that is well formed but cannot be modelled is returned with
+ * predictable = 0. */
 enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
 			     struct perr *e);
+
+/* Predicts vc.  When the source gives no recomputation and the
+ * framework's default does not fit although the run did, the next
+ * recomputation that fits is taken and noted in vc->assumed (at most
+ * once per case).  vc->opts.use_des decides the pipeline model. */
+enum pplan_status vcase_predict(struct vcase *vc, struct prediction *p,
+				struct perr *e);
+
+/* The predicted step time to compare with measured_step_s, on the
+ * source's FLOP convention when the measurement was a throughput. */
+double vcase_predicted_tflops(const struct vcase *vc, const struct prediction *p);
 
 #endif

@@ -69,13 +69,16 @@ void train_opts_default(struct train_opts *o, const struct model_spec *m)
 	memset(o, 0, sizeof *o);
 	o->seq = m->seq;
 	o->precision = PREC_BF16;
-	o->framework = FW_MEGATRON_LM;
-	o->overlap_grad_reduce = 1;
-	o->overlap_param_gather = 1;
-	o->tp_comm_overlap = 0;
-	o->flash_attention = 1;
+	o->fw = framework_default();
+	fw_switches_none(&o->switches);
 	o->use_des = 1;
 	rank_order_default(&o->order);
+	framework_resolve(o->fw, o->precision, NULL, &o->b, NULL);
+}
+
+enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e)
+{
+	return framework_resolve(o->fw, o->precision, &o->switches, &o->b, e);
 }
 
 double cost_model_flops(const struct model_spec *m, long seq, long gbs)
@@ -173,7 +176,7 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 	}
 
 	/* Attention core. */
-	if (x->o->flash_attention) {
+	if (x->o->b.attention == FW_ATTN_FLASH) {
 		/* Causal: half of the s_q x s_kv score matrix is computed
 		 * (ring attention with load balancing keeps that under CP). */
 		double fl = 4.0 * x->b * x->sl * x->s * heads_l * dh * 0.5;
@@ -230,9 +233,15 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 			fwd = 2 * ar;
 			bwd = 2 * ar;
 		}
-		if (x->o->tp_comm_overlap) {
+		/* Pipelined overlap (ring exchange split into GEMM chunks)
+		 * hides each collective behind the GEMM it feeds, both ways;
+		 * bulk overlap only the backward's, behind the weight-gradient
+		 * GEMMs that do not depend on it. */
+		if (x->o->b.tp_overlap == FW_TPO_PIPELINED) {
 			fwd = fmax(TP_OVERLAP_EXPOSED * fwd, fwd - lc->gemm_f);
 			bwd = fmax(TP_OVERLAP_EXPOSED * bwd, bwd - lc->gemm_b);
+		} else if (x->o->b.tp_overlap == FW_TPO_BULK) {
+			bwd = fmax(TP_OVERLAP_EXPOSED * bwd, bwd - lc->gemm_bw);
 		}
 		lc->tp_f = fwd;
 		lc->tp_b = bwd;
@@ -258,6 +267,17 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		lc->ep_f = 2 * a2a;
 		lc->ep_b = 2 * a2a;
 	}
+}
+
+/* ZeRO-3 parameter all-gathers per microbatch: forward and backward,
+ * and with DeepSpeed once more for the recomputed forward; FSDP keeps a
+ * layer gathered through its recomputation, and without
+ * reshard-after-forward gathers once. */
+static int zero3_gathers(const struct train_opts *o, const struct layout *l)
+{
+	if (o->b.sharding == FW_SHARD_FSDP)
+		return o->b.reshard_after_forward ? 2 : 1;
+	return l->recompute == RECOMPUTE_FULL ? 3 : 2;
 }
 
 static double busbw(const struct link *k)
@@ -350,6 +370,17 @@ enum pplan_status cost_predict(const struct model_spec *m,
 			 "needs %.1f GiB per GPU, has %.1f", p->mem.total / GIB,
 			 cap / GIB);
 	}
+	/* What the framework cannot run is rejected first; the prediction
+	 * is still made, for simulate to show. */
+	{
+		enum reject fr = framework_check_layout(o->fw, o->precision, l);
+		if (fr != REJECT_NONE) {
+			p->feasible = 0;
+			p->reject = fr;
+			snprintf(p->reject_msg, sizeof p->reject_msg, "%s cannot run it: %s",
+				 o->fw->label, reject_key(fr));
+		}
+	}
 
 	/* One layer, then one model chunk (layers / (pp * vp)). */
 	layer_cost(&x, &lc);
@@ -393,10 +424,10 @@ enum pplan_status cost_predict(const struct model_spec *m,
 		/* DeepSpeed's pipeline engine sends the whole activation from
 		 * every TP rank; Megatron-LM sends 1/tp of it and gathers. */
 		double bytes = 2.0 * x.T * x.h;
-		if (o->framework != FW_MEGATRON_DEEPSPEED)
+		if (o->b.pipe != FW_PIPE_DEEPSPEED)
 			bytes /= x.t;
 		p->p2p_s = coll_time(COLL_SENDRECV, bytes, 2, &x.pp_link);
-		if (o->framework == FW_MEGATRON_DEEPSPEED)
+		if (o->b.pipe == FW_PIPE_DEEPSPEED)
 			p->p2p_s += DS_PIPE_STEP_S;
 	} else {
 		p->p2p_s = 0;
@@ -418,8 +449,8 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	/* Data-parallel gradient reduction (and ZeRO parameter gathers). */
 	{
 		struct stage_params sp;
-		double grad_b = (o->precision == PREC_FP16 ||
-				 o->framework == FW_MEGATRON_DEEPSPEED) ? 2.0 : 4.0;
+		/* The framework's gradient dtype: the same bytes as in memory. */
+		double grad_b = o->b.grad_bytes;
 		int n = l->dp * l->cp;
 		int ne = n / l->ep;
 		double dense, expert, t_dp = 0;
@@ -457,12 +488,12 @@ enum pplan_status cost_predict(const struct model_spec *m,
 				z3.bw_gbps = c->net.bw_gbps;
 			ag = coll_time(COLL_ALLGATHER, 2.0 * (dense + expert), n, &z3);
 			rs = coll_time(COLL_REDUCESCATTER, grad_b * (dense + expert), n, &z3);
-			per_mb = ag * (l->recompute == RECOMPUTE_FULL ? 3 : 2) + rs;
+			per_mb = ag * zero3_gathers(o, l) + rs;
 			exposed = fmax(0.0, per_mb - t_max) +
 				  ZERO3_UNHIDDEN * fmin(per_mb, t_max);
 			p->time.dp_comm_total = per_mb * micro;
 			p->time.dp_comm_exposed = exposed * micro;
-		} else if (o->overlap_grad_reduce) {
+		} else if (o->b.overlap_grad_reduce) {
 			/* Buckets reduce while the last microbatch's backward
 			 * walks back through the stage's chunks. */
 			double window = v * p->chunk.bwd_s;

@@ -10,28 +10,28 @@
 
 #include "cluster.h"
 #include "layout.h"
+#include "framework.h"
 #include "model.h"
 
-/* How the training framework behaves where layouts do not say. */
-enum framework {
-	FW_MEGATRON_LM = 0,    /* Megatron-LM / Megatron-Core / NeMo */
-	FW_MEGATRON_DEEPSPEED, /* Megatron-DeepSpeed (BigScience) */
-};
 
 struct train_opts {
 	long seq;                 /* tokens per sequence */
 	enum precision precision;
 	double max_memory_gib;    /* usable memory per GPU; 0 = the GPU's */
-	enum framework framework;
-	int overlap_grad_reduce;  /* DP reduce-scatter/all-reduce in buckets during backward */
-	int overlap_param_gather; /* ZeRO-1/3 all-gather overlapped with forward */
-	int tp_comm_overlap;      /* TP collectives overlapped with GEMMs (userbuffers) */
-	int flash_attention;      /* fused attention: no s x s scores kept */
+	const struct framework *fw;   /* the software that runs the layout */
+	struct fw_switches switches;  /* what the user set by hand */
+	struct fw_behaviour b;    /* fw for this precision, switches applied */
 	struct rank_order order;  /* rank placement, innermost first (tp-cp-dp-pp) */
 	int use_des;              /* step time from the event simulation */
 };
 
+/* bf16, the model's sequence, the default framework (newest
+ * megatron-core) and no switches, resolved. */
 void train_opts_default(struct train_opts *o, const struct model_spec *m);
+
+/* Recomputes o->b from o->fw, o->precision and o->switches: call it after
+ * changing any of them.  A switch the framework lacks is PPLAN_EINPUT. */
+enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e);
 
 struct mem_breakdown {        /* bytes on the most-loaded GPU */
 	double weights, gradients, optimizer, activations, other, total;

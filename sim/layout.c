@@ -257,6 +257,14 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_ZERO_DP] = "zero needs dp > 1",
 	[REJECT_ZERO_PP] = "zero-2/3 with pp",
 	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
+	[REJECT_FW_PRECISION] = "framework has no such precision",
+	[REJECT_FW_SP] = "framework has no sequence parallelism",
+	[REJECT_FW_CP] = "framework has no context parallelism",
+	[REJECT_FW_EP] = "framework has no expert parallelism",
+	[REJECT_FW_ZERO] = "framework has no such zero stage",
+	[REJECT_FW_PIPELINE] = "framework has no pipeline parallelism",
+	[REJECT_FW_SCHEDULE] = "framework has no such schedule",
+	[REJECT_FW_UNEVEN] = "framework has no uneven stages",
 	[REJECT_PRECISION] = "precision not supported by the GPU",
 	[REJECT_OOM] = "out of memory",
 };
@@ -360,8 +368,15 @@ void reject_describe(enum reject r, const struct layout *l,
 			 l->zero);
 		break;
 	case REJECT_ZERO_PP:
-		snprintf(buf, len, "zero=%d (sharded gradients) does not combine with pipeline parallelism (pp=%d) in Megatron-LM or DeepSpeed",
+		snprintf(buf, len, "zero=%d (sharded gradients) does not combine with pipeline parallelism (pp=%d) in this framework",
 			 l->zero, l->pp);
+		break;
+	case REJECT_FW_SCHEDULE:
+		snprintf(buf, len, "the framework has no %s pipeline schedule",
+			 schedule_name(l->schedule));
+		break;
+	case REJECT_FW_ZERO:
+		snprintf(buf, len, "the framework has no zero=%d sharding", l->zero);
 		break;
 	case REJECT_CP_SHORT:
 		snprintf(buf, len, "cp=%d leaves %ld tokens per rank of the %ld-token sequence, too few for ring attention to hide its transfers",
@@ -375,7 +390,8 @@ void reject_describe(enum reject r, const struct layout *l,
 
 /* The first reason l fails, REJECT_NONE if none. */
 static enum reject first_reject(const struct layout *l,
-				const struct model_spec *m, long gpus)
+				const struct model_spec *m, long gpus,
+				enum stage_partition part)
 {
 	/* Layouts from strings and files are bounded where they are read;
 	 * this keeps every division below well defined whatever the caller. */
@@ -390,9 +406,9 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_TP_HEADS;
 	if (m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
 		return REJECT_TP_KV_HEADS;
-	if (m->layers % l->pp != 0)
+	if (m->layers % l->pp != 0 && part != PART_DEEPSPEED)
 		return REJECT_PP_LAYERS;
-	if (m->layers % ((long)l->pp * l->vp) != 0)
+	if (m->layers % l->pp == 0 && m->layers % ((long)l->pp * l->vp) != 0)
 		return REJECT_VP_LAYERS;
 	if (l->vp > 1 && l->pp == 1)
 		return REJECT_VP_NEEDS_PP;
@@ -424,8 +440,6 @@ static enum reject first_reject(const struct layout *l,
 	}
 	if (l->zero > 0 && l->dp * l->cp == 1)
 		return REJECT_ZERO_DP;
-	if (l->zero >= 2 && l->pp > 1)
-		return REJECT_ZERO_PP;
 	return REJECT_NONE;
 }
 
@@ -433,7 +447,15 @@ enum pplan_status layout_check(const struct layout *l,
 			       const struct model_spec *m, long gpus,
 			       enum reject *why, struct perr *e)
 {
-	enum reject r = first_reject(l, m, gpus);
+	return layout_check_part(l, m, gpus, PART_FIRST_LAST, why, e);
+}
+
+enum pplan_status layout_check_part(const struct layout *l,
+				    const struct model_spec *m, long gpus,
+				    enum stage_partition part,
+				    enum reject *why, struct perr *e)
+{
+	enum reject r = first_reject(l, m, gpus, part);
 	char msg[256];
 
 	if (why)

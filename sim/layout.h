@@ -20,6 +20,12 @@
 
 enum recompute { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
 enum schedule { SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZB_H1 };
+/* How a framework splits the layers over pipeline stages. */
+enum stage_partition {
+	PART_EVEN = 0,      /* pp divides the layers */
+	PART_FIRST_LAST,    /* or the first/last stage layer counts differ (Megatron) */
+	PART_DEEPSPEED,     /* partition_uniform over layers + 2 embedding units */
+};
 
 const char *recompute_name(enum recompute r);
 const char *schedule_name(enum schedule s);
@@ -96,8 +102,17 @@ enum reject {
 	REJECT_EP_EXPERTS,       /* ep does not divide the experts */
 	REJECT_EP_DP,            /* ep does not divide dp*cp */
 	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
-	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism */
+	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism (the framework's) */
 	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */
+	/* framework_check_layout: what the training framework cannot run */
+	REJECT_FW_PRECISION,
+	REJECT_FW_SP,
+	REJECT_FW_CP,
+	REJECT_FW_EP,
+	REJECT_FW_ZERO,
+	REJECT_FW_PIPELINE,
+	REJECT_FW_SCHEDULE,
+	REJECT_FW_UNEVEN,
 	REJECT_PRECISION,        /* cost: the GPU has no rate for the precision */
 	REJECT_OOM,              /* cost: out of memory */
 	REJECT_COUNT
@@ -115,10 +130,17 @@ void reject_describe(enum reject r, const struct layout *l,
 /* Checks the layout against the model and the GPU count: products, what
  * must divide what, schedule constraints.  On failure writes one sentence
  * (reject_describe) into e; if why is not NULL it receives the reason
- * (search counts rejections by it). */
+ * (search counts rejections by it).  layout_check splits the layers as
+ * Megatron does (PART_FIRST_LAST); layout_check_part as `part` says.
+ * What a framework cannot run (zero-2/3 with pipelines, a schedule ...)
+ * is framework_check_layout's (framework.h). */
 enum pplan_status layout_check(const struct layout *l,
 			       const struct model_spec *m, long gpus,
 			       enum reject *why, struct perr *e);
+enum pplan_status layout_check_part(const struct layout *l,
+				    const struct model_spec *m, long gpus,
+				    enum stage_partition part,
+				    enum reject *why, struct perr *e);
 
 /* ---- the rank map ---- */
 enum dim { DIM_TP = 0, DIM_CP, DIM_DP, DIM_PP, DIM_COUNT };

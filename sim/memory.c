@@ -28,7 +28,7 @@ int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 			const struct train_opts *o, int stage)
 {
 	int units, chunk, residual, n;
-	if (m->layers % l->pp == 0 || o->framework != FW_MEGATRON_DEEPSPEED)
+	if (m->layers % l->pp == 0 || o->b.partition != PART_DEEPSPEED)
 		return m->layers / l->pp;
 	/* DeepSpeed's partition_uniform over layers + 2 embedding units:
 	 * every stage gets floor(units/pp), the first units % pp one more;
@@ -66,8 +66,8 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 		out->dense = per * (attn + mlp) / l->tp;
 		out->expert = 0;
 	}
-	if (out->has_embedding)
-		out->dense += emb / l->tp;
+	if (out->has_embedding) /* the position table is replicated over tp */
+		out->dense += emb / l->tp + model_params_positions(m);
 	if (out->has_lm_head) {
 		/* An untied head is its own matrix; a tied one is a copy on
 		 * the last stage when the pipeline separates it from stage 0. */
@@ -108,7 +108,7 @@ double memory_layer_activations(const struct model_spec *m,
 	 * output, 5 a s bytes per token; fused (flash) attention keeps only
 	 * O(s) statistics, and selective recomputation drops them. */
 	scores = 0;
-	if (!o->flash_attention && l->recompute == RECOMPUTE_NONE)
+	if (o->b.attention == FW_ATTN_UNFUSED && l->recompute == RECOMPUTE_NONE)
 		scores = 5.0 * m->heads * s;
 	if (l->sp)
 		return s * b * (replicated + sharded + scores) / t;
@@ -151,27 +151,24 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	memory_stage_params(m, l, o, stage, &sp);
 	params = sp.dense + sp.expert;
 
-	/* Weights. */
+	/* Weights: half precision, or under FSDP the sharded fp32 master
+	 * copy (the half-precision layer is gathered when used, in other). */
+	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP)
+		w_b = 4.0;
 	out->weights = w_b * (l->zero >= 3 ? sp.dense / dp_shard + sp.expert / ep_shard
 					    : params);
-	/* Gradients. */
-	if (o->framework == FW_MEGATRON_DEEPSPEED) {
-		g_b = 2.0;
-		out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard +
-							 sp.expert / ep_shard
-						       : params);
-		if (o->precision == PREC_BF16 && l->zero < 2)
-			out->gradients += 4.0 * params; /* bf16 optimizer's fp32 buffer */
-	} else {
-		g_b = 4.0;
-		out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard +
-							 sp.expert / ep_shard
-						       : params);
-	}
-	/* Optimizer states: fp32 master weights and Adam's two moments (and
-	 * in DeepSpeed's fp16 ZeRO-1 the fp32 copy of the gradient shard). */
-	if (o->framework == FW_MEGATRON_DEEPSPEED && o->precision == PREC_FP16)
-		opt_b = 16.0;
+	/* Gradients in the framework's dtype (the one it reduces), and the
+	 * half-precision .grad that DeepSpeed's bf16 optimizer keeps beside
+	 * its fp32 accumulation buffer. */
+	g_b = o->b.grad_bytes;
+	out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard + sp.expert / ep_shard
+					     : params);
+	if (o->b.half_grad_copy)
+		out->gradients += 2.0 * params;
+	/* Optimizer states: fp32 master weights and Adam's two moments (the
+	 * master is the weight itself under FSDP). */
+	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP)
+		opt_b = 8.0;
 	out->optimizer = opt_b * (l->zero >= 1 ? sp.dense / dp_shard +
 						     sp.expert / ep_shard
 					       : params);
@@ -180,7 +177,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	 * the layer being differentiated. */
 	act_layer = memory_layer_activations(m, l, o);
 	inflight = memory_inflight(l, micro, stage);
-	if (o->framework == FW_MEGATRON_DEEPSPEED && l->pp > 1 && inflight < micro)
+	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1 && inflight < micro)
 		inflight += 1; /* DeepSpeed's TrainSchedule keeps p - stage + 1 buffers */
 	act = act_layer * sp.layers * inflight;
 	{
@@ -193,7 +190,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);
 	if (sp.has_lm_head) /* bf16 logits and their fp32 softmax for the loss */
 		work += 6.0 * s * b * m->vocab / l->tp;
-	if (o->framework == FW_MEGATRON_DEEPSPEED && l->pp > 1)
+	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1)
 		/* DeepSpeed's pipeline engine keeps each in-flight
 		 * microbatch's stage output tensor (its input is the first
 		 * layer's checkpoint, counted above). */
@@ -207,16 +204,26 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	other = MEM_CONTEXT_GIB * GIB;
 	if (layout_gpus(l) > 1)
 		other += MEM_NCCL_GIB * GIB;
-	if (o->framework == FW_MEGATRON_DEEPSPEED)
+	if (o->b.sharding == FW_SHARD_DEEPSPEED && l->zero >= 1 && l->zero <= 2)
 		other += 2.0 * 5e8 * 2.0; /* reduce and all-gather buckets, 5e8 elements each */
 	other += MEM_FRAGMENTATION * out->activations;
 	if (l->zero >= 3) {
 		/* Gathered full layers: the one in use and the prefetched
 		 * next; DeepSpeed caps live parameters at 1e9 elements. */
 		double live = 2.0 * (sp.dense + sp.expert) / sp.layers;
-		if (o->framework == FW_MEGATRON_DEEPSPEED && live > 1e9)
+		if (o->b.sharding == FW_SHARD_DEEPSPEED && live > 1e9)
 			live = 1e9;
-		other += w_b * live;
+		other += 2.0 * live;
+	}
+	/* The optimizer step makes an fp32 copy of the gradient shard when
+	 * the gradients are narrower.  The activations are free by then, so
+	 * only what exceeds them (and their allocator reserve) adds. */
+	if (g_b < 4) {
+		double shard = l->zero >= 1 ? sp.dense / dp_shard + sp.expert / ep_shard
+					    : params;
+		double freed = out->activations * (1.0 + MEM_FRAGMENTATION);
+		if (4.0 * shard > freed)
+			other += 4.0 * shard - freed;
 	}
 	(void)c;
 	out->other = other;

@@ -13,9 +13,10 @@
  *                E = num_experts (1 when dense)
  *   norm       = 2h (LayerNorm weight and bias) or h (RMSNorm weight)
  *   total      = L*(attention + MLP) + h*V (x2 if untied) + final norm
- * Not counted: learned absolute position embeddings (s*h: 25.2M of GPT-3
- * 175B, 1.6M of GPT-3 125M), BLOOM's embedding LayerNorm (2h), Grok-1's
- * post-sublayer norms.  model_params_active counts top_k experts instead of
+ *              + pos_embedding*h (learned absolute positions: 25.2M of
+ *                GPT-3 175B, 1.6M of GPT-3 125M)
+ * Not counted: BLOOM's embedding LayerNorm (2h), Grok-1's post-sublayer
+ * norms.  model_params_active counts top_k experts instead of
  * E (the router stays).  The formulas are also written out in sim/MODEL.md.
  *
  * This file is not the cost model: FLOPs, memory and time live in cost.c.
@@ -83,8 +84,15 @@ int mlp_is_gated(enum mlp_kind k)
 	  .kv_heads = g, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
 	  .mlp = act, .norm = nrm, .tied_embeddings = tie, .linear_bias = bias, \
 	  .num_experts = E, .top_k = k }
-/* GPT-style: 4h GeLU MLP, LayerNorm, tied embeddings, biases on, MHA. */
+/* GPT-style: 4h GeLU MLP, LayerNorm, tied embeddings, biases on, MHA,
+ * learned positions for the training length. */
 #define GPT(n, L, h, a, V, s) \
+	{ .name = n, .layers = L, .hidden = h, .ffn = 4L * (h), .heads = a,   \
+	  .kv_heads = a, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
+	  .mlp = MLP_GELU, .norm = NORM_LAYERNORM, .tied_embeddings = 1,      \
+	  .linear_bias = 1, .pos_embedding = s }
+/* BLOOM: GPT-style with ALiBi instead of learned positions. */
+#define BLOOM(n, L, h, a, V, s) \
 	SPEC(n, L, h, 4L * (h), a, a, V, s, MLP_GELU, NORM_LAYERNORM, 1, 1, 0, 0)
 /* LLaMA-style: SwiGLU, RMSNorm, untied, no biases. */
 #define LLAMA(n, L, h, f, a, g, V, s) \
@@ -122,7 +130,7 @@ static const struct model_spec zoo[] = {
 	GPT("megatron-1t", 128, 25600, 160, 51200, 2048),
 	/* BLOOM, BigScience 2022 (arXiv:2211.05100) and the bigscience/bloom
 	 * config.json; ALiBi, no position embeddings. */
-	GPT("bloom-176b", 70, 14336, 112, 250880, 2048),
+	BLOOM("bloom-176b", 70, 14336, 112, 250880, 2048),
 	/* Llama 2 (Touvron et al. 2023) and Llama 3/3.1 (Dubey et al. 2024,
 	 * Table 3), dimensions from the meta-llama config.json files; seq is
 	 * the pretraining length (4096; 8192 before long-context training). */
@@ -258,10 +266,16 @@ double model_params_embedding(const struct model_spec *m)
 	return (double)m->hidden * (double)m->vocab;
 }
 
+double model_params_positions(const struct model_spec *m)
+{
+	return (double)m->pos_embedding * (double)m->hidden;
+}
+
 static double outside_layers(const struct model_spec *m)
 {
 	double emb = model_params_embedding(m);
-	return (m->tied_embeddings ? emb : 2.0 * emb) + norm_params(m);
+	return (m->tied_embeddings ? emb : 2.0 * emb) + model_params_positions(m) +
+	       norm_params(m);
 }
 
 double model_params_total(const struct model_spec *m)

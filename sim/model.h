@@ -37,6 +37,8 @@ struct model_spec {
 	enum norm_kind norm;
 	int tied_embeddings;
 	int linear_bias;    /* GPT-style biases in linear layers */
+	long pos_embedding; /* rows of a learned absolute position embedding
+			     * (GPT-2, OPT, GPT-3); 0 = none (rotary, ALiBi) */
 	int num_experts;    /* 0 = dense */
 	int top_k;          /* experts per token */
 };
@@ -54,6 +56,7 @@ double model_params_attn_layer(const struct model_spec *m);
 double model_params_mlp_layer(const struct model_spec *m);   /* all experts */
 double model_params_layer(const struct model_spec *m);
 double model_params_embedding(const struct model_spec *m);   /* one h x V */
+double model_params_positions(const struct model_spec *m);   /* pos_embedding x h */
 double model_params_total(const struct model_spec *m);
 double model_params_active(const struct model_spec *m);      /* per token */
 

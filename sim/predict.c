@@ -7,7 +7,7 @@ void predict_des_costs(const struct layout *l, const struct train_opts *o,
 		       const struct prediction *p, struct des_costs *k)
 {
 	des_costs_from_prediction(p, k);
-	k->dp_overlap = o->overlap_grad_reduce;
+	k->dp_overlap = o->b.overlap_grad_reduce;
 	if (l->zero >= 3) {
 		/* ZeRO-3 gathers and reduces per microbatch; the cost model
 		 * already knows how much of that prefetching cannot hide. */

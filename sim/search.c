@@ -199,16 +199,19 @@ static int mbs_list(const struct state *s, long per_replica, int *out)
 }
 
 /* Schedules: interleaved with virtual stages, the three others for a
- * plain pipeline, 1F1B (nothing to schedule) without one. */
-static int schedule_list(const struct layout *base, enum schedule *out)
+ * plain pipeline (those the framework has), 1F1B (nothing to schedule)
+ * without one. */
+static int schedule_list(const struct state *s, const struct layout *base,
+			 enum schedule *out)
 {
+	static const enum schedule plain[] = { SCHED_1F1B, SCHED_GPIPE, SCHED_ZB_H1 };
 	int n = 0;
 	if (base->vp > 1) {
 		out[n++] = SCHED_INTERLEAVED;
 	} else if (base->pp > 1) {
-		out[n++] = SCHED_1F1B;
-		out[n++] = SCHED_GPIPE;
-		out[n++] = SCHED_ZB_H1;
+		for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+			if (s->o->fw->schedules & FW_SCHED_BIT(plain[i]))
+				out[n++] = plain[i];
 	} else {
 		out[n++] = SCHED_1F1B;
 	}
@@ -230,9 +233,12 @@ static void price_shape(struct state *s, struct layout base)
 		return;
 	}
 	n_mbs = mbs_list(s, s->sp->gbs / base.dp, mbs);
-	n_sp = base.tp > 1 ? 2 : 1;
-	n_z = (base.dp * base.cp > 1) ? (base.pp == 1 ? 4 : 2) : 1;
-	n_sched = schedule_list(&base, scheds);
+	n_sp = base.tp > 1 && s->o->fw->can_sp ? 2 : 1;
+	/* The zero stages the framework has (with pipelines: those that
+	 * combine with them). */
+	n_z = (base.dp * base.cp > 1) ? 1 + (base.pp == 1 ? s->o->fw->max_zero
+						    : s->o->fw->zero_with_pp) : 1;
+	n_sched = schedule_list(s, &base, scheds);
 	total = (long)n_mbs * n_sp * n_rc * n_z * n_sched;
 	for (long i = 0; i < total; i++) {
 		struct layout l = base;

@@ -5,7 +5,8 @@
  * independently of pplan, with a one-off
  *   python3 -c 'import json; c = json.load(open(...))["cases"]; ...'
  * (not a test dependency):
- *   101 cases; 79 with a measured step_time_s; 17 with memory_gib;
+ *   101 cases; 79 with a measured step_time_s, 9 more with only
+ *   tflops_per_gpu and a layout; 17 with memory_gib;
  *   2 with oom true (the two BigScience 181B layouts);
  *   30 with micro_batch_size null; 2 without tp/pp/dp
  *   (megatron-r080-h100-gpt177b-strong-{96,4608}gpu); 9 without a
@@ -52,12 +53,14 @@ static const struct vcase *find(const struct vcase *cs, int n, const char *id)
 
 Test(cases, calibration_counts)
 {
-	int n = 0, steps = 0, mems = 0, ooms = 0, mbs_assumed = 0;
+	int n = 0, steps = 0, derived = 0, mems = 0, ooms = 0, mbs_assumed = 0;
 	struct vcase *cs = load(CALIBRATION, &n);
 
 	cr_assert_eq(n, 101);
 	for (int i = 0; i < n; i++) {
-		if (isfinite(cs[i].measured_step_s)) {
+		if (cs[i].step_from_throughput)
+			derived++;
+		else if (isfinite(cs[i].measured_step_s)) {
 			steps++;
 			cr_assert_gt(cs[i].measured_step_s, 0, "%s", cs[i].id);
 		}
@@ -72,6 +75,8 @@ Test(cases, calibration_counts)
 			cr_assert_str_neq(cs[i].id, cs[j].id, "duplicate id");
 	}
 	cr_assert_eq(steps, 79);
+	/* The nine Megatron-LM README weak-scaling rows give TFLOP/s only. */
+	cr_assert_eq(derived, 9);
 	cr_assert_eq(mems, 17);
 	cr_assert_eq(ooms, 2);
 	cr_assert_eq(mbs_assumed, 30, "%d cases assumed mbs=1", mbs_assumed);
@@ -109,7 +114,14 @@ Test(cases, null_fields_are_assumed_and_said)
 	cr_assert_str_eq(c->cluster.gpu.name, "h100-sxm");
 	cr_assert_eq(c->opts.precision, PREC_BF16);
 	cr_assert(c->predictable, "%s", c->skip_reason);
-	cr_assert(!isfinite(c->measured_step_s)); /* only TFLOP/s given */
+	/* Only TFLOP/s given (408.8 per GPU, Megatron's model FLOPs): the
+	 * step is derived from it.  By hand, 72*l*h^2*(1 + s/6h + V/12lh)
+	 * per token with l=24, h=2048, s=4096, V=131072 is 7,247,757,312 x
+	 * (1 + 1/3 + 2/9) = 11,274,289,152; x 192*4096 tokens = 8.86650e15
+	 * FLOPs; / (408.8e12 x 48 GPUs) = 0.451863 s. */
+	cr_assert(c->step_from_throughput);
+	cr_assert(fabs(c->measured_step_s - 0.451863) < 1e-5, "%.6f", c->measured_step_s);
+	cr_assert(strstr(c->assumed, "throughput") != NULL, "assumed: %s", c->assumed);
 	free(cs);
 }
 
@@ -120,7 +132,8 @@ Test(cases, given_fields_are_kept)
 	struct vcase *cs = load(CALIBRATION, &n);
 	const struct vcase *c = find(cs, n, "narayanan21-t1-gpt1.7b-32gpu");
 
-	cr_assert_str_eq(c->source_key, "narayanan21");
+	cr_assert_str_eq(c->label, "Narayanan et al.");
+	cr_assert_str_eq(c->opts.fw->name, "megatron-lm");
 	cr_assert_eq(c->model.layers, 24);
 	cr_assert_eq(c->model.hidden, 2304);
 	cr_assert_eq(c->model.heads, 24);
@@ -137,7 +150,9 @@ Test(cases, given_fields_are_kept)
 	cr_assert(strstr(c->assumed, "mbs=1") != NULL, "assumed: %s", c->assumed);
 	cr_assert(strstr(c->assumed, "unfused attention") != NULL, "assumed: %s",
 		  c->assumed);
-	cr_assert_eq(c->opts.flash_attention, 0);
+	cr_assert_eq(c->opts.b.attention, FW_ATTN_UNFUSED);
+	/* Megatron-LM 2021 reduces fp16 gradients in fp16. */
+	cr_assert_eq(c->opts.b.grad_bytes, 2);
 	free(cs);
 }
 

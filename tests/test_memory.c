@@ -101,7 +101,8 @@ ParameterizedTest(struct bpp_case *c, model_states, bytes_per_param)
 	l.zero = c->zero;
 	l.gbs = 8L * c->dp;
 	train_opts_default(&o, m);
-	cr_assert_eq(o.framework, FW_MEGATRON_LM);
+	cr_assert_eq(o.b.pipe, FW_PIPE_MEGATRON);
+	cr_assert_eq(o.b.grad_bytes, 4); /* bf16: fp32 main gradients */
 	/* pp = 1, tp = 1: one GPU holds the whole model. */
 	memory_stage_params(m, &l, &o, 0, &sp);
 	expect_rel(sp.dense + sp.expert, P, 1e-12, "params on the only stage");
@@ -195,7 +196,7 @@ static void gpt3_175b(struct model_spec *m, struct train_opts *o)
 	train_opts_default(o, m);
 	o->seq = 2048;
 	o->precision = PREC_BF16;
-	o->flash_attention = 0;
+	o->b.attention = FW_ATTN_UNFUSED;
 }
 
 struct act_case {
@@ -288,7 +289,7 @@ Test(activations, flash_attention_drops_the_scores)
 	struct train_opts o;
 	struct layout l;
 	gpt3_175b(&m, &o);
-	o.flash_attention = 1;
+	o.b.attention = FW_ATTN_FLASH;
 	layout_default(&l);
 	expect_rel(memory_layer_activations(&m, &l, &o), 34.0 * 2048 * 12288,
 		   1e-12, "34 sbh");
@@ -312,7 +313,7 @@ Test(activations, gqa_swiglu)
 	struct layout l;
 	train_opts_default(&o, m);
 	cr_assert_eq(o.seq, 4096);
-	cr_assert(o.flash_attention);
+	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
 	layout_default(&l);
 	expect_rel(memory_layer_activations(m, &l, &o), 1191182336.0, 1e-12,
 		   "llama2-70b, no TP");

@@ -24,7 +24,7 @@ static void predict_tp(const struct cluster *c, struct prediction *p)
 	struct perr e;
 	cr_assert_not_null(m);
 	train_opts_default(&o, m);
-	o.tp_comm_overlap = 0;
+	o.b.tp_overlap = FW_TPO_NONE;
 	o.use_des = 0;
 	layout_default(&l);
 	l.tp = 8;

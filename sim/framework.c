@@ -1,0 +1,511 @@
+/*
+ * framework.c: the frameworks table (framework.h) and its lookups.  Each
+ * row's facts, with the reason for each, are tabulated in sim/MODEL.md
+ * ("Frameworks"); the table here is the one the code uses.
+ */
+#include "framework.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define P(p) FW_PREC_BIT(p)
+#define ALL_PREC (P(PREC_BF16) | P(PREC_FP16) | P(PREC_FP8))
+#define HALF_PREC (P(PREC_BF16) | P(PREC_FP16))
+#define S(s) FW_SCHED_BIT(s)
+#define MEGATRON_SCHEDS (S(SCHED_1F1B) | S(SCHED_INTERLEAVED))
+/* Gradient bytes by run precision: bf16, fp16, fp8 (bf16 master). */
+#define GRADS(bf16, fp16, fp8) { [PREC_BF16] = bf16, [PREC_FP16] = fp16, [PREC_FP8] = fp8 }
+
+static const struct framework table[] = {
+	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
+	 * materialised scores, gradients all-reduced after the backward,
+	 * no SP, ZeRO only through DeepSpeed (the paper's ZeRO-3 baseline),
+	 * fp16 runs reduce fp16 gradients (accumulate-allreduce-grads-in-fp32
+	 * is off unless bf16). */
+	{ .name = "megatron-lm", .versions = "1.0 1.1 2.0 2.1 2.2 2.3 2.4 2.5 2.6",
+	  .year_from = 2019, .year_to = 2021, .label = "Megatron-LM 2021 (v2)",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_DEEPSPEED, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_FULL, 0, 0 },
+	  .precisions = HALF_PREC, .schedules = MEGATRON_SCHEDS,
+	  .max_zero = 3, .zero_with_pp = 1 },
+	/* v3 (2022): SP, selective recomputation and the distributed
+	 * optimizer arrive, all off by default; still unfused attention and
+	 * no overlap. */
+	{ .name = "megatron-lm", .versions = "3.0 3.0.1 3.0.2",
+	  .year_from = 2022, .year_to = 2022, .label = "Megatron-LM 2022 (v3)",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_NONE, 0, 0 }, .can_sp = 1,
+	  .precisions = HALF_PREC, .schedules = MEGATRON_SCHEDS,
+	  .max_zero = 1, .zero_with_pp = 1 },
+	/* 2023 (23.xx tags, core r0.2-r0.4): flash attention and
+	 * overlapped gradient reduction in the published configurations,
+	 * TE's TP overlap available but off, CP not yet. */
+	{ .name = "megatron-lm", .versions = "23.04 23.05 23.06 23.07 23.08 23.09 23.10 23.11 23.12",
+	  .year_from = 2023, .year_to = 2023, .label = "Megatron-LM 2023",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 0,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_ep = 1, .precisions = ALL_PREC, .schedules = MEGATRON_SCHEDS,
+	  .max_zero = 1, .zero_with_pp = 1 },
+	/* Megatron-Core as its own performance configurations run it:
+	 * Transformer Engine attention, --tp-comm-overlap (all precisions),
+	 * --overlap-grad-reduce --overlap-param-gather,
+	 * --use-distributed-optimizer, --sequence-parallel; bf16 forces fp32
+	 * gradient accumulation and reduction. */
+	{ .name = "megatron-core", .versions = "0.4 0.5 0.6 0.7 0.8 0.9",
+	  .year_from = 2024, .year_to = 2024, .label = "Megatron-Core 0.4-0.9",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .tp_overlap_on = ALL_PREC,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
+	/* 0.10 on: --decoder-first/last-pipeline-num-layers, Megatron FSDP. */
+	{ .name = "megatron-core", .versions = "0.10 0.11 0.12 0.13 0.14",
+	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Core 0.10-0.14",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .tp_overlap_on = ALL_PREC,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1 },
+	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
+	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap. */
+	{ .name = "nemo", .versions = "23.05 23.08 23.11 24.01 24.03 24.05 24.07",
+	  .year_from = 2023, .year_to = 2024, .label = "NeMo 1.x (23.05-24.07)",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .tp_overlap_on = ALL_PREC,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(2, 2, 2), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
+	/* NeMo 2.0 (24.09 on): Megatron-Core's distributed optimizer; the
+	 * performance recipes reduce gradients in bf16
+	 * (grad_reduce_in_fp32 off) and may split stages unevenly. */
+	{ .name = "nemo", .versions = "24.09 24.11 24.12 25.02 25.04 25.07 25.09",
+	  .year_from = 2025, .year_to = 2030, .label = "NeMo 2.0 (24.09-25.09)",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .tp_overlap_on = ALL_PREC,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(2, 2, 2), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
+	/* Megatron-Bridge: NeMo 2.0's recipes on Megatron-Core 0.13+. */
+	{ .name = "megatron-bridge", .versions = "0.1 0.2",
+	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Bridge",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .tp_overlap_on = ALL_PREC,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(2, 2, 2), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1 },
+	/* Megatron-DeepSpeed (BigScience's BLOOM): Megatron's model on
+	 * DeepSpeed's PipelineEngine and ZeRO-1; bf16 runs keep fp32
+	 * gradient accumulation (BF16_Optimizer) and reduce it; the
+	 * embeddings count as pipeline units. */
+	{ .name = "megatron-deepspeed", .versions = "",
+	  .year_from = 2021, .year_to = 2030, .label = "Megatron-DeepSpeed",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
+	  .pipe = FW_PIPE_DEEPSPEED, .sharding = FW_SHARD_DEEPSPEED,
+	  .partition = PART_DEEPSPEED,
+	  .layout = { RECOMPUTE_FULL, 0, 1 },
+	  .can_flash = 1, .can_ep = 1, .precisions = HALF_PREC,
+	  .schedules = S(SCHED_1F1B), .max_zero = 3, .zero_with_pp = 1 },
+	/* DeepSpeed on its own (a model of the user's, ZeRO). */
+	{ .name = "deepspeed", .versions = "",
+	  .year_from = 2020, .year_to = 2022, .label = "DeepSpeed (2020-2022)",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
+	  .pipe = FW_PIPE_DEEPSPEED, .sharding = FW_SHARD_DEEPSPEED,
+	  .partition = PART_DEEPSPEED,
+	  .layout = { RECOMPUTE_FULL, 0, 1 },
+	  .can_flash = 1, .can_dp_overlap = 1, .can_ep = 1,
+	  .precisions = HALF_PREC, .schedules = S(SCHED_1F1B),
+	  .max_zero = 3, .zero_with_pp = 1 },
+	{ .name = "deepspeed", .versions = "",
+	  .year_from = 2023, .year_to = 2030, .label = "DeepSpeed (2023-)",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
+	  .pipe = FW_PIPE_DEEPSPEED, .sharding = FW_SHARD_DEEPSPEED,
+	  .partition = PART_DEEPSPEED,
+	  .layout = { RECOMPUTE_FULL, 0, 1 },
+	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 0, .can_ep = 1,
+	  .precisions = HALF_PREC, .schedules = S(SCHED_1F1B),
+	  .max_zero = 3, .zero_with_pp = 1 },
+	/* GPT-NeoX: Megatron layers on DeepSpeed's PipelineEngine, ZeRO-1
+	 * with overlap_comm in its configurations, activation checkpointing
+	 * on; flash attention from 2.0. */
+	{ .name = "gpt-neox", .versions = "1.0",
+	  .year_from = 2021, .year_to = 2022, .label = "GPT-NeoX 1.0",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .overlap_grad_reduce = 1,
+	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
+	  .pipe = FW_PIPE_DEEPSPEED, .sharding = FW_SHARD_DEEPSPEED,
+	  .partition = PART_DEEPSPEED,
+	  .layout = { RECOMPUTE_FULL, 0, 1 },
+	  .can_dp_overlap = 1, .precisions = HALF_PREC,
+	  .schedules = S(SCHED_1F1B), .max_zero = 1, .zero_with_pp = 1 },
+	{ .name = "gpt-neox", .versions = "2.0",
+	  .year_from = 2023, .year_to = 2030, .label = "GPT-NeoX 2.0",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
+	  .overlap_grad_reduce = 1,
+	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
+	  .pipe = FW_PIPE_DEEPSPEED, .sharding = FW_SHARD_DEEPSPEED,
+	  .partition = PART_DEEPSPEED,
+	  .layout = { RECOMPUTE_FULL, 0, 1 },
+	  .can_flash = 1, .can_dp_overlap = 1, .can_ep = 1,
+	  .precisions = HALF_PREC, .schedules = S(SCHED_1F1B),
+	  .max_zero = 1, .zero_with_pp = 1 },
+	/* torchtitan: FSDP2 (fp32 sharded master weights, reshard after
+	 * forward, fp32 reduce-scatter), TP with SP, torch pipelining with
+	 * any split, CP, float8; selective activation checkpointing by
+	 * default; async TP off. */
+	{ .name = "torchtitan", .versions = "0.1 0.2",
+	  .year_from = 2024, .year_to = 2030, .label = "torchtitan",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(4, 4, 4), .pipe = FW_PIPE_TORCH,
+	  .sharding = FW_SHARD_FSDP, .reshard_after_forward = 1,
+	  .partition = PART_FIRST_LAST,
+	  .layout = { RECOMPUTE_SELECTIVE, 1, 3 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = P(PREC_BF16) | P(PREC_FP8),
+	  .schedules = S(SCHED_GPIPE) | S(SCHED_1F1B) | S(SCHED_INTERLEAVED) |
+		       S(SCHED_ZB_H1),
+	  .max_zero = 3, .zero_with_pp = 3 },
+	/* metaseq (OPT-175B, 2022): Megatron TP inside FSDP full sharding,
+	 * no pipeline, activation checkpointing, fp16. */
+	{ .name = "metaseq", .versions = "",
+	  .year_from = 2021, .year_to = 2023, .label = "metaseq",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_NONE,
+	  .sharding = FW_SHARD_FSDP, .reshard_after_forward = 1,
+	  .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_FULL, 0, 3 },
+	  .can_dp_overlap = 1, .precisions = HALF_PREC,
+	  .schedules = S(SCHED_1F1B), .max_zero = 3, .zero_with_pp = 3 },
+	/* Unknown software: what the field did in that year. */
+	{ .name = "other", .versions = "",
+	  .year_from = 2015, .year_to = 2021, .label = "other (2021 practice)",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_DEEPSPEED, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_FULL, 0, 0 },
+	  .can_flash = 1, .can_dp_overlap = 1, .can_ep = 1,
+	  .precisions = HALF_PREC, .schedules = MEGATRON_SCHEDS,
+	  .max_zero = 3, .zero_with_pp = 1 },
+	{ .name = "other", .versions = "",
+	  .year_from = 2022, .year_to = 2022, .label = "other (2022 practice)",
+	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_SELECTIVE, 1, 1 },
+	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 1, .can_ep = 1,
+	  .precisions = HALF_PREC, .schedules = MEGATRON_SCHEDS,
+	  .max_zero = 3, .zero_with_pp = 1 },
+	{ .name = "other", .versions = "",
+	  .year_from = 2023, .year_to = 2030, .label = "other (2023- practice)",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
+	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
+	  .layout = { RECOMPUTE_NONE, 1, 1 },
+	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
+	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
+	  .schedules = S(SCHED_GPIPE) | MEGATRON_SCHEDS | S(SCHED_ZB_H1),
+	  .max_zero = 3, .zero_with_pp = 1 },
+};
+
+#define N_ROWS ((int)(sizeof table / sizeof table[0]))
+
+const struct framework *framework_table(int *n)
+{
+	if (n)
+		*n = N_ROWS;
+	return table;
+}
+
+const struct framework *framework_default(void)
+{
+	const struct framework *fw = NULL;
+	framework_find("megatron-core", NULL, 0, &fw, NULL);
+	return fw;
+}
+
+void fw_switches_none(struct fw_switches *s)
+{
+	s->tp_overlap = -1;
+	s->flash = -1;
+	s->grad_bytes = 0;
+	s->overlap_grad_reduce = -1;
+	s->overlap_param_gather = -1;
+}
+
+int framework_known(const char *name)
+{
+	for (int i = 0; name && i < N_ROWS; i++)
+		if (strcasecmp(table[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+void framework_names(char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < N_ROWS; i++) {
+		if (i > 0 && strcmp(table[i].name, table[i - 1].name) == 0)
+			continue;
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
+				      o ? ", " : "", table[i].name);
+	}
+}
+
+/* Does the space-separated list hold v (a leading 'v' allowed)? */
+static int lists_version(const char *list, const char *v)
+{
+	size_t n;
+	if (v[0] == 'v' || v[0] == 'V')
+		v++;
+	n = strlen(v);
+	for (const char *p = list; *p;) {
+		size_t k = strcspn(p, " ");
+		if (k == n && strncmp(p, v, n) == 0)
+			return 1;
+		p += k;
+		while (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
+static void known_versions(const char *name, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < N_ROWS; i++)
+		if (strcasecmp(table[i].name, name) == 0 && table[i].versions[0])
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
+					      o ? " " : "", table[i].versions);
+}
+
+static int year_distance(const struct framework *f, int year)
+{
+	if (year < f->year_from)
+		return f->year_from - year;
+	return year > f->year_to ? year - f->year_to : 0;
+}
+
+enum pplan_status framework_find(const char *name, const char *version,
+				 int year, const struct framework **out,
+				 struct perr *e)
+{
+	const struct framework *best = NULL;
+	char list[512];
+
+	*out = NULL;
+	if (!framework_known(name)) {
+		framework_names(list, sizeof list);
+		return perr_set(e, PPLAN_EINPUT,
+				"unknown framework '%s' (known: %s)",
+				name ? name : "", list);
+	}
+	for (int i = 0; i < N_ROWS; i++) {
+		const struct framework *f = &table[i];
+		if (strcasecmp(f->name, name) != 0)
+			continue;
+		if (version && version[0]) {
+			if (lists_version(f->versions, version)) {
+				*out = f;
+				return PPLAN_OK;
+			}
+			continue;
+		}
+		/* No year: the newest row (rows of a name are in year order).
+		 * A year: the row that covers it, else the nearest. */
+		if (year <= 0 || !best || year_distance(f, year) < year_distance(best, year))
+			best = f;
+	}
+	if (version && version[0]) {
+		known_versions(name, list, sizeof list);
+		if (!list[0])
+			return perr_set(e, PPLAN_EINPUT,
+					"framework %s has no versions to choose from; give its year instead of version '%s'",
+					name, version);
+		return perr_set(e, PPLAN_EINPUT,
+				"framework %s has no version '%s' (known: %s)",
+				name, version, list);
+	}
+	*out = best;
+	return PPLAN_OK;
+}
+
+enum pplan_status framework_parse(const char *arg,
+				  const struct framework **out, struct perr *e)
+{
+	char name[64];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	if (n == 0 || n >= sizeof name || (colon && !colon[1]))
+		return perr_set(e, PPLAN_EINPUT,
+				"framework must be NAME or NAME:VERSION, got '%s'",
+				arg);
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	return framework_find(name, colon ? colon + 1 : NULL, 0, out, e);
+}
+
+enum pplan_status framework_resolve(const struct framework *fw,
+				    enum precision p,
+				    const struct fw_switches *s,
+				    struct fw_behaviour *b, struct perr *e)
+{
+	b->attention = fw->attention;
+	b->tp_overlap = (fw->tp_overlap_on & FW_PREC_BIT(p)) ? fw->tp_overlap
+							     : FW_TPO_NONE;
+	b->overlap_grad_reduce = fw->overlap_grad_reduce;
+	b->overlap_param_gather = fw->overlap_param_gather;
+	b->grad_bytes = fw->grad_bytes[p];
+	b->half_grad_copy = fw->half_grad_copy && b->grad_bytes == 4 &&
+			    p != PREC_FP16;
+	b->pipe = fw->pipe;
+	b->sharding = fw->sharding;
+	b->reshard_after_forward = fw->reshard_after_forward;
+	b->partition = fw->partition;
+	if (!s)
+		return PPLAN_OK;
+	if (s->tp_overlap >= 0) {
+		if (s->tp_overlap != FW_TPO_NONE && !fw->can_tp_overlap)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s has no TP communication overlap",
+					fw->label);
+		b->tp_overlap = (enum fw_tp_overlap)s->tp_overlap;
+	}
+	if (s->flash >= 0) {
+		if (s->flash && !fw->can_flash)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s has no flash attention", fw->label);
+		b->attention = s->flash ? FW_ATTN_FLASH : FW_ATTN_UNFUSED;
+	}
+	if (s->grad_bytes) {
+		b->grad_bytes = s->grad_bytes;
+		b->half_grad_copy = b->half_grad_copy && s->grad_bytes == 4;
+	}
+	if (s->overlap_grad_reduce >= 0) {
+		if (s->overlap_grad_reduce && !fw->can_dp_overlap)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s cannot overlap the gradient reduction with the backward",
+					fw->label);
+		b->overlap_grad_reduce = s->overlap_grad_reduce;
+	}
+	if (s->overlap_param_gather >= 0) {
+		if (s->overlap_param_gather && !fw->can_dp_overlap)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s cannot overlap the parameter all-gather with the forward",
+					fw->label);
+		b->overlap_param_gather = s->overlap_param_gather;
+	}
+	return PPLAN_OK;
+}
+
+const char *fw_attention_name(enum fw_attention a)
+{
+	return a == FW_ATTN_FLASH ? "flash" : "unfused";
+}
+
+const char *fw_tp_overlap_name(enum fw_tp_overlap t)
+{
+	switch (t) {
+	case FW_TPO_NONE: return "none";
+	case FW_TPO_BULK: return "bulk";
+	case FW_TPO_PIPELINED: return "pipelined";
+	}
+	return "?";
+}
+
+const char *fw_pipe_name(enum fw_pipe p)
+{
+	switch (p) {
+	case FW_PIPE_MEGATRON: return "megatron";
+	case FW_PIPE_DEEPSPEED: return "deepspeed";
+	case FW_PIPE_TORCH: return "torch";
+	case FW_PIPE_NONE: return "none";
+	}
+	return "?";
+}
+
+const char *fw_sharding_name(enum fw_sharding s)
+{
+	switch (s) {
+	case FW_SHARD_MEGATRON: return "megatron distributed optimizer";
+	case FW_SHARD_DEEPSPEED: return "deepspeed zero";
+	case FW_SHARD_FSDP: return "fsdp";
+	}
+	return "?";
+}
+
+const char *fw_grad_dtype_name(int bytes, enum precision p)
+{
+	if (bytes >= 4)
+		return "fp32";
+	return p == PREC_FP16 ? "fp16" : "bf16";
+}
+
+void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
+{
+	snprintf(buf, len,
+		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
+		 "%d-byte gradients, %s pipeline, zero = %s",
+		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
+		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
+		 b->overlap_param_gather ? "overlapped" : "not overlapped",
+		 b->grad_bytes, fw_pipe_name(b->pipe), fw_sharding_name(b->sharding));
+}
+
+enum reject framework_check_layout(const struct framework *fw, enum precision p,
+				   const struct layout *l)
+{
+	if (!(fw->precisions & FW_PREC_BIT(p)))
+		return REJECT_FW_PRECISION;
+	if (l->sp && !fw->can_sp)
+		return REJECT_FW_SP;
+	if (l->cp > 1 && !fw->can_cp)
+		return REJECT_FW_CP;
+	if (l->ep > 1 && !fw->can_ep)
+		return REJECT_FW_EP;
+	if (l->zero > fw->max_zero)
+		return REJECT_FW_ZERO;
+	if (l->pp > 1 && fw->pipe == FW_PIPE_NONE)
+		return REJECT_FW_PIPELINE;
+	if (l->pp > 1 && l->zero > fw->zero_with_pp)
+		return REJECT_ZERO_PP;
+	if (l->pp > 1 && !(fw->schedules & FW_SCHED_BIT(l->schedule)))
+		return REJECT_FW_SCHEDULE;
+	return REJECT_NONE;
+}

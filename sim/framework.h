@@ -1,0 +1,141 @@
+/*
+ * framework.h: training frameworks as data.
+ *
+ * One row per framework and version range says what that software does
+ * where a layout does not say: the attention kernel, tensor-parallel
+ * communication overlap (and for which precisions it is on), overlap of
+ * the data-parallel gradient reduction and of the parameter all-gather,
+ * the gradient dtype (the same on the wire and in memory), the pipeline
+ * engine, the default recomputation, SP and sharding, what "zero" means
+ * (Megatron's distributed optimizer, DeepSpeed's ZeRO, FSDP with sharded
+ * fp32 master weights), and what the framework cannot do at all.  The
+ * rows and the facts behind them are in sim/MODEL.md, "Frameworks".
+ *
+ * The cost model reads only the resolved struct fw_behaviour in
+ * train_opts; nothing anywhere keys on a framework's name.  Rows are
+ * static data: pointers to them stay valid for the program's life.
+ */
+#ifndef PPLAN_FRAMEWORK_H
+#define PPLAN_FRAMEWORK_H
+
+#include <stdio.h>
+
+#include "gpu.h"
+#include "layout.h"
+#include "status.h"
+
+enum fw_attention { FW_ATTN_UNFUSED = 0, FW_ATTN_FLASH };
+enum fw_tp_overlap { FW_TPO_NONE = 0, FW_TPO_BULK, FW_TPO_PIPELINED };
+enum fw_pipe {
+	FW_PIPE_MEGATRON = 0, /* p2p of the TP/SP shard, blocking isend/irecv */
+	FW_PIPE_DEEPSPEED,    /* PipelineEngine: whole activation, one instruction per transfer */
+	FW_PIPE_TORCH,        /* torch.distributed.pipelining */
+	FW_PIPE_NONE,         /* no pipeline parallelism */
+};
+enum fw_sharding {
+	FW_SHARD_MEGATRON = 0, /* zero 1 = distributed optimizer, 3 = Megatron FSDP */
+	FW_SHARD_DEEPSPEED,    /* DeepSpeed ZeRO stages 1-3 (buckets, live-parameter cap) */
+	FW_SHARD_FSDP,         /* zero 3 = FSDP/FSDP2: fp32 master weights sharded */
+};
+
+/* Everything the cost and memory model ask of the framework. */
+struct fw_behaviour {
+	enum fw_attention attention;
+	enum fw_tp_overlap tp_overlap;   /* for this run's precision */
+	int overlap_grad_reduce;         /* DP reduction in buckets during backward */
+	int overlap_param_gather;        /* ZeRO parameter all-gather during forward */
+	int grad_bytes;                  /* gradient buffer and DP reduction dtype, bytes */
+	int half_grad_copy;              /* a 2-byte .grad beside a 4-byte accumulation buffer */
+	enum fw_pipe pipe;
+	enum fw_sharding sharding;
+	int reshard_after_forward;       /* FSDP: gather again for the backward */
+	enum stage_partition partition;
+};
+
+/* Layout defaults for fields a run or a layout string leaves unset. */
+struct fw_layout_defaults {
+	enum recompute recompute;
+	int sp;                          /* SP when tp > 1 */
+	int zero;                        /* when dp*cp > 1 */
+};
+
+#define FW_SCHED_BIT(s) (1u << (s))
+#define FW_PREC_BIT(p) (1u << (p))
+
+struct framework {
+	const char *name;                /* "megatron-core" */
+	const char *versions;            /* space-separated versions of this row */
+	int year_from, year_to;          /* the years the row stands for */
+	const char *label;               /* "Megatron-Core 0.10-0.14" */
+	enum fw_attention attention;
+	enum fw_tp_overlap tp_overlap;   /* the kind when it is on */
+	unsigned tp_overlap_on;          /* FW_PREC_BIT set: on by default for that precision */
+	int overlap_grad_reduce, overlap_param_gather;
+	int grad_bytes[PREC_COUNT];      /* by run precision */
+	int half_grad_copy;
+	enum fw_pipe pipe;
+	enum fw_sharding sharding;
+	int reshard_after_forward;
+	enum stage_partition partition;
+	struct fw_layout_defaults layout;
+	/* What the framework can do at all. */
+	int can_flash, can_tp_overlap, can_dp_overlap, can_sp, can_cp, can_ep;
+	unsigned precisions;             /* FW_PREC_BIT */
+	unsigned schedules;              /* FW_SCHED_BIT */
+	int max_zero;                    /* highest zero stage */
+	int zero_with_pp;                /* highest zero stage that combines with pp > 1 */
+};
+
+/* Switches a user sets by hand; -1 (or 0 for grad_bytes) = the framework's. */
+struct fw_switches {
+	int tp_overlap;       /* -1, or enum fw_tp_overlap */
+	int flash;            /* -1, 0, 1 */
+	int grad_bytes;       /* 0, 2 or 4 */
+	int overlap_grad_reduce, overlap_param_gather; /* -1, 0, 1 */
+};
+
+void fw_switches_none(struct fw_switches *s);
+
+const struct framework *framework_table(int *n);
+/* The CLI's default: the newest megatron-core row. */
+const struct framework *framework_default(void);
+
+/* Finds the row of `name` for `version` (NULL: by `year`; year <= 0: the
+ * newest row).  An unknown name or a version no row lists is
+ * PPLAN_EINPUT with a sentence listing what is known. */
+enum pplan_status framework_find(const char *name, const char *version,
+				 int year, const struct framework **out,
+				 struct perr *e);
+
+/* Parses "NAME[:VERSION]". */
+enum pplan_status framework_parse(const char *arg,
+				  const struct framework **out, struct perr *e);
+
+/* True when `name` names some row. */
+int framework_known(const char *name);
+
+/* The behaviour of fw for a run in precision p with switches s.  A switch
+ * the framework does not have is PPLAN_EINPUT with a sentence. */
+enum pplan_status framework_resolve(const struct framework *fw,
+				    enum precision p,
+				    const struct fw_switches *s,
+				    struct fw_behaviour *out, struct perr *e);
+
+/* Writes the known names ("megatron-lm, megatron-core, ...") into buf. */
+void framework_names(char *buf, size_t len);
+
+/* One line of what b does ("flash attention, TP overlap pipelined, ..."). */
+void framework_describe(const struct fw_behaviour *b, char *buf, size_t len);
+
+/* What fw cannot run of l in precision p (REJECT_NONE: it can). */
+enum reject framework_check_layout(const struct framework *fw, enum precision p,
+				   const struct layout *l);
+
+const char *fw_attention_name(enum fw_attention a);
+const char *fw_tp_overlap_name(enum fw_tp_overlap t);
+const char *fw_pipe_name(enum fw_pipe p);
+const char *fw_sharding_name(enum fw_sharding s);
+/* "fp32", "bf16" or "fp16" for a gradient dtype in bytes. */
+const char *fw_grad_dtype_name(int bytes, enum precision p);
+
+#endif

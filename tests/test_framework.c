@@ -1,0 +1,203 @@
+/*
+ * test_framework.c: the frameworks table as data.
+ *
+ * Lookups by version and by year, the errors for unknown names and
+ * versions, the precision-dependent facts (Megatron reduces fp32 main
+ * gradients in bf16 runs and fp16 gradients in fp16 runs: 4 and 2 bytes),
+ * switches a framework lacks, what a framework cannot run, and two
+ * consequences in the cost model checked against hand arithmetic: the
+ * gradient dtype is the same on the wire and in memory, and TP overlap
+ * hides communication (pipelined both ways, bulk only backward).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "cost.h"
+#include "framework.h"
+#include "memory.h"
+
+static const struct framework *find(const char *name, const char *version, int year)
+{
+	const struct framework *fw = NULL;
+	struct perr e = { "" };
+	cr_assert_eq(framework_find(name, version, year, &fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_not_null(fw);
+	return fw;
+}
+
+Test(framework, lookups_by_version_and_year)
+{
+	const struct framework *a = find("megatron-lm", NULL, 2021);
+	const struct framework *b = find("megatron-lm", "v2.5", 0);
+	const struct framework *c = find("megatron-core", NULL, 0);
+	const struct framework *d = find("megatron-core", "0.8", 0);
+	const struct framework *o = find("other", NULL, 2024);
+
+	cr_assert_eq(a, b, "year 2021 and version 2.5 are one row");
+	cr_assert_eq(a->attention, FW_ATTN_UNFUSED);
+	cr_assert_eq(c, framework_default(), "no version: the newest row");
+	cr_assert_eq(c->partition, PART_FIRST_LAST);
+	cr_assert_eq(d->partition, PART_EVEN, "0.8 predates the first/last stage flags");
+	cr_assert_eq(o->attention, FW_ATTN_FLASH);
+	/* A year outside every row: the nearest (megatron-lm 2019 is the
+	 * 2021 row, 2031 the newest). */
+	cr_assert_eq(find("megatron-lm", NULL, 2018), a);
+	cr_assert_eq(find("other", NULL, 2031), find("other", NULL, 0));
+	/* Names are case-insensitive. */
+	cr_assert_eq(find("Megatron-Core", "0.8", 0), d);
+}
+
+Test(framework, unknown_names_and_versions_say_what_is_known)
+{
+	const struct framework *fw = NULL;
+	struct perr e = { "" };
+	cr_assert_eq(framework_find("megatron-xl", NULL, 0, &fw, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "megatron-xl") && strstr(e.msg, "torchtitan"), "%s", e.msg);
+	cr_assert_eq(framework_find("megatron-core", "0.99", 0, &fw, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "0.99") && strstr(e.msg, "0.8"), "%s", e.msg);
+	cr_assert_eq(framework_parse("nemo:", &fw, &e), PPLAN_EINPUT);
+	cr_assert_eq(framework_parse("nemo:24.07", &fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_str_eq(fw->name, "nemo");
+	cr_assert(!framework_known("megatron-xl"));
+}
+
+Test(framework, gradient_dtype_by_precision)
+{
+	struct fw_behaviour b;
+	const struct framework *core = find("megatron-core", NULL, 0);
+	const struct framework *ds = find("megatron-deepspeed", NULL, 2022);
+	cr_assert_eq(framework_resolve(core, PREC_BF16, NULL, &b, NULL), PPLAN_OK);
+	cr_assert_eq(b.grad_bytes, 4);
+	framework_resolve(core, PREC_FP16, NULL, &b, NULL);
+	cr_assert_eq(b.grad_bytes, 2);
+	/* DeepSpeed's bf16 optimizer: fp32 accumulation plus the bf16 .grad. */
+	framework_resolve(ds, PREC_BF16, NULL, &b, NULL);
+	cr_assert_eq(b.grad_bytes, 4);
+	cr_assert(b.half_grad_copy);
+	framework_resolve(ds, PREC_FP16, NULL, &b, NULL);
+	cr_assert_eq(b.grad_bytes, 2);
+	cr_assert(!b.half_grad_copy);
+	cr_assert_eq(b.pipe, FW_PIPE_DEEPSPEED);
+}
+
+Test(framework, switches)
+{
+	struct fw_behaviour b;
+	struct fw_switches s;
+	struct perr e = { "" };
+	const struct framework *old = find("megatron-lm", NULL, 2021);
+	const struct framework *core = find("megatron-core", NULL, 0);
+
+	fw_switches_none(&s);
+	s.tp_overlap = FW_TPO_PIPELINED;
+	cr_assert_eq(framework_resolve(old, PREC_FP16, &s, &b, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "TP communication overlap"), "%s", e.msg);
+	s.tp_overlap = FW_TPO_NONE; /* switching off is always possible */
+	cr_assert_eq(framework_resolve(old, PREC_FP16, &s, &b, &e), PPLAN_OK);
+
+	fw_switches_none(&s);
+	cr_assert_eq(framework_resolve(core, PREC_BF16, &s, &b, &e), PPLAN_OK);
+	cr_assert_eq(b.tp_overlap, FW_TPO_PIPELINED, "a framework fact for every precision");
+	s.flash = 0;
+	s.grad_bytes = 2;
+	s.tp_overlap = FW_TPO_BULK;
+	cr_assert_eq(framework_resolve(core, PREC_BF16, &s, &b, &e), PPLAN_OK);
+	cr_assert_eq(b.attention, FW_ATTN_UNFUSED);
+	cr_assert_eq(b.grad_bytes, 2);
+	cr_assert_eq(b.tp_overlap, FW_TPO_BULK);
+}
+
+Test(framework, what_a_framework_cannot_run)
+{
+	struct layout l;
+	layout_default(&l);
+	l.pp = 4;
+	l.dp = 2;
+	l.schedule = SCHED_ZB_H1;
+	cr_assert_eq(framework_check_layout(find("megatron-core", NULL, 0), PREC_BF16, &l),
+		     REJECT_FW_SCHEDULE);
+	cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &l),
+		     REJECT_NONE);
+	l.schedule = SCHED_1F1B;
+	cr_assert_eq(framework_check_layout(find("metaseq", NULL, 2022), PREC_FP16, &l),
+		     REJECT_FW_PIPELINE);
+	cr_assert_eq(framework_check_layout(find("megatron-lm", NULL, 2021), PREC_FP8, &l),
+		     REJECT_FW_PRECISION);
+	l.zero = 3; /* FSDP combines with pipelines; Megatron's and DeepSpeed's ZeRO-3 do not */
+	cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &l),
+		     REJECT_NONE);
+	cr_assert_eq(framework_check_layout(find("megatron-core", NULL, 0), PREC_BF16, &l),
+		     REJECT_ZERO_PP);
+	l.zero = 1;
+	l.cp = 2;
+	cr_assert_eq(framework_check_layout(find("megatron-lm", NULL, 2022), PREC_BF16, &l),
+		     REJECT_FW_CP);
+}
+
+/* Llama 2 70B, tp 8, dp 8, plain DP (zero 0): every GPU all-reduces its
+ * 70B/8 parameters' gradients over 8 ranks, in the network.  With 2-byte
+ * instead of 4-byte gradients both the gradient memory and the bus bytes
+ * halve; the time halves up to the 14 latency steps (2(n-1) x 6 us). */
+Test(framework, gradient_bytes_on_the_wire_and_in_memory)
+{
+	const struct model_spec *m = model_find("llama2-70b");
+	struct cluster c;
+	struct layout l;
+	struct train_opts o;
+	struct prediction p4, p2;
+	struct perr e = { "" };
+
+	cr_assert_eq(cluster_preset("dgx-h100", 64, &c, &e), PPLAN_OK, "%s", e.msg);
+	layout_default(&l);
+	l.tp = 8;
+	l.dp = 8;
+	l.sp = 1;
+	l.gbs = 64;
+	train_opts_default(&o, m);
+	o.use_des = 0;
+	cr_assert_eq(cost_predict(m, &c, &l, &o, &p4, &e), PPLAN_OK, "%s", e.msg);
+	o.switches.grad_bytes = 2;
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK);
+	cr_assert_eq(cost_predict(m, &c, &l, &o, &p2, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert(fabs(p2.mem.gradients / p4.mem.gradients - 0.5) < 1e-12,
+		  "memory %.6g / %.6g", p2.mem.gradients, p4.mem.gradients);
+	cr_assert(fabs((p2.time.dp_comm_total - 14 * 6e-6) /
+		       (p4.time.dp_comm_total - 14 * 6e-6) - 0.5) < 1e-9,
+		  "wire %.6g / %.6g", p2.time.dp_comm_total, p4.time.dp_comm_total);
+}
+
+/* TP overlap: none >= bulk >= pipelined exposed TP time; bulk leaves the
+ * forward's collectives as they are. */
+Test(framework, tp_overlap_kinds)
+{
+	const struct model_spec *m = model_find("llama2-70b");
+	struct cluster c;
+	struct layout l;
+	struct train_opts o;
+	struct prediction none, bulk, pipe;
+	struct perr e = { "" };
+
+	cr_assert_eq(cluster_preset("dgx-h100", 8, &c, &e), PPLAN_OK, "%s", e.msg);
+	layout_default(&l);
+	l.tp = 8;
+	l.sp = 1;
+	l.mbs = 1;
+	l.gbs = 8;
+	l.recompute = RECOMPUTE_FULL;
+	train_opts_default(&o, m);
+	o.use_des = 0;
+	o.switches.tp_overlap = FW_TPO_NONE;
+	train_opts_resolve(&o, NULL);
+	cost_predict(m, &c, &l, &o, &none, &e);
+	o.switches.tp_overlap = FW_TPO_BULK;
+	train_opts_resolve(&o, NULL);
+	cost_predict(m, &c, &l, &o, &bulk, &e);
+	o.switches.tp_overlap = FW_TPO_PIPELINED;
+	train_opts_resolve(&o, NULL);
+	cost_predict(m, &c, &l, &o, &pipe, &e);
+	cr_assert_gt(none.time.tp_comm, bulk.time.tp_comm);
+	cr_assert_gt(bulk.time.tp_comm, pipe.time.tp_comm);
+	cr_assert_gt(pipe.time.tp_comm, 0.0, "a residual share stays exposed");
+	cr_assert_lt(pipe.step_time_s, none.step_time_s);
+}
