@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jsonio.h"
 
 int cli_fail(enum pplan_status st, const struct perr *e)
 {
@@ -86,7 +87,11 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 					"--max-memory-gib must be a positive number of GiB, got '%s'",
 					arg), -1;
 		return 1;
-	case 1010: in->json_path = arg; return 1;
+	case 1010:
+		if (output_check(arg, "--json", e) != PPLAN_OK)
+			return -1;
+		in->json_path = arg;
+		return 1;
 	case 1011: in->order_arg = arg; return 1;
 	case 1012: in->framework_arg = arg; return 1;
 	case 1013:

@@ -92,6 +92,8 @@ static int report_compare(int argc, char **argv)
 		fprintf(stderr, "pplan report compare: no report files given (usage: pplan report compare FILE... [--json OUT])\n");
 		return 2;
 	}
+	if (json && (st = output_check(json, "--json", &e)) != PPLAN_OK)
+		return cli_fail(st, &e);
 	reps = calloc((size_t)n, sizeof *reps);
 	if (!reps)
 		return cli_fail(perr_set(&e, PPLAN_ENOMEM, "out of memory"), &e);

@@ -177,7 +177,13 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 		switch (c) {
 		case 'h': usage(stdout); *rc = 0; return -1;
 		case 'l': a->layout = optarg; continue;
-		case 't': a->trace = optarg; continue;
+		case 't':
+			if (output_check(optarg, "--trace", &e) != PPLAN_OK) {
+				*rc = cli_fail(PPLAN_EINPUT, &e);
+				return -1;
+			}
+			a->trace = optarg;
+			continue;
 		case 'T': a->timeline = 1; continue;
 		case 'b':
 			if (cli_parse_long(optarg, &a->dp_buckets) != 0 ||

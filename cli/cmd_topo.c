@@ -317,6 +317,12 @@ static int parse_args(int argc, char **argv, struct topo_args *a, int *done)
 		fprintf(stderr, "pplan topo: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	{
+		struct perr e;
+		if ((a->out && output_check(a->out, "--out", &e) != PPLAN_OK) ||
+		    (a->json && output_check(a->json, "--json", &e) != PPLAN_OK))
+			return cli_fail(PPLAN_EINPUT, &e);
+	}
 	if (a->gather && a->nodes) {
 		fprintf(stderr, "pplan topo: --gather counts the nodes itself; drop --nodes\n");
 		return 2;

@@ -102,6 +102,8 @@ int cmd_validate(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (json && (st = output_check(json, "--json", &e)) != PPLAN_OK)
+		return cli_fail(st, &e);
 	st = cases_load(path, &cases, &n, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);

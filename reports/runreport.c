@@ -497,7 +497,7 @@ enum pplan_status runreport_load(const char *path, struct runreport *r,
 
 	memset(r, 0, sizeof *r);
 	snprintf(r->path, sizeof r->path, "%s", path);
-	st = json_read_file(path, &doc, e);
+	st = json_read_limited(path, JSON_MAX_BYTES, "a report", &doc, e);
 	if (st != PPLAN_OK)
 		return st;
 	schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");

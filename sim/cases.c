@@ -594,7 +594,8 @@ enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
 	const char *schema = NULL;
 	struct vcase *cases = NULL;
 	int i = 0, count;
-	enum pplan_status st = json_read_file(path, &root, e);
+	enum pplan_status st =
+		json_read_limited(path, JSON_MAX_BYTES, "a cases file", &root, e);
 
 	*out = NULL;
 	*n = 0;

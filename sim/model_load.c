@@ -426,7 +426,7 @@ enum pplan_status model_load(const char *path, struct model_spec *m,
 
 	assert(path && m);
 	memset(&tmp, 0, sizeof tmp);
-	st = json_read_file(path, &root, e);
+	st = json_read_limited(path, JSON_MAX_BYTES_MODEL, "a model file", &root, e);
 	if (st != PPLAN_OK)
 		return st;
 	if (!cJSON_IsObject(root)) {

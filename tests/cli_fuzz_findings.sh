@@ -56,5 +56,44 @@ run 2 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input-dp-2p32p
 # F05: a GPU column number past int.
 run 2 F05 topo --nvidia-smi-topo "$F/F05-smi-int-overflow-smitopo_parse/input.txt" --gpu h100-sxm
 
+# F11: model files past the 1 MiB limit are refused by size, before any
+# parsing (a sparse 200 MB file and a real 1.5 MB JSON array).
+truncate -s 200M "$tmp/big-sparse.json"
+run 2 F11 search --model "$tmp/big-sparse.json" --gpus 64 --top 1
+{ printf '{"schema":"pplan.model/1","pad":['; yes 0, | head -c 1500000; printf '0]}'; } >"$tmp/big-array.json"
+run 2 F11 search --model "$tmp/big-array.json" --gpus 64 --top 1
+
+# F12: --json naming a device node writes to it and leaves it a device.
+devnode() {
+	local node=$1 id=$2
+	shift 2
+	run 0 "$id" "$@"
+	if [ ! -c "$node" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $id: $node is no longer a character device"
+	fi
+}
+devnode /dev/null F12 predict --model llama3-8b --gpus 64 --layout tp=2 --json /dev/null
+if mknod -m 666 "$tmp/mydevnull" c 1 3 2>/dev/null; then
+	devnode "$tmp/mydevnull" F12 predict --model llama3-8b --gpus 64 --layout tp=2 --json "$tmp/mydevnull"
+	devnode "$tmp/mydevnull" F12 search --model llama3-8b --gpus 64 --top 1 --json "$tmp/mydevnull"
+	devnode "$tmp/mydevnull" F12 topo --nvidia-smi-topo "$S/tests/fixtures/nvidia-smi/dgx-h100.txt" --gpu h100-sxm --out "$tmp/mydevnull"
+fi
+mkdir "$tmp/dir"
+run 2 F12 predict --model llama3-8b --gpus 64 --layout tp=2 --json "$tmp/dir"
+run 2 F12 simulate --model llama3-8b --gpus 16 --layout pp=4 --trace "$tmp/dir"
+[ -d "$tmp/dir" ] || { failed=$((failed + 1)); echo "FAIL F12: $tmp/dir was replaced"; }
+
+# F13: a FIFO with no writer, as every kind of input file and as an
+# output with no reader: refused at once, never waited on.
+mkfifo "$tmp/fifo"
+run 2 F13 search --model "$tmp/fifo" --gpus 64 --top 1
+run 2 F13 search --params 7B --cluster "$tmp/fifo" --gpus 16
+run 2 F13 validate "$tmp/fifo"
+run 2 F13 topo --xml "$tmp/fifo"
+run 2 F13 topo --nvidia-smi-topo "$tmp/fifo" --gpu h100-sxm
+run 2 F13 predict --model llama3-8b --gpus 64 --layout tp=2 --json "$tmp/fifo"
+[ -p "$tmp/fifo" ] || { failed=$((failed + 1)); echo "FAIL F13: the FIFO was replaced"; }
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

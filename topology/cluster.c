@@ -167,13 +167,20 @@ static enum pplan_status load_link(const cJSON *root, const char *key,
 	st = json_get_number(o, "bw_gbps", &l->bw_gbps, where, e);
 	if (st == PPLAN_EINPUT)
 		return st;
-	if (!(l->bw_gbps > 0))
-		return perr_set(e, PPLAN_EINPUT, "%s: bw_gbps must be positive",
+	if (!(l->bw_gbps > 0 && l->bw_gbps <= 1e6))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: bw_gbps must be more than 0 and at most 1000000 GB/s",
 				where);
-	if (json_get_number(o, "latency_us", &l->latency_s, where, e) == PPLAN_OK)
+	st = json_get_number(o, "latency_us", &l->latency_s, where, e);
+	if (st == PPLAN_EINPUT)
+		return st;
+	if (st == PPLAN_OK) {
+		if (!(l->latency_s >= 0 && l->latency_s <= 1e6))
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: latency_us must be from 0 to 1000000 us",
+					where);
 		l->latency_s *= 1e-6;
-	else if (e && strstr(e->msg, "latency_us"))
-		return PPLAN_EINPUT;
+	}
 	st = json_get_number(o, "efficiency", &l->eff, where, e);
 	if (st == PPLAN_EINPUT)
 		return st;
@@ -190,7 +197,8 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 	const char *s = NULL, *gname = NULL;
 	const cJSON *mat;
 	long v;
-	enum pplan_status st = json_read_file(path, &root, e);
+	enum pplan_status st = json_read_limited(path, JSON_MAX_BYTES_CLUSTER,
+						 "a cluster file", &root, e);
 
 	if (st != PPLAN_OK)
 		return st;
@@ -239,7 +247,7 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 	if (st == PPLAN_OK) {
 		if (v > 1024) {
 			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: gpus_per_node %ld is too large", path, v);
+				      "%s: gpus_per_node must be at most 1024, got %ld", path, v);
 			goto out;
 		}
 		c->gpus_per_node = (int)v;
@@ -248,7 +256,7 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 	c->nvlink_domain = c->gpus_per_node;
 	c->num_nodes = 1;
 	st = json_get_long(root, "num_nodes", &v, 1, path, e);
-	if (st == PPLAN_OK && v * c->gpus_per_node > CLUSTER_MAX_GPUS) {
+	if (st == PPLAN_OK && v > CLUSTER_MAX_GPUS / c->gpus_per_node) {
 		st = perr_set(e, PPLAN_EINPUT,
 			      "%s: num_nodes %ld x gpus_per_node %d is more GPUs than pplan plans for (%ld)",
 			      path, v, c->gpus_per_node, (long)CLUSTER_MAX_GPUS);
@@ -259,6 +267,12 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 	else if (st == PPLAN_EINPUT)
 		goto out;
 	st = json_get_long(root, "nvlink_domain", &v, 1, path, e);
+	if (st == PPLAN_OK && v > CLUSTER_MAX_GPUS) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: nvlink_domain must be at most %ld GPUs, got %ld",
+			      path, (long)CLUSTER_MAX_GPUS, v);
+		goto out;
+	}
 	if (st == PPLAN_OK)
 		c->nvlink_domain = (int)v;
 	else if (st == PPLAN_EINPUT)
@@ -271,6 +285,11 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 		goto out;
 	}
 	st = json_get_long(root, "nics_per_node", &v, 0, path, e);
+	if (st == PPLAN_OK && v > 1024) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: nics_per_node must be at most 1024, got %ld", path, v);
+		goto out;
+	}
 	if (st == PPLAN_OK)
 		c->nics_per_node = (int)v;
 	else if (st == PPLAN_EINPUT)
@@ -278,6 +297,12 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 	st = json_get_number(root, "nic_gbps", &c->nic_gbps, path, e);
 	if (st == PPLAN_EINPUT)
 		goto out;
+	if (st == PPLAN_OK && !(c->nic_gbps > 0 && c->nic_gbps <= 1e6)) {
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s: nic_gbps must be more than 0 and at most 1000000 GB/s, got %g",
+			      path, c->nic_gbps);
+		goto out;
+	}
 	if (c->nics_per_node > 0)
 		c->net.bw_gbps = c->nic_gbps * c->nics_per_node / c->gpus_per_node;
 	st = json_get_bool(root, "rail_aligned", &c->rail_aligned, path, e);

@@ -470,7 +470,8 @@ enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
 
 	if (xml_path) {
 		host_init(h);
-		st = file_read(xml_path, DISCOVER_XML_MAX_BYTES, &text, &len, e);
+		st = file_read(xml_path, DISCOVER_XML_MAX_BYTES,
+			       "an hwloc XML export", &text, &len, e);
 		if (st == PPLAN_OK)
 			st = discover_hwloc_xml(text, (size_t)len, xml_path, h, e);
 		free(text);

@@ -1,8 +1,10 @@
 /*
  * jsonio.h: reading and writing JSON files with cJSON, and typed getters
  * that turn a missing or mistyped key into one sentence naming the file
- * and the key.  Writers go through a temporary file and rename(), so a
- * reader never sees half a report.
+ * and the key.  Readers take regular files only, within a size limit per
+ * kind of file; writers go through a temporary file and rename(), so a
+ * reader never sees half a report, and never replace anything but a
+ * regular file.
  */
 #ifndef PPLAN_JSONIO_H
 #define PPLAN_JSONIO_H
@@ -11,21 +13,49 @@
 
 #include "status.h"
 
-/* Reads a whole file into a NUL-terminated buffer the caller frees;
- * *len (if not NULL) receives its length.  A file over max_bytes, or one
- * that cannot be read, gives one sentence naming it. */
-enum pplan_status file_read(const char *path, long max_bytes, char **out,
-			    long *len, struct perr *e);
+/* Limits on what pplan reads, by kind of file (README "Limits"). */
+#define JSON_MAX_BYTES_MODEL (1L << 20)    /* pplan.model/1, HF config.json */
+#define JSON_MAX_BYTES_CLUSTER (1L << 20)  /* pplan.cluster/1 */
+#define JSON_MAX_BYTES (16L << 20)         /* cases, reports, profiles */
 
-/* Parses the file at path; *out is owned by the caller (cJSON_Delete).
- * Malformed JSON gives "PATH: malformed JSON near byte N". */
+/* "a regular file", "a directory", "a FIFO (named pipe)", ... for a
+ * st_mode. */
+const char *file_kind_name(unsigned mode);
+
+/* Reads a whole regular file into a NUL-terminated buffer the caller
+ * frees; *len (if not NULL) receives its length.  A FIFO, a device, a
+ * directory or a socket is refused by kind before anything is opened
+ * (nothing blocks); a file over max_bytes is refused by size.  `what`
+ * names the kind in messages ("a model file").  Every failure is one
+ * sentence naming the path. */
+enum pplan_status file_read(const char *path, long max_bytes, const char *what,
+			    char **out, long *len, struct perr *e);
+
+/* Parses the file at path (at most max_bytes, a `what`); *out is owned
+ * by the caller (cJSON_Delete).  Malformed JSON gives "PATH: malformed
+ * JSON near byte N"; nesting past cJSON's limit says so. */
+enum pplan_status json_read_limited(const char *path, long max_bytes,
+				    const char *what, cJSON **out,
+				    struct perr *e);
+/* json_read_limited with JSON_MAX_BYTES. */
 enum pplan_status json_read_file(const char *path, cJSON **out, struct perr *e);
 
-/* Writes doc (pretty-printed, newline-terminated) to path atomically. */
+/* Whether path can take what an option (`opt`, e.g. "--json") writes:
+ * "-" (stdout), a regular file or a new name in an existing folder one
+ * can write, or a character device or FIFO (written directly).  A
+ * directory, a block device, a socket or a missing folder is PPLAN_EINPUT
+ * with a sentence naming the option and the path.  Commands call it
+ * before any work, so that a refused output leaves nothing written. */
+enum pplan_status output_check(const char *path, const char *opt, struct perr *e);
+
+/* Writes doc (pretty-printed, newline-terminated) as text_write_atomic. */
 enum pplan_status json_write_atomic(const char *path, const cJSON *doc,
 				    struct perr *e);
 
-/* Writes text to path atomically ("-" writes to stdout). */
+/* Writes text to path: "-" is stdout; a regular file or a new name is
+ * written to a temporary file beside it and renamed over it when
+ * complete; a character device or a FIFO is written directly; anything
+ * else is refused.  Nothing but a regular file is ever replaced. */
 enum pplan_status text_write_atomic(const char *path, const char *text,
 				    struct perr *e);
 

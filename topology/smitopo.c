@@ -399,7 +399,9 @@ enum pplan_status smitopo_load(const char *path, struct host_topo *h,
 			       struct perr *e)
 {
 	char *buf = NULL;
-	enum pplan_status st = file_read(path, SMITOPO_MAX_BYTES, &buf, NULL, e);
+	enum pplan_status st = file_read(path, SMITOPO_MAX_BYTES,
+					 "an nvidia-smi topo -m output", &buf,
+					 NULL, e);
 
 	if (st != PPLAN_OK)
 		return st;
