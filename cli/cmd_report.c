@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "html.h"
 #include "jsonio.h"
 
 #define MAX_REPORTS 256
@@ -25,6 +26,11 @@ static void usage(FILE *f)
 		"            the time of each op class, with the error in percent; over several\n"
 		"            reports the mean absolute percentage error and the worst case\n"
 		"  --json OUT  also write pplan.comparison/1 to OUT\n"
+		"  html      one self-contained page (inline SVG, no script) with a section per FILE:\n"
+		"            for a pplan.report/1 the pipeline timeline predicted and measured, memory\n"
+		"            per GPU and the errors; for a pplan.search/1 (pplan search --json) step\n"
+		"            time against memory for every layout and the best of each family\n"
+		"  -o, --out PAGE.html  the page to write (required)\n"
 		"  --help      this text\n");
 }
 
@@ -129,6 +135,58 @@ out:
 	return rc;
 }
 
+static int report_html(int argc, char **argv)
+{
+	char *paths[MAX_REPORTS];
+	const char *out = NULL;
+	int n = 0;
+	struct perr e = { { 0 } };
+	enum pplan_status st;
+	char cmd[2048];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "pplan report html: %s needs a file name\n", argv[i]);
+				return 2;
+			}
+			if (out) {
+				fprintf(stderr, "pplan report html: -o given twice\n");
+				return 2;
+			}
+			out = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			fprintf(stderr, "pplan report html: unknown option '%s' (see pplan report --help)\n",
+				argv[i]);
+			return 2;
+		} else if (n >= MAX_REPORTS) {
+			fprintf(stderr, "pplan report html: more than %d files\n", MAX_REPORTS);
+			return 2;
+		} else {
+			paths[n++] = argv[i];
+		}
+	}
+	if (n == 0) {
+		fprintf(stderr, "pplan report html: no input files given (usage: pplan report html FILE... -o PAGE.html)\n");
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "pplan report html: no page to write: give -o PAGE.html\n");
+		return 2;
+	}
+	if ((st = output_check(out, "-o", &e)) != PPLAN_OK)
+		return cli_fail(st, &e);
+	command_line(argc + 1, argv - 1, cmd, sizeof cmd);
+	st = html_write(paths, n, out, cmd, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+	printf("# pplan report html: wrote %s (%d section%s)\n", out, n, n == 1 ? "" : "s");
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -137,6 +195,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "compare"))
 		return report_compare(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "html"))
+		return report_html(argc - 1, argv + 1);
 	fprintf(stderr, "pplan report: unknown action '%s' (compare or html; see pplan report --help)\n",
 		argv[1]);
 	return 2;

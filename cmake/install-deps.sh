@@ -8,5 +8,5 @@ apt-get update -qq
 apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends \
   build-essential cmake pkg-config git ca-certificates \
   libopenmpi-dev openmpi-bin libhwloc-dev hwloc libcjson-dev \
-  libcriterion-dev libopenblas-dev >/dev/null
-echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion and OpenBLAS are installed"
+  libcriterion-dev libopenblas-dev zlib1g-dev chromium >/dev/null
+echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion, OpenBLAS, zlib and Chromium (the report page's browser test) are installed"

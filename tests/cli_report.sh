@@ -73,4 +73,19 @@ run 0 "Best layout" search --model llama3-8b --gpus 8 --global-batch 64 --json "
 for key in '"memory_cap_gib"' '"point_fields"' '"family_names"' '"points":'; do
 	grep -qF "$key" "$tmp/search.json" || { echo "FAIL: no $key in pplan.search/1"; fail=1; }
 done
+
+# report html: one page, written atomically; bad input refused, nothing written.
+run 0 "wrote $tmp/page.html (3 sections)" report html "$F/cpu-pp2-1f1b.json" \
+	"$F/failed.json" "$tmp/search.json" -o "$tmp/page.html"
+grep -q '^</html>$' "$tmp/page.html" || { echo "FAIL: the page is not complete"; fail=1; }
+ls "$tmp"/page.html.tmp.* 2>/dev/null && { echo "FAIL: a temporary file was left"; fail=1; }
+run 2 "no input files given" report html -o "$tmp/bad.html"
+run 2 "give -o PAGE.html" report html "$F/cpu-tp2.json"
+run 2 'schema is "pplan.report/2"' report html "$F/cpu-tp2.json" "$F/bad-schema-version.json" -o "$tmp/bad.html"
+run 2 "report html draws only" report html "$F/bad-prediction.json" -o "$tmp/bad.html"
+run 2 "does not exist" report html "$F/cpu-tp2.json" -o "$tmp/no/such/page.html"
+run 2 "not a file name" report html "$F/cpu-tp2.json" -o "$tmp"
+sed -e 's/"point_fields":/"point_fields_x":/' "$tmp/search.json" >"$tmp/bad-search.json"
+run 2 "point_fields must name" report html "$F/cpu-tp2.json" "$tmp/bad-search.json" -o "$tmp/bad.html"
+[ -e "$tmp/bad.html" ] && { echo "FAIL: a page was written for bad input"; fail=1; }
 exit $fail
