@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_common.h"
 #include "jsonio.h"
+#include "schedule.h"
 #include "predict.h"
 #include "report.h"
 
@@ -95,7 +96,12 @@ int cmd_predict(int argc, char **argv)
 
 	cli_print_config(stdout, "predict", &in);
 	layout_format(&l, lbuf, sizeof lbuf);
-	printf("# layout    %s (%ld microbatches per step)\n\n", lbuf, p.microbatches);
+	printf("# layout    %s (%ld microbatches per step)\n", lbuf, p.microbatches);
+	if (in.opts.use_des && l.pp > 1 &&
+	    schedule_chunk_microbatches(&l, p.microbatches) > SCHEDULE_MAX_CHUNK_MBS)
+		printf("# pipeline  closed forms: pp*vp*microbatches = %ld is more than the %ld chunk-microbatches the event simulation plays\n",
+		       schedule_chunk_microbatches(&l, p.microbatches), SCHEDULE_MAX_CHUNK_MBS);
+	printf("\n");
 	printf("%s: %s\n", p.feasible ? "fits" : "DOES NOT FIT",
 	       p.feasible ? "the layout fits in GPU memory" : p.reject_msg);
 	printf("\nmemory per GPU (most-loaded: pipeline stage %d, %.1f microbatches in flight)\n",

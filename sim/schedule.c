@@ -11,6 +11,7 @@
 #include "schedule.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,12 @@ long schedule_act_bytes(const struct layout *l, long hidden, long seq,
 
 /* ---- validity --------------------------------------------------------- */
 
+long schedule_chunk_microbatches(const struct layout *l, long microbatches)
+{
+	double n = (double)l->pp * l->vp * (double)microbatches;
+	return n > (double)LONG_MAX / 2 ? LONG_MAX / 2 : (long)n;
+}
+
 static enum pplan_status check_layout(const struct layout *l, long m,
 				      struct perr *e)
 {
@@ -61,10 +68,10 @@ static enum pplan_status check_layout(const struct layout *l, long m,
 		return perr_set(e, PPLAN_EINPUT,
 				"schedule: a step needs at least one microbatch, got %ld",
 				m);
-	if (m > INT32_MAX / l->vp)
+	if (schedule_chunk_microbatches(l, m) > SCHEDULE_MAX_CHUNK_MBS)
 		return perr_set(e, PPLAN_EINPUT,
-				"schedule: %ld microbatches are too many to simulate",
-				m);
+				"schedule: pp*vp*microbatches = %d*%d*%ld is more than the %ld chunk-microbatches pplan simulates event by event (predict prices it with the closed forms)",
+				l->pp, l->vp, m, SCHEDULE_MAX_CHUNK_MBS);
 	switch (l->schedule) {
 	case SCHED_GPIPE:
 	case SCHED_1F1B:

@@ -78,6 +78,16 @@ struct pipe_schedule {
 	struct sched_op *ops;  /* [nops] */
 };
 
+/* The most chunk-microbatches (pp * vp * m) a schedule is built for
+ * (README "Limits"): about 32 MB of ops and 40 ms of simulation.  Past it
+ * predict, search and validate price the pipeline with the closed forms
+ * (the simulated and closed-form bubbles agree within a fraction of a
+ * percent once m is that large) and simulate refuses. */
+#define SCHEDULE_MAX_CHUNK_MBS (1L << 18)
+
+/* pp * vp * m, saturating (no overflow for any long m). */
+long schedule_chunk_microbatches(const struct layout *l, long microbatches);
+
 /* Builds the op lists of layout l's schedule (l->pp, l->vp, l->schedule)
  * for `microbatches` microbatches; act_bytes is the size of one
  * activation transfer (see schedule_act_bytes), recorded on the comm ops.

@@ -56,6 +56,21 @@ run 2 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input-dp-2p32p
 # F05: a GPU column number past int.
 run 2 F05 topo --nvidia-smi-topo "$F/F05-smi-int-overflow-smitopo_parse/input.txt" --gpu h100-sxm
 
+# F09: MoE models with 14,336, 436,808 (HF) and 2^20 experts: the cost of
+# a layout no longer loops over its experts.
+for f in "$F"/F09-*/input*.json; do
+	run "0|2" F09 search --model "$f" --gpus 64 --top 1
+done
+
+# F10, F14: huge global batches (given, or 4M tokens of 1-token
+# sequences): past SCHEDULE_MAX_CHUNK_MBS the pipeline is priced with the
+# closed forms; simulate refuses with the bound.
+run 0 F10 predict --model llama3-8b --gpus 64 --layout pp=2,dp=32,gbs=2147483648
+run 0 F10 predict --model llama3-8b --gpus 64 --layout pp=2,dp=32,gbs=68719476704
+run 0 F10 search --model llama3-8b --gpus 64 --global-batch 1000000000 --top 1
+run 2 F10 simulate --model llama3-8b --gpus 64 --layout pp=2,dp=32,gbs=2147483648
+run 0 F14 search --model "$F/F14-hf-seq1-slow-search/input.json" --gpus 64 --top 1
+
 # F11: model files past the 1 MiB limit are refused by size, before any
 # parsing (a sparse 200 MB file and a real 1.5 MB JSON array).
 truncate -s 200M "$tmp/big-sparse.json"
@@ -64,6 +79,8 @@ run 2 F11 search --model "$tmp/big-sparse.json" --gpus 64 --top 1
 run 2 F11 search --model "$tmp/big-array.json" --gpus 64 --top 1
 
 # F12: --json naming a device node writes to it and leaves it a device.
+# Only a private node made here (as root): never the system's /dev/null,
+# which a stale binary (one built before this fix) would replace.
 devnode() {
 	local node=$1 id=$2
 	shift 2
@@ -73,7 +90,6 @@ devnode() {
 		echo "FAIL $id: $node is no longer a character device"
 	fi
 }
-devnode /dev/null F12 predict --model llama3-8b --gpus 64 --layout tp=2 --json /dev/null
 if mknod -m 666 "$tmp/mydevnull" c 1 3 2>/dev/null; then
 	devnode "$tmp/mydevnull" F12 predict --model llama3-8b --gpus 64 --layout tp=2 --json "$tmp/mydevnull"
 	devnode "$tmp/mydevnull" F12 search --model llama3-8b --gpus 64 --top 1 --json "$tmp/mydevnull"
