@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "jsonio.h"
+#include "suggest.h"
 
 int cli_fail(enum pplan_status st, const struct perr *e)
 {
@@ -155,6 +156,12 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 					"--params must be a positive count like 70B, 405B or 1.5T, got '%s'",
 					in->params_arg);
 		m = model_nearest(n);
+		/* Nearest, not any: 10^15 parameters would otherwise plan a
+		 * 1T model without a word. */
+		if (n > 2.0 * model_params_total(m) || 2.0 * n < model_params_total(m))
+			return perr_set(e, PPLAN_EINPUT,
+					"--params %s: the nearest zoo model, %s, has %.3g parameters, not within a factor of 2 of %.3g; give --model FILE for a model of that size",
+					in->params_arg, m->name, model_params_total(m), n);
 		in->model = *m;
 		snprintf(in->model_note, sizeof in->model_note,
 			 "--params %s: nearest zoo model is %s (%.1f B parameters)",
@@ -175,10 +182,17 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 	if (in->gpu_arg) {
 		const struct gpu_spec *g = gpu_find(in->gpu_arg);
 		const char *preset;
-		if (!g)
+		if (!g) {
+			int ng;
+			const struct gpu_spec *gt = gpu_table(&ng);
+			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"unknown GPU '%s' (a100-40gb, a100-80gb, h100-sxm, h100-96gb, h800, h200, b200)",
-					in->gpu_arg);
+					"unknown GPU '%s'%s (a100-40gb, a100-80gb, h100-sxm, h100-96gb, h800, h200, b200)",
+					in->gpu_arg,
+					suggest_phrase(dym, sizeof dym,
+						       suggest_table(in->gpu_arg, gt, (size_t)ng,
+								     sizeof *gt, 1)));
+		}
 		preset = cluster_preset_for_gpu(g->name);
 		st = cluster_preset(preset ? preset : "dgx-h100", in->gpus,
 				    &in->cluster, e);

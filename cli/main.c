@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 
 static const struct {
 	const char *name;
@@ -45,6 +46,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "pplan: unknown command '%s' (try pplan --help)\n", argv[1]);
+	{
+		char dym[96];
+		fprintf(stderr, "pplan: unknown command '%s'%s (try pplan --help)\n", argv[1],
+			suggest_phrase(dym, sizeof dym,
+				       suggest_table(argv[1], commands,
+						     sizeof commands / sizeof commands[0],
+						     sizeof commands[0], 0)));
+	}
 	return 2;
 }

@@ -6,6 +6,7 @@
  * ep divides the experts and the dp*cp ranks that hold them.
  */
 #include "layout.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -171,10 +172,15 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		for (i = 0; i < sizeof keys / sizeof keys[0]; i++)
 			if (strcmp(keys[i].key, tok) == 0)
 				break;
-		if (i == sizeof keys / sizeof keys[0])
+		if (i == sizeof keys / sizeof keys[0]) {
+			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: unknown key '%s' (keys: tp pp dp cp ep vp mbs gbs sp recompute zero schedule)",
-					tok);
+					"layout: unknown key '%s'%s (keys: tp pp dp cp ep vp mbs gbs sp recompute zero schedule)",
+					tok,
+					suggest_phrase(dym, sizeof dym,
+						       suggest_table(tok, keys, sizeof keys / sizeof keys[0],
+								     sizeof keys[0], 0)));
+		}
 		if (seen & keys[i].bit)
 			return perr_set(e, PPLAN_EINPUT,
 					"layout: key '%s' given twice", tok);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "jsonio.h"
+#include "suggest.h"
 #include "model_internal.h"
 
 /* ---- Reading files ----------------------------------------------------------- */
@@ -100,11 +101,14 @@ static enum pplan_status only_known_keys(const cJSON *obj,
 					 const char *where, struct perr *e)
 {
 	const cJSON *it;
+	char dym[96];
 	cJSON_ArrayForEach(it, obj)
 		if (!in_list(it->string, allowed))
 			return perr_set(e, PPLAN_EINPUT,
-					"%s: %s is not a pplan.model/1 key",
-					where, it->string ? it->string : "?");
+					"%s: %s is not a pplan.model/1 key%s",
+					where, it->string ? it->string : "?",
+					suggest_phrase(dym, sizeof dym,
+						       suggest_list(it->string, allowed)));
 	return PPLAN_OK;
 }
 
@@ -482,8 +486,16 @@ enum pplan_status model_resolve(const char *name_or_file, struct model_spec *m,
 	if (strchr(name_or_file, '/') ||
 	    (n > 5 && model_name_eq(name_or_file + n - 5, ".json")))
 		return model_load(name_or_file, m, e);
-	return perr_set(e, PPLAN_EINPUT,
-			"unknown model '%s' (see pplan search --list-models)",
-			name_or_file);
+	{
+		int nz;
+		const struct model_spec *zoo = model_zoo(&nz);
+		char dym[96];
+		return perr_set(e, PPLAN_EINPUT,
+				"unknown model '%s'%s (see pplan search --list-models)",
+				name_or_file,
+				suggest_phrase(dym, sizeof dym,
+					       suggest_table(name_or_file, zoo, (size_t)nz,
+							     sizeof *zoo, 1)));
+	}
 }
 

@@ -28,6 +28,8 @@ check() {
 	nerr=$(wc -l <"$tmp/err")
 	if [ "$rc" -eq 124 ]; then
 		why="no answer within 10 s"
+	elif grep -qE "Sanitizer|runtime error:" "$tmp/err"; then
+		why="a sanitizer report"
 	elif [ "$rc" -ne 2 ]; then
 		why="exit status $rc, want 2"
 	elif [ "$nerr" -ne 1 ]; then
@@ -174,5 +176,182 @@ bad "cases-empty.json" validate "$BAD/cases-empty.json"
 bad "cases-unknown-gpu.json" validate "$BAD/cases-unknown-gpu.json"
 bad "--frobnicate" validate "$BAD/cases-good.json" --frobnicate
 
-echo "$passed passed, $failed failed"
+# ==== issue 11: hostile files and values, every subcommand =====================
+# Files are made here from good ones (G*), each with one thing wrong.
+G=$tmp/gen
+mkdir -p "$G"
+GM=$S/tests/fixtures/models/llama3-8b.json
+GH=$S/tests/fixtures/hf/Meta-Llama-3-8B.json
+GC=$S/tests/fuzz/seeds/cluster/dgx-h100.json
+GK=$BAD/cases-good.json
+GX=$S/tests/fixtures/hwloc/nvidiaDGX2.xml
+GS=$S/tests/fixtures/nvidia-smi/dgx-h100.txt
+GR=$S/tests/fixtures/reports/cpu-tp2.json
+# edit GOOD NAME SED: NAME is GOOD with the sed expression applied.
+edit() { sed -e "$3" "$1" >"$G/$2"; }
+
+# ---- empty, truncated, directories, FIFOs, devices, unreadable ---------------
+: >"$G/empty.json"
+: >"$G/empty.xml"
+: >"$G/empty.txt"
+mkdir "$G/dir.json"
+mkfifo "$G/fifo.json"
+head -c 200 "$GH" >"$G/hf-truncated.json"
+head -c 2000 "$GX" >"$G/xml-truncated.xml"
+head -c 300 "$GC" >"$G/cluster-truncated.json"
+head -c 400 "$GR" >"$G/report-truncated.json"
+bad "empty file" search --model "$G/empty.json" --gpus 8
+bad "empty file" search --params 7B --cluster "$G/empty.json" --gpus 8
+bad "empty file" validate "$G/empty.json"
+bad "empty.xml" topo --xml "$G/empty.xml"
+bad "empty.txt" topo --nvidia-smi-topo "$G/empty.txt" --gpu h100-sxm
+bad "empty file" report compare "$G/empty.json"
+bad "hf-truncated.json: malformed JSON" predict --model "$G/hf-truncated.json" --gpus 8 --layout tp=8
+bad "xml-truncated.xml" topo --xml "$G/xml-truncated.xml"
+bad "cluster-truncated.json: malformed JSON" search --params 7B --cluster "$G/cluster-truncated.json" --gpus 8
+bad "report-truncated.json: malformed JSON" report compare "$G/report-truncated.json"
+bad "is a directory" search --model "$G/dir.json" --gpus 8
+bad "is a directory" search --params 7B --cluster "$G/dir.json" --gpus 8
+bad "is a directory" validate "$G/dir.json"
+bad "is a directory" topo --xml "$G"
+bad "is a directory" report compare "$G/dir.json"
+bad "is a FIFO" search --model "$G/fifo.json" --gpus 8
+bad "is a FIFO" simulate --model "$G/fifo.json" --gpus 8 --layout pp=8
+bad "is a FIFO" search --params 7B --cluster "$G/fifo.json" --gpus 8
+bad "is a FIFO" validate "$G/fifo.json"
+bad "is a FIFO" topo --xml "$G/fifo.json"
+bad "is a FIFO" topo --nvidia-smi-topo "$G/fifo.json" --gpu h100-sxm
+bad "is a FIFO" report compare "$G/fifo.json"
+bad "/dev/zero is a character device" search --model /dev/zero --gpus 8
+bad "/dev/zero is a character device" validate /dev/zero
+bad "/dev/zero is a character device" topo --nvidia-smi-topo /dev/zero --gpu h100-sxm
+# Unreadable even for root: /proc/self/mem reads fail with EIO.
+bad "cannot read" search --model /proc/self/mem --gpus 8
+if [ "$(id -u)" -ne 0 ]; then
+	cp "$GM" "$G/noread.json"
+	chmod 000 "$G/noread.json"
+	bad "Permission denied" search --model "$G/noread.json" --gpus 8
+fi
+# Past the limit of its kind (1 MiB for a model), refused by size.
+truncate -s 2M "$G/huge-model.json"
+bad "more than the 1048576 bytes pplan reads as a model file" search --model "$G/huge-model.json" --gpus 8
+truncate -s 20M "$G/huge-cases.json"
+bad "more than the 16777216 bytes pplan reads as a cases file" validate "$G/huge-cases.json"
+truncate -s 20M "$G/huge.xml"
+bad "more than the 16777216 bytes pplan reads as an hwloc XML export" topo --xml "$G/huge.xml"
+# 1,001 nested arrays: past cJSON's limit, said so.
+printf '%*s' 1001 '' | tr ' ' '[' >"$G/deep.json"
+printf '%*s' 1001 '' | tr ' ' ']' >>"$G/deep.json"
+bad "nested more than 1000 levels deep" search --model "$G/deep.json" --gpus 8
+
+# ---- wrong types, NaN and infinities, absurd sizes in model files -------------
+edit "$GM" m-layers-string.json 's/"num_layers": 32/"num_layers": "32"/'
+edit "$GM" m-hidden-inf.json 's/"hidden_size": 4096/"hidden_size": 1e999/'
+edit "$GM" m-nan.json 's/"hidden_size": 4096/"hidden_size": NaN/'
+edit "$GM" m-layers-huge.json 's/"num_layers": 32/"num_layers": 1000000000000000/'
+edit "$GM" m-vocab-huge.json 's/"vocab_size": 128256/"vocab_size": 4294967296/'
+edit "$GM" m-layers-neg.json 's/"num_layers": 32/"num_layers": -32/'
+edit "$GM" m-experts-huge.json 's/"moe": null/"moe": {"num_experts": 2097152, "top_k": 2}/'
+edit "$GM" m-typo.json 's/"num_kv_heads"/"num_kv_head"/'
+edit "$GM" m-mlp-typo.json 's/"swiglu"/"swigl"/'
+edit "$GM" m-tie-string.json 's/"tie_word_embeddings": false/"tie_word_embeddings": "no"/'
+bad "num_layers must be" search --model "$G/m-layers-string.json" --gpus 8
+bad "hidden_size must be a number" search --model "$G/m-hidden-inf.json" --gpus 8
+bad "malformed JSON" search --model "$G/m-nan.json" --gpus 8
+bad "num_layers must be at most 1048576" search --model "$G/m-layers-huge.json" --gpus 8
+bad "vocab_size must be at most 16777216" predict --model "$G/m-vocab-huge.json" --gpus 8 --layout tp=8
+bad "num_layers must be a whole number >= 1" simulate --model "$G/m-layers-neg.json" --gpus 8 --layout pp=8
+bad "num_experts must be at most 1048576" search --model "$G/m-experts-huge.json" --gpus 8
+bad "did you mean num_kv_heads?" search --model "$G/m-typo.json" --gpus 8
+bad "swigl" search --model "$G/m-mlp-typo.json" --gpus 8
+bad "tie_word_embeddings must be true or false" search --model "$G/m-tie-string.json" --gpus 8
+edit "$GH" hf-layers-float.json 's/"num_hidden_layers": 32/"num_hidden_layers": 32.5/'
+edit "$GH" hf-heads-zero.json 's/"num_attention_heads": 32/"num_attention_heads": 0/'
+edit "$GH" hf-hidden-huge.json 's/"hidden_size": 4096/"hidden_size": 1e15/'
+bad "num_hidden_layers" search --model "$G/hf-layers-float.json" --gpus 8
+bad "num_attention_heads" search --model "$G/hf-heads-zero.json" --gpus 8
+bad "hidden_size must be" search --model "$G/hf-hidden-huge.json" --gpus 8
+
+# ---- cluster files -----------------------------------------------------------
+edit "$GC" c-nodes-huge.json 's/"num_nodes":\t1/"num_nodes":\t10000000/'
+edit "$GC" c-pernode-string.json 's/"gpus_per_node":\t8/"gpus_per_node":\t"8"/'
+edit "$GC" c-nic-neg.json 's/"nic_gbps":\t50/"nic_gbps":\t-50/'
+edit "$GC" c-domain-huge.json 's/"nvlink_domain":\t8/"nvlink_domain":\t4294967304/'
+edit "$GC" c-latency-neg.json '0,/"latency_us":\t2/s//"latency_us":\t-2/'
+edit "$GC" c-schema.json 's/pplan.cluster\/1/pplan.cluster\/2/'
+bad "more GPUs than pplan plans for" search --params 7B --cluster "$G/c-nodes-huge.json"
+bad "gpus_per_node must be" search --params 7B --cluster "$G/c-pernode-string.json"
+bad "nic_gbps must be more than 0" search --params 7B --cluster "$G/c-nic-neg.json"
+bad "nvlink_domain must be at most 1048576" search --params 7B --cluster "$G/c-domain-huge.json"
+bad "latency_us must be from 0" search --params 7B --cluster "$G/c-latency-neg.json"
+bad "pplan.cluster/1" search --params 7B --cluster "$G/c-schema.json"
+
+# ---- case files ----------------------------------------------------------------
+edit "$GK" k-gpus-huge.json 's/"num_gpus": 8/"num_gpus": 10000000/'
+edit "$GK" k-mbs-zero.json 's/"micro_batch_size": null/"micro_batch_size": 0/'
+edit "$GK" k-dp-wrap.json 's/"dp": 8/"dp": 4294967304/'
+edit "$GK" k-layers-huge.json 's/"num_layers": 24/"num_layers": 2147483647/'
+edit "$GK" k-step-zero.json 's/"step_time_s": 1.0/"step_time_s": 0/'
+edit "$GK" k-step-inf.json 's/"step_time_s": 1.0/"step_time_s": -1e999/'
+edit "$GK" k-gbps-neg.json 's/"inter_node_gbps_per_gpu": 200/"inter_node_gbps_per_gpu": -200/'
+edit "$GK" k-pernode.json 's/"gpus_per_node": 8/"gpus_per_node": 17/'
+edit "$GK" k-vp-zero.json 's/"vp": null/"vp": 0/'
+edit "$GK" k-zero-5.json 's/"zero": null/"zero": 5/'
+bad "num_gpus must be at most 1048576" validate "$G/k-gpus-huge.json"
+bad "micro_batch_size must be a whole number >= 1" validate "$G/k-mbs-zero.json"
+bad "dp must be at most 1048576" validate "$G/k-dp-wrap.json"
+bad "num_layers must be at most 1048576" validate "$G/k-layers-huge.json"
+bad "step_time_s must be more than 0" validate "$G/k-step-zero.json"
+bad "step_time_s must be a number" validate "$G/k-step-inf.json"
+bad "inter_node_gbps_per_gpu must be more than 0" validate "$G/k-gbps-neg.json"
+bad "gpus_per_node must be at most 16" validate "$G/k-pernode.json"
+bad "vp must be a whole number >= 1" validate "$G/k-vp-zero.json"
+bad "zero must be at most 3" validate "$G/k-zero-5.json"
+
+# ---- hwloc XML and nvidia-smi text ---------------------------------------------
+edit "$GX" x-nbobjs.xml '0,/nbobjs="[0-9]*"/s//nbobjs="-1"/'
+edit "$GX" x-nocomplete.xml '0,/ complete_cpuset="[^"]*"/s///'
+edit "$GX" x-leading-comma.xml '0,/ cpuset="0x/s// cpuset=",0x/'
+bad "nbobjs=\"-1\" is malformed" topo --xml "$G/x-nbobjs.xml"
+bad "has no complete_cpuset" topo --xml "$G/x-nocomplete.xml"
+bad "is malformed" topo --xml "$G/x-leading-comma.xml"
+edit "$GS" s-gpu-huge.txt '0,/GPU7/s//GPU2147483647/'
+edit "$GS" s-nv-huge.txt '0,/NV18/s//NV99999/'
+bad "s-gpu-huge.txt" topo --nvidia-smi-topo "$G/s-gpu-huge.txt" --gpu h100-sxm
+bad "s-nv-huge.txt" topo --nvidia-smi-topo "$G/s-nv-huge.txt" --gpu h100-sxm
+
+# ---- reports ------------------------------------------------------------------
+edit "$GR" r-schema.json 's/pplan.report\/1/pplan.report\/9/'
+bad "pplan.report/1" report compare "$G/r-schema.json"
+bad "pplan.report/1" report compare "$GM"
+
+# ---- options: absurd values, NaN, typos that deserve "did you mean" ------------
+bad "--params 1e15" search --params 1e15 --gpus 8
+bad "--params 10T" predict --params 10T --gpus 8 --layout tp=8
+bad "--gpus: 10000000 GPUs is more than" search --params 7B --gpus 10000000
+bad "--max-memory-gib" search $M8 --max-memory-gib nan
+bad "--max-memory-gib" search $M8 --max-memory-gib inf
+bad "--seq" search $M8 --seq inf
+bad "--global-batch" search $M8 --global-batch 1e400
+bad "did you mean search?" serach $M8
+bad "did you mean llama3-8b?" search --model llama3-8 --gpus 8
+bad "did you mean tp?" predict $M8 --layout tpp=8
+bad "did you mean h100-sxm?" search --params 7B --gpus 8 --gpu h100sxm
+bad "did you mean dgx-h100?" search --params 7B --gpus 8 --cluster dgx-h10
+bad "gbs must be" predict $M8 --layout dp=8,gbs=2199023255553
+
+# ---- conflicting options and outputs that cannot be written -------------------
+bad "--gather" topo --gather --nodes 2
+bad "--json $tmp/no/such/dir/r.json: the folder" search $M8 --top 1 --json "$tmp/no/such/dir/r.json"
+nojson "--json $tmp/no/dir/r.json: the folder" predict $M8 --layout tp=8 --json "$tmp/no/dir/r.json"
+nojson "--json $tmp/no/dir/r.json: the folder" validate "$GK" --json "$tmp/no/dir/r.json"
+nojson "--json $tmp/no/dir/r.json: the folder" report compare "$GR" --json "$tmp/no/dir/r.json"
+nojson "--trace $tmp/no/dir/t.json: the folder" simulate --model llama3-8b --gpus 16 --layout pp=4 --trace "$tmp/no/dir/t.json"
+nojson "--out $tmp/no/dir/c.json: the folder" topo --nvidia-smi-topo "$GS" --gpu h100-sxm --out "$tmp/no/dir/c.json"
+nojson "--json $G: is a directory" search $M8 --top 1 --json "$G"
+nojson "--out $G: is a directory" topo --nvidia-smi-topo "$GS" --gpu h100-sxm --out "$G"
+[ -d "$tmp/no" ] && { failed=$((failed + 1)); echo "FAIL: a folder was made for an output"; }
+
+total=$((passed + failed))
+echo "cli_errors: $total malformed inputs; $passed refused cleanly (exit 2, one sentence, nothing written), $failed not"
 [ "$failed" -eq 0 ]

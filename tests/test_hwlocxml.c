@@ -94,6 +94,12 @@ ParameterizedTestParameters(hwlocxml, refused)
 		{HEAD MACHINE NUMA, "unclosed <object> at the end"},
 		{HEAD MACHINE NUMA "<object type=\"PU\" " SETS("0x1,,0xzz", "0x1") "/>" TAIL,
 		 "cpuset=\"0x1,,0xzz\" is malformed"},
+		/* hwloc asserts on a set that starts with an empty group
+		 * (found by fuzz_hwloc, regressions/hwloc/fuzz01-*). */
+		{HEAD MACHINE NUMA "<object type=\"PU\" " SETS(",0x1", "0x1") "/>" TAIL,
+		 "cpuset=\",0x1\" is malformed"},
+		{HEAD MACHINE NUMA "<object type=\"PU\" " SETS("0x1,", "0x1") "/>" TAIL,
+		 "cpuset=\"0x1,\" is malformed"},
 		{HEAD MACHINE NUMA "<frobnicate/>" TAIL, "unknown element <frobnicate>"},
 		{HEAD "<object type=\"Machine\" " SETS("0x3", "0x0") ">" TAIL,
 		 "root object's nodeset is empty"},

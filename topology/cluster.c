@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "jsonio.h"
+#include "suggest.h"
 
 static const char *const class_names[LINK_CLASS_COUNT] = {
 	"nvswitch", "nvlink", "pcie", "net"
@@ -127,10 +128,15 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 		c->rail_aligned = 1;
 		return size_nodes(c, gpus, preset, e);
 	}
-	return perr_set(e, PPLAN_EINPUT,
-			"unknown cluster '%s' (presets: dgx-a100, dgx-h100, "
-			"dgx-h200, hgx-b200, or a pplan.cluster/1 file)",
-			preset);
+	{
+		char dym[96];
+		return perr_set(e, PPLAN_EINPUT,
+				"unknown cluster '%s'%s (presets: dgx-a100, dgx-h100, "
+				"dgx-h200, hgx-b200, or a pplan.cluster/1 file)",
+				preset,
+				suggest_phrase(dym, sizeof dym,
+					       suggest_list(preset, preset_list)));
+	}
 }
 
 enum pplan_status cluster_resolve(const char *name_or_file, long gpus,

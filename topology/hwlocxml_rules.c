@@ -54,8 +54,8 @@ int hwlocxml_parse_num(const char *s, size_t n, unsigned long *out)
 }
 
 /* hwloc's set syntax: comma-separated 32-bit groups, most significant
- * first, each "0x" and 1-8 hex digits or empty (zero); a leading
- * "0xf...f" group means every higher bit is set. */
+ * first, each "0x" and 1-8 hex digits, or empty (zero) between two
+ * others; a leading "0xf...f" group means every higher bit is set. */
 int hwlocxml_parse_set(const char *s, size_t n, struct bset *b)
 {
 	size_t groups = 1, i = 0;
@@ -81,6 +81,10 @@ int hwlocxml_parse_set(const char *s, size_t n, struct bset *b)
 		uint32_t v = 0;
 		while (i < n && s[i] != ',')
 			i++;
+		/* Empty groups only between others: hwloc asserts on a
+		 * leading one (fuzzing found it: bitmap.c:395). */
+		if (i == start && (k == (int)groups - 1 || k == 0))
+			return -1;
 		if (i > start) {
 			if (i - start < 3 || i - start > 10 || s[start] != '0' ||
 			    s[start + 1] != 'x')
