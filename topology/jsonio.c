@@ -384,7 +384,7 @@ enum pplan_status json_get_number(const cJSON *obj, const char *key,
 enum pplan_status json_get_long(const cJSON *obj, const char *key, long *out,
 				long min, const char *where, struct perr *e)
 {
-	double v;
+	double v = 0;
 	enum pplan_status st = json_get_number(obj, key, &v, where, e);
 	if (st != PPLAN_OK)
 		return st;
