@@ -16,6 +16,7 @@
 #include "cluster.h"
 #include "cost.h"
 #include "model.h"
+#include "defaults.h"
 #include "search.h"
 
 static double now_s(void)
@@ -47,8 +48,13 @@ static int run_case(const char *model, long gpus, int use_des, int runs)
 	}
 	train_opts_default(&o, m);
 	o.use_des = use_des;
+	o.max_memory_gib = defaults_memory_cap_gib(&c.gpu);
 	search_params_default(&sp);
-	sp.gbs = (4L << 20) / o.seq;
+	{
+		struct batch_default d; /* pplan search's defaults */
+		defaults_global_batch(m, o.seq, gpus, &d);
+		sp.gbs = d.sequences;
+	}
 	for (int i = -2; i < runs; i++) {
 		double t0 = now_s();
 		if (search_run(m, &c, &o, &sp, &r, NULL) != PPLAN_OK) {

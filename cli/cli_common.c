@@ -1,14 +1,34 @@
-/* cli_common.c: shared options and their resolution (cli_common.h). */
+/*
+ * cli_common.c: shared options, their defaults and their resolution
+ * (cli_common.h).  Values the user leaves out come from sim/defaults.h
+ * (global batch, memory cap), the model (sequence length) and the tables
+ * (GPU, preset); each resolved value keeps a note saying which, and
+ * cli_print_config echoes them.
+ */
 #include "cli_common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
+#include "defaults.h"
 #include "jsonio.h"
 #include "suggest.h"
+
+#ifndef PPLAN_VERSION
+#define PPLAN_VERSION "unknown"
+#endif
+#ifndef PPLAN_GIT_HASH
+#define PPLAN_GIT_HASH "unknown"
+#endif
+
+/* --params picks the nearest dense zoo model only within this ratio. */
+#define PARAMS_MAX_RATIO 1.2
 
 int cli_fail(enum pplan_status st, const struct perr *e)
 {
@@ -32,13 +52,60 @@ static int on_off(const char *arg)
 	return -1;
 }
 
+int cli_parse_count(const char *s, double *out)
+{
+	char buf[64];
+	size_t n = s ? strlen(s) : 0;
+	double v, scale = 0;
+
+	/* Binary suffixes: Ki, Mi, Gi, Ti. */
+	if (n >= 3 && n < sizeof buf && s[n - 1] == 'i') {
+		switch (s[n - 2]) {
+		case 'K': scale = 1024.0; break;
+		case 'M': scale = 1048576.0; break;
+		case 'G': scale = 1073741824.0; break;
+		case 'T': scale = 1099511627776.0; break;
+		default: return -1;
+		}
+		memcpy(buf, s, n - 2);
+		buf[n - 2] = '\0';
+		if (parse_count(buf, &v) != 0 || !isdigit((unsigned char)buf[n - 3]))
+			return -1;
+		*out = v * scale;
+		return 0;
+	}
+	return parse_count(s, out);
+}
+
 int cli_parse_long(const char *s, long *out)
 {
 	double v;
-	if (parse_count(s, &v) != 0 || v != floor(v) || v < 1 || v > 1e15)
+	if (cli_parse_count(s, &v) != 0 || v != floor(v) || v < 1 || v > 1e15)
 		return -1;
 	*out = (long)v;
 	return 0;
+}
+
+void cli_format_count(char *buf, size_t len, double v)
+{
+	if (v >= 1e12)
+		snprintf(buf, len, "%.2f T", v / 1e12);
+	else if (v >= 1e9)
+		snprintf(buf, len, "%.2f B", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.2f M", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, len, "%.1f k", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static int parse_whole(const char *arg, long *out, long max, struct perr *e,
+		       const char *what)
+{
+	if (cli_parse_long(arg, out) != 0 || *out > max)
+		return perr_set(e, PPLAN_EINPUT, "%s, got '%s'", what, arg), -1;
+	return 1;
 }
 
 int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
@@ -46,9 +113,9 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 {
 	char *end;
 	switch (opt) {
-	case 1000: in->model_arg = arg; return 1;
-	case 1001: in->params_arg = arg; return 1;
-	case 1002:
+	case OPT_MODEL: in->model_arg = arg; return 1;
+	case OPT_PARAMS: in->params_arg = arg; return 1;
+	case OPT_GPUS:
 		if (cli_parse_long(arg, &in->gpus) != 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"--gpus must be a positive whole number, got '%s'",
@@ -58,28 +125,25 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 					"--gpus: %ld GPUs is more than pplan plans for (%ld)",
 					in->gpus, (long)CLUSTER_MAX_GPUS), -1;
 		return 1;
-	case 1003: in->cluster_arg = arg; return 1;
-	case 1004: in->gpu_arg = arg; return 1;
-	case 1005:
-		if (cli_parse_long(arg, &in->seq) != 0)
-			return perr_set(e, PPLAN_EINPUT,
-					"--seq must be a positive number of tokens, got '%s'",
-					arg), -1;
-		return 1;
-	case 1006:
-		if (cli_parse_long(arg, &in->gbs) != 0)
-			return perr_set(e, PPLAN_EINPUT,
-					"--global-batch must be a positive number of sequences, got '%s'",
-					arg), -1;
-		return 1;
-	case 1007:
-		if (cli_parse_long(arg, &in->tokens_per_step) != 0)
-			return perr_set(e, PPLAN_EINPUT,
-					"--tokens-per-step must be a positive number of tokens, got '%s'",
-					arg), -1;
-		return 1;
-	case 1008: in->precision_arg = arg; return 1;
-	case 1009:
+	case OPT_NODES:
+		return parse_whole(arg, &in->nodes, CLUSTER_MAX_GPUS, e,
+				   "--nodes must be a positive whole number of nodes");
+	case OPT_GPUS_PER_NODE:
+		return parse_whole(arg, &in->gpus_per_node, CLUSTER_MAX_NODE_GPUS, e,
+				   "--gpus-per-node must be a whole number from 1 to 16");
+	case OPT_CLUSTER: in->cluster_arg = arg; return 1;
+	case OPT_GPU: in->gpu_arg = arg; return 1;
+	case OPT_SEQ:
+		return parse_whole(arg, &in->seq, 1L << 24, e,
+				   "--seq must be a positive number of tokens up to 16Mi");
+	case OPT_GLOBAL_BATCH:
+		return parse_whole(arg, &in->gbs, 1L << 40, e,
+				   "--global-batch must be a positive number of sequences");
+	case OPT_TOKENS_PER_STEP:
+		return parse_whole(arg, &in->tokens_per_step, 1L << 50, e,
+				   "--tokens-per-step must be a positive number of tokens");
+	case OPT_PRECISION: in->precision_arg = arg; return 1;
+	case OPT_MAX_MEMORY:
 		errno = 0;
 		in->max_memory_gib = strtod(arg, &end);
 		if (errno || end == arg || *end || !(in->max_memory_gib > 0) ||
@@ -88,14 +152,14 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 					"--max-memory-gib must be a positive number of GiB, got '%s'",
 					arg), -1;
 		return 1;
-	case 1010:
-		if (output_check(arg, "--json", e) != PPLAN_OK)
+	case OPT_JSON:
+		if (strcmp(arg, "-") != 0 && output_check(arg, "--json", e) != PPLAN_OK)
 			return -1;
 		in->json_path = arg;
 		return 1;
-	case 1011: in->order_arg = arg; return 1;
-	case 1012: in->framework_arg = arg; return 1;
-	case 1013:
+	case OPT_RANK_ORDER: in->order_arg = arg; return 1;
+	case OPT_FRAMEWORK: in->framework_arg = arg; return 1;
+	case OPT_TP_COMM_OVERLAP:
 		if (!strcmp(arg, "bulk"))
 			in->switches.tp_overlap = FW_TPO_BULK;
 		else if (!strcmp(arg, "pipelined") || !strcmp(arg, "on"))
@@ -106,9 +170,10 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 			return perr_set(e, PPLAN_EINPUT,
 					"--tp-comm-overlap must be on, off, bulk or pipelined, got '%s'",
 					arg), -1;
+		in->tp_overlap_arg = arg;
 		return 1;
-	case 1014: in->switches.flash = 0; return 1;
-	case 1015:
+	case OPT_NO_FLASH: in->switches.flash = 0; return 1;
+	case OPT_GRAD_REDUCE_DTYPE:
 		if (!strcmp(arg, "fp32"))
 			in->switches.grad_bytes = 4;
 		else if (!strcmp(arg, "bf16") || !strcmp(arg, "fp16"))
@@ -118,111 +183,208 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 					"--grad-reduce-dtype must be fp32, bf16 or fp16, got '%s'",
 					arg), -1;
 		return 1;
-	case 1016:
-	case 1017: {
+	case OPT_OVERLAP_GRAD_REDUCE:
+	case OPT_OVERLAP_PARAM_GATHER: {
 		int v = on_off(arg);
 		if (v < 0)
 			return perr_set(e, PPLAN_EINPUT, "--%s must be on or off, got '%s'",
-					opt == 1016 ? "overlap-grad-reduce" : "overlap-param-gather",
+					opt == OPT_OVERLAP_GRAD_REDUCE ? "overlap-grad-reduce"
+								       : "overlap-param-gather",
 					arg), -1;
-		if (opt == 1016)
+		if (opt == OPT_OVERLAP_GRAD_REDUCE)
 			in->switches.overlap_grad_reduce = v;
 		else
 			in->switches.overlap_param_gather = v;
 		return 1;
 	}
+	case OPT_TRAIN_TOKENS:
+		if (cli_parse_count(arg, &in->train_tokens) != 0 ||
+		    !(in->train_tokens >= 1) || in->train_tokens > 1e18)
+			return perr_set(e, PPLAN_EINPUT,
+					"--train-tokens must be a positive number of tokens (e.g. 15T), got '%s'",
+					arg), -1;
+		return 1;
 	default: return 0;
 	}
 }
 
-enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
-			      struct perr *e)
-{
-	enum pplan_status st;
+/* ---- resolution, one value at a time ----------------------------------------- */
 
-	/* Model. */
+/* The dense zoo model nearest n parameters, in ratio; NULL if the zoo has
+ * none within PARAMS_MAX_RATIO (then *nearest is the closest anyway). */
+static const struct model_spec *nearest_dense(double n,
+					      const struct model_spec **nearest)
+{
+	int count;
+	const struct model_spec *z = model_zoo(&count), *best = NULL;
+	double best_r = INFINITY;
+	for (int i = 0; i < count; i++) {
+		double p = model_params_total(&z[i]);
+		double r = p > n ? p / n : n / p;
+		if (z[i].num_experts > 1)
+			continue; /* an MoE model is asked for by name */
+		if (r < best_r) {
+			best_r = r;
+			best = &z[i];
+		}
+	}
+	*nearest = best;
+	return best_r <= PARAMS_MAX_RATIO ? best : NULL;
+}
+
+static enum pplan_status resolve_model(struct cli_inputs *in, struct perr *e)
+{
+	double n;
+	const struct model_spec *m, *near;
+	char a[32], b[32];
+
 	if (in->model_arg && in->params_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"--model and --params conflict: give one of them");
-	if (in->model_arg) {
-		st = model_resolve(in->model_arg, &in->model, e);
-		if (st != PPLAN_OK)
-			return st;
-	} else if (in->params_arg) {
-		double n;
-		const struct model_spec *m;
-		if (parse_count(in->params_arg, &n) != 0)
-			return perr_set(e, PPLAN_EINPUT,
-					"--params must be a positive count like 70B, 405B or 1.5T, got '%s'",
-					in->params_arg);
-		m = model_nearest(n);
-		/* Nearest, not any: 10^15 parameters would otherwise plan a
-		 * 1T model without a word. */
-		if (n > 2.0 * model_params_total(m) || 2.0 * n < model_params_total(m))
-			return perr_set(e, PPLAN_EINPUT,
-					"--params %s: the nearest zoo model, %s, has %.3g parameters, not within a factor of 2 of %.3g; give --model FILE for a model of that size",
-					in->params_arg, m->name, model_params_total(m), n);
-		in->model = *m;
-		snprintf(in->model_note, sizeof in->model_note,
-			 "--params %s: nearest zoo model is %s (%.1f B parameters)",
-			 in->params_arg, m->name, model_params_total(m) / 1e9);
-	} else {
+	if (in->model_arg)
+		return model_resolve(in->model_arg, &in->model, e);
+	if (!in->params_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"no model: give --model NAME|FILE or --params N (e.g. --params 70B)");
-	}
+	if (cli_parse_count(in->params_arg, &n) != 0 || !(n >= 1e6) || !isfinite(n))
+		return perr_set(e, PPLAN_EINPUT,
+				"--params must be a parameter count of at least 1M, like 70B, 405B or 1.5T, got '%s'",
+				in->params_arg);
+	m = nearest_dense(n, &near);
+	cli_format_count(a, sizeof a, n);
+	cli_format_count(b, sizeof b, model_params_total(near));
+	if (!m)
+		return perr_set(e, PPLAN_EINPUT,
+				"--params %s: no dense zoo model is within %.0f %% of %s parameters (the nearest is %s with %s); give the model itself with --model FILE",
+				in->params_arg, 100 * (PARAMS_MAX_RATIO - 1), a,
+				near->name, b);
+	in->model = *m;
+	snprintf(in->model_note, sizeof in->model_note,
+		 "the dense zoo model nearest --params %s", in->params_arg);
+	return PPLAN_OK;
+}
 
-	/* Cluster. */
+/* Nodes and GPUs per node from --gpus, --nodes and --gpus-per-node. */
+static enum pplan_status size_cluster(struct cli_inputs *in, struct perr *e)
+{
+	struct cluster *c = &in->cluster;
+	long node = c->gpus_per_node, gpn = in->gpus_per_node, nodes = in->nodes;
+
+	if (!in->gpus && !nodes && !gpn)
+		return PPLAN_OK;
+	if (!gpn) {
+		if (in->gpus && !nodes && in->gpus < node)
+			gpn = in->gpus; /* part of one node */
+		else if (in->gpus && nodes && in->gpus % nodes == 0)
+			gpn = in->gpus / nodes;
+		else
+			gpn = node;
+	}
+	if (!nodes) {
+		if (in->gpus && in->gpus % gpn != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--gpus %ld is not a whole number of %s nodes of %ld GPUs; give --nodes N and --gpus-per-node G for a cluster that is not",
+					in->gpus, c->name, gpn);
+		nodes = in->gpus ? in->gpus / gpn : 1;
+	}
+	if (in->gpus && in->gpus != nodes * gpn)
+		return perr_set(e, PPLAN_EINPUT,
+				"--gpus %ld conflicts with %ld nodes of %ld GPUs: give --gpus, or --nodes and --gpus-per-node",
+				in->gpus, nodes, gpn);
+	if (gpn > node)
+		return perr_set(e, PPLAN_EINPUT,
+				"--gpus-per-node %ld: a %s node has %ld GPUs", gpn,
+				c->name, node);
+	if (gpn < node)
+		snprintf(in->cluster_note, sizeof in->cluster_note,
+			 "%ld of each node's %ld GPUs", gpn, node);
+	return cluster_size(c, nodes, (int)gpn, e);
+}
+
+static enum pplan_status resolve_cluster(struct cli_inputs *in, int need_gpus,
+					 struct perr *e)
+{
+	enum pplan_status st;
+	int is_file = in->cluster_arg && (strchr(in->cluster_arg, '/') ||
+					  strstr(in->cluster_arg, ".json"));
+
 	if (in->cluster_arg && in->gpu_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"--cluster and --gpu conflict: a cluster names its GPU");
-	if (need_gpus && !in->gpus && !(in->cluster_arg &&
-					(strchr(in->cluster_arg, '/') ||
-					 strstr(in->cluster_arg, ".json"))))
-		return perr_set(e, PPLAN_EINPUT, "--gpus is required (e.g. --gpus 512)");
+	if (need_gpus && !in->gpus && !in->nodes && !is_file)
+		return perr_set(e, PPLAN_EINPUT,
+				"--gpus is required (e.g. --gpus 512), or --nodes N");
 	if (in->gpu_arg) {
 		const struct gpu_spec *g = gpu_find(in->gpu_arg);
 		const char *preset;
 		if (!g) {
-			int ng;
-			const struct gpu_spec *gt = gpu_table(&ng);
-			char dym[96];
-			return perr_set(e, PPLAN_EINPUT,
-					"unknown GPU '%s'%s (a100-40gb, a100-80gb, h100-sxm, h100-96gb, h800, h200, b200)",
+			char list[256] = "", dym[96];
+			int n;
+			const struct gpu_spec *t = gpu_table(&n);
+			for (int i = 0; i < n; i++)
+				snprintf(list + strlen(list), sizeof list - strlen(list),
+					 "%s%s", i ? ", " : "", t[i].name);
+			return perr_set(e, PPLAN_EINPUT, "unknown GPU '%s'%s (%s)",
 					in->gpu_arg,
 					suggest_phrase(dym, sizeof dym,
-						       suggest_table(in->gpu_arg, gt, (size_t)ng,
-								     sizeof *gt, 1)));
+						       suggest_table(in->gpu_arg, t, (size_t)n,
+								     sizeof *t, 1)),
+					list);
 		}
 		preset = cluster_preset_for_gpu(g->name);
-		st = cluster_preset(preset ? preset : "dgx-h100", in->gpus,
-				    &in->cluster, e);
+		st = cluster_preset(preset ? preset : "dgx-h100", 0, &in->cluster, e);
 		if (st != PPLAN_OK)
 			return st;
 		in->cluster.gpu = *g;
 		in->cluster.nvlink.bw_gbps = g->nvlink_gbps;
-		if (!preset)
+		if (!preset) {
 			snprintf(in->cluster.name, sizeof in->cluster.name,
-				 "8x %s nodes", g->name);
+				 "%s nodes", g->name);
+			snprintf(in->cluster.source, sizeof in->cluster.source,
+				 "--gpu %s: no preset of its own; 8 per node, NVSwitch and network of dgx-h100",
+				 g->name);
+		}
 	} else {
 		st = cluster_resolve(in->cluster_arg ? in->cluster_arg : "dgx-h100",
-				     in->gpus, &in->cluster, e);
+				     0, &in->cluster, e);
 		if (st != PPLAN_OK)
 			return st;
+		if (!in->cluster_arg)
+			snprintf(in->cluster.source, sizeof in->cluster.source,
+				 "preset dgx-h100, the default");
 	}
+	return size_cluster(in, e);
+}
 
-	/* Training options. */
+static enum pplan_status resolve_training(struct cli_inputs *in, struct perr *e)
+{
+	const struct gpu_spec *g = &in->cluster.gpu;
+	enum pplan_status st;
+
 	train_opts_default(&in->opts, &in->model);
-	if (in->seq)
+	if (in->seq) {
 		in->opts.seq = in->seq;
+		in->model.seq = in->seq; /* layout_check divides this one */
+		snprintf(in->seq_note, sizeof in->seq_note, "--seq");
+	} else {
+		snprintf(in->seq_note, sizeof in->seq_note, "the model's");
+	}
 	if (in->precision_arg &&
 	    precision_parse(in->precision_arg, &in->opts.precision) != 0)
 		return perr_set(e, PPLAN_EINPUT,
 				"--precision must be bf16, fp16 or fp8, got '%s'",
 				in->precision_arg);
-	if (in->cluster.gpu.peak_tflops[in->opts.precision] <= 0)
-		return perr_set(e, PPLAN_EINPUT, "%s does not support %s",
-				in->cluster.gpu.name,
-				precision_name(in->opts.precision));
+	if (g->peak_tflops[in->opts.precision] <= 0) {
+		char has[64] = "";
+		for (int p = 0; p < PREC_COUNT; p++)
+			if (g->peak_tflops[p] > 0)
+				snprintf(has + strlen(has), sizeof has - strlen(has), "%s%s",
+					 has[0] ? ", " : "", precision_name((enum precision)p));
+		return perr_set(e, PPLAN_EINPUT,
+				"%s has no %s tensor-core rate, so pplan cannot price %s on it; it has %s (--precision)",
+				g->name, precision_name(in->opts.precision),
+				precision_name(in->opts.precision), has[0] ? has : "none");
+	}
 	if (in->framework_arg) {
 		st = framework_parse(in->framework_arg, &in->opts.fw, e);
 		if (st != PPLAN_OK) {
@@ -239,14 +401,25 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 		if (st != PPLAN_OK)
 			return st;
 	}
-	in->opts.max_memory_gib = in->max_memory_gib;
-	if (in->max_memory_gib > in->cluster.gpu.mem_gib)
+	if (in->max_memory_gib > g->mem_gib)
 		return perr_set(e, PPLAN_EINPUT,
 				"--max-memory-gib %.1f is more than the %.1f GiB of a %s",
-				in->max_memory_gib, in->cluster.gpu.mem_gib,
-				in->cluster.gpu.name);
+				in->max_memory_gib, g->mem_gib, g->name);
+	if (in->max_memory_gib > 0) {
+		in->opts.max_memory_gib = in->max_memory_gib;
+		snprintf(in->mem_note, sizeof in->mem_note, "--max-memory-gib");
+	} else {
+		in->opts.max_memory_gib = defaults_memory_cap_gib(g);
+		snprintf(in->mem_note, sizeof in->mem_note,
+			 "default: %.0f %% of the %s's %.1f GiB, the rest headroom for allocator fragmentation spikes and communicator buffers",
+			 100 * DEFAULT_MEMORY_FRACTION, g->name, g->mem_gib);
+	}
+	return PPLAN_OK;
+}
 
-	/* Global batch: sequences, from tokens, or about 4M tokens. */
+static enum pplan_status resolve_batch(struct cli_inputs *in, struct perr *e)
+{
+	long seq = in->opts.seq;
 	if (in->gbs && in->tokens_per_step)
 		return perr_set(e, PPLAN_EINPUT,
 				"--global-batch and --tokens-per-step conflict: give one of them");
@@ -254,17 +427,38 @@ enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 		in->global_batch = in->gbs;
 		snprintf(in->gbs_note, sizeof in->gbs_note, "--global-batch");
 	} else if (in->tokens_per_step) {
-		if (in->tokens_per_step % in->opts.seq != 0)
+		long n = (in->tokens_per_step + seq / 2) / seq;
+		char a[32];
+		if (n < 1)
 			return perr_set(e, PPLAN_EINPUT,
-					"--tokens-per-step %ld is not a multiple of the sequence length %ld",
-					in->tokens_per_step, in->opts.seq);
-		in->global_batch = in->tokens_per_step / in->opts.seq;
-		snprintf(in->gbs_note, sizeof in->gbs_note, "--tokens-per-step");
+					"--tokens-per-step %ld is less than one sequence of %ld tokens",
+					in->tokens_per_step, seq);
+		in->global_batch = n;
+		cli_format_count(a, sizeof a, (double)in->tokens_per_step);
+		if (n * seq == in->tokens_per_step)
+			snprintf(in->gbs_note, sizeof in->gbs_note, "--tokens-per-step");
+		else
+			snprintf(in->gbs_note, sizeof in->gbs_note,
+				 "--tokens-per-step %s rounded to whole %ld-token sequences", a,
+				 seq);
 	} else {
-		long g = (4L << 20) / in->opts.seq;
-		in->global_batch = g > 0 ? g : 1;
-		snprintf(in->gbs_note, sizeof in->gbs_note, "default, about 4M tokens");
+		struct batch_default d;
+		defaults_global_batch(&in->model, seq, cluster_gpus(&in->cluster), &d);
+		in->global_batch = d.sequences;
+		snprintf(in->gbs_note, sizeof in->gbs_note, "%s", d.origin);
 	}
+	return PPLAN_OK;
+}
+
+enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
+			      struct perr *e)
+{
+	enum pplan_status st;
+	if ((st = resolve_model(in, e)) != PPLAN_OK ||
+	    (st = resolve_cluster(in, need_gpus, e)) != PPLAN_OK ||
+	    (st = resolve_training(in, e)) != PPLAN_OK ||
+	    (st = resolve_batch(in, e)) != PPLAN_OK)
+		return st;
 	return PPLAN_OK;
 }
 
@@ -278,7 +472,7 @@ enum pplan_status cli_resolve_layout(struct cli_inputs *in,
 
 	if (st != PPLAN_OK)
 		return st;
-	if (!in->gpus && !in->cluster_arg) {
+	if (!in->gpus && !in->nodes && !in->cluster_arg) {
 		long dp = (set & LK_DP) ? l->dp : 1;
 		in->gpus = (long)l->tp * l->pp * l->cp * dp;
 	}
@@ -305,27 +499,46 @@ enum pplan_status cli_resolve_layout(struct cli_inputs *in,
 	return layout_check(l, &in->model, cluster_gpus(&in->cluster), &why, e);
 }
 
+/* ---- output -------------------------------------------------------------------- */
+
+static const char *plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void cli_print_provenance(FILE *f, const char *cmd)
+{
+	fprintf(f, "# pplan %s %s (git %s)\n", cmd, PPLAN_VERSION, PPLAN_GIT_HASH);
+}
+
 void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 {
 	const struct model_spec *m = &in->model;
 	const struct cluster *c = &in->cluster;
-	fprintf(f, "# pplan %s\n", cmd);
-	if (in->model_note[0])
-		fprintf(f, "# %s\n", in->model_note);
-	fprintf(f, "# model     %s: %.2f B parameters (%.2f B active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s\n",
-		m->name, model_params_total(m) / 1e9, model_params_active(m) / 1e9,
-		m->layers, m->hidden, m->ffn, m->heads, m->kv_heads, m->vocab,
-		mlp_kind_name(m->mlp));
+	char tok[32], par[32], act[32];
+
+	cli_print_provenance(f, cmd);
+	cli_format_count(par, sizeof par, model_params_total(m));
+	cli_format_count(act, sizeof act, model_params_active(m));
+	fprintf(f, "# model     %s%s%s%s: %s parameters (%s active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s\n",
+		m->name, in->model_note[0] ? " (" : "", in->model_note,
+		in->model_note[0] ? ")" : "", par, act, m->layers, m->hidden,
+		m->ffn, m->heads, m->kv_heads, m->vocab, mlp_kind_name(m->mlp));
 	if (m->num_experts > 1)
 		fprintf(f, "# experts   %d, top-%d\n", m->num_experts, m->top_k);
-	fprintf(f, "# cluster   %s: %ld x %s (%d nodes of %d), NVLink %.0f GB/s, network %.1f GB/s per GPU (%s)\n",
+	fprintf(f, "# cluster   %s: %ld x %s (%d %s of %d%s%s), NVLink %.0f GB/s, network %.1f GB/s per GPU (%s)\n",
 		c->name, cluster_gpus(c), c->gpu.name, c->num_nodes,
-		c->gpus_per_node, c->nvlink.bw_gbps, c->net.bw_gbps, c->source);
-	fprintf(f, "# training  seq %ld tokens, global batch %ld sequences (%.2f M tokens, %s), %s, memory cap %.1f GiB per GPU\n",
-		in->opts.seq, in->global_batch,
-		(double)in->global_batch * in->opts.seq / 1048576.0, in->gbs_note,
+		plural(c->num_nodes, "node", "nodes"), c->gpus_per_node,
+		in->cluster_note[0] ? ": " : "", in->cluster_note,
+		c->nvlink.bw_gbps, c->net.bw_gbps, c->source);
+	cli_format_count(tok, sizeof tok, (double)in->global_batch * in->opts.seq);
+	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)\n",
+		in->opts.seq, in->seq_note, in->global_batch,
+		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
 		precision_name(in->opts.precision),
-		in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib : c->gpu.mem_gib);
+		in->precision_arg ? "--precision" : "default");
+	fprintf(f, "# memory    cap %.1f GiB per GPU (%s)\n", in->opts.max_memory_gib,
+		in->mem_note);
 	{
 		char what[320];
 		framework_describe(&in->opts.b, what, sizeof what);
@@ -336,25 +549,174 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 
 void cli_common_usage(FILE *f)
 {
-	char names[512];
-	framework_names(names, sizeof names);
+	int n;
+	const struct gpu_spec *g = gpu_table(&n);
+	const char *const *presets = cluster_preset_names();
+	char list[512] = "";
+
 	fprintf(f,
 		"  --model NAME|FILE      zoo model, pplan.model/1 JSON or HF config.json\n"
-		"  --params N             or: the zoo model nearest N parameters (70B, 405B, 1.5T)\n"
-		"  --gpus N               number of GPUs (whole nodes)\n"
-		"  --cluster NAME|FILE    dgx-a100, dgx-h100 (default), dgx-h200, hgx-b200, or pplan.cluster/1\n"
-		"  --gpu TYPE             a100-40gb a100-80gb h100-sxm h100-96gb h800 h200 b200 (its node preset)\n"
+		"  --params N             or: the dense zoo model nearest N parameters, within %.0f %% (70B, 405B)\n"
+		"  --gpus N               number of GPUs: whole nodes, or fewer than one node\n"
+		"  --nodes N              or: number of nodes\n"
+		"  --gpus-per-node G      GPUs used per node (default: all of the node's)\n",
+		100 * (PARAMS_MAX_RATIO - 1));
+	for (int i = 0; presets[i]; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s",
+			 i ? ", " : "", presets[i], i == 1 ? " (default)" : "");
+	fprintf(f, "  --cluster NAME|FILE    %s, or a pplan.cluster/1 file\n", list);
+	list[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+			 i ? " " : "", g[i].name);
+	fprintf(f, "  --gpu TYPE             %s (on its node preset)\n", list);
+	fprintf(f,
 		"  --seq N                tokens per sequence (default: the model's)\n"
-		"  --global-batch N       sequences per step (default: about 4M tokens)\n"
-		"  --tokens-per-step N    or: tokens per step\n"
+		"  --global-batch N       sequences per step (default: the model's published batch, else\n"
+		"                         %ld tokens per GPU and at least %.2f M tokens, in sequences the GPUs divide)\n"
+		"  --tokens-per-step N    or: tokens per step (4M decimal, 4Mi binary; rounded to whole sequences)\n"
 		"  --precision P          bf16 (default), fp16, fp8\n"
-		"  --max-memory-gib X     usable memory per GPU (default: the GPU's)\n"
+		"  --max-memory-gib X     usable memory per GPU (default: %.0f %% of the GPU's)\n"
 		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
+		"  --train-tokens N       tokens to train on: print days and GPU-hours (e.g. 15T)\n"
+		"  --json FILE            write the JSON report ('-': stdout, and nothing else there)\n",
+		DEFAULT_TOKENS_PER_GPU, DEFAULT_MIN_BATCH_TOKENS / 1e6,
+		100 * DEFAULT_MEMORY_FRACTION);
+	framework_names(list, sizeof list);
+	fprintf(f,
 		"  --framework NAME[:V]   the training software (default %s); known: %s\n"
-		"  --tp-comm-overlap on|off|bulk|pipelined   TP communication overlap (default: the framework's)\n"
+		"  --tp-comm-overlap on|off|bulk|pipelined   TP communication overlap, any precision\n"
+		"                         (default: the framework's)\n"
 		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
 		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
-		"  --overlap-grad-reduce on|off, --overlap-param-gather on|off   (default: the framework's)\n"
-		"  --json FILE            write the JSON report\n",
-		framework_default()->label, names);
+		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
+		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n",
+		framework_default()->label, list);
+}
+
+/* Appends " --opt value" to buf, single-quoting the value for the shell
+ * when it holds anything but safe characters. */
+static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
+{
+	int safe = v[0] != '\0';
+	size_t n = strlen(buf);
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_./=,:+@%", *p))
+			safe = 0;
+	if (safe) {
+		snprintf(buf + n, len - n, " %s %s", opt, v);
+		return;
+	}
+	snprintf(buf + n, len - n, " %s '", opt);
+	for (const char *p = v; *p; p++) {
+		n = strlen(buf);
+		if (*p == '\'')
+			snprintf(buf + n, len - n, "'\\''");
+		else
+			snprintf(buf + n, len - n, "%c", *p);
+	}
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "'");
+}
+
+void cli_predict_hint(FILE *f, const struct cli_inputs *in,
+		      const struct layout *l, const struct rank_order *order,
+		      int closed_form)
+{
+	char buf[2048] = "pplan predict", v[256];
+	const struct cluster *c = &in->cluster;
+	struct rank_order def;
+
+	hint_arg(buf, sizeof buf, "--model", in->model_arg ? in->model_arg : in->model.name);
+	if (in->cluster_arg)
+		hint_arg(buf, sizeof buf, "--cluster", in->cluster_arg);
+	if (in->gpu_arg)
+		hint_arg(buf, sizeof buf, "--gpu", in->gpu_arg);
+	if (in->cluster_note[0]) { /* part of each node */
+		snprintf(v, sizeof v, "%d", c->num_nodes);
+		hint_arg(buf, sizeof buf, "--nodes", v);
+		snprintf(v, sizeof v, "%d", c->gpus_per_node);
+		hint_arg(buf, sizeof buf, "--gpus-per-node", v);
+	} else {
+		snprintf(v, sizeof v, "%ld", cluster_gpus(c));
+		hint_arg(buf, sizeof buf, "--gpus", v);
+	}
+	if (in->seq) {
+		snprintf(v, sizeof v, "%ld", in->seq);
+		hint_arg(buf, sizeof buf, "--seq", v);
+	}
+	if (in->precision_arg)
+		hint_arg(buf, sizeof buf, "--precision",
+			 precision_name(in->opts.precision));
+	if (in->max_memory_gib > 0) {
+		snprintf(v, sizeof v, "%g", in->max_memory_gib);
+		hint_arg(buf, sizeof buf, "--max-memory-gib", v);
+	}
+	if (in->framework_arg)
+		hint_arg(buf, sizeof buf, "--framework", in->framework_arg);
+	if (in->tp_overlap_arg)
+		hint_arg(buf, sizeof buf, "--tp-comm-overlap", in->tp_overlap_arg);
+	if (in->switches.flash == 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --no-flash-attention");
+	if (in->switches.grad_bytes)
+		hint_arg(buf, sizeof buf, "--grad-reduce-dtype",
+			 in->switches.grad_bytes == 4 ? "fp32"
+			 : in->opts.precision == PREC_FP16 ? "fp16" : "bf16");
+	if (in->switches.overlap_grad_reduce >= 0)
+		hint_arg(buf, sizeof buf, "--overlap-grad-reduce",
+			 in->switches.overlap_grad_reduce ? "on" : "off");
+	if (in->switches.overlap_param_gather >= 0)
+		hint_arg(buf, sizeof buf, "--overlap-param-gather",
+			 in->switches.overlap_param_gather ? "on" : "off");
+	rank_order_default(&def);
+	if (in->order_arg || !rank_order_eq(order, &def)) {
+		rank_order_format(order, v, sizeof v);
+		hint_arg(buf, sizeof buf, "--rank-order", v);
+	}
+	if (closed_form)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --closed-form");
+	layout_format(l, v, sizeof v);
+	hint_arg(buf, sizeof buf, "--layout", v);
+	fprintf(f, "%s\n", buf);
+}
+
+void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
+		    const struct prediction *p)
+{
+	double s = in->train_tokens / p->tokens_per_s;
+	double gpu_h = s * (double)cluster_gpus(&in->cluster) / 3600.0;
+	char h[32];
+	cli_format_count(h, sizeof h, gpu_h);
+	snprintf(buf, len, "%.1f days, %s GPU-hours", s / 86400.0, h);
+}
+
+enum pplan_status cli_write_json(const char *path, struct cJSON *doc,
+				 struct perr *e)
+{
+	if (strcmp(path, "-") == 0) {
+		char *s = cJSON_Print(doc);
+		if (!s)
+			return perr_set(e, PPLAN_ENOMEM, "out of memory for the JSON report");
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+		return fflush(stdout) == 0 ? PPLAN_OK
+					   : perr_set(e, PPLAN_ESYSTEM, "stdout: write failed");
+	}
+	return json_write_atomic(path, doc, e);
+}
+
+FILE *cli_text_stream(const struct cli_inputs *in)
+{
+	if (in->json_path && strcmp(in->json_path, "-") == 0) {
+		FILE *sink = fopen("/dev/null", "w");
+		return sink ? sink : stderr;
+	}
+	return stdout;
+}
+
+void cli_text_close(FILE *f)
+{
+	if (f && f != stdout && f != stderr)
+		fclose(f);
 }

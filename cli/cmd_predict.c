@@ -7,9 +7,10 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "emit.h"
 #include "jsonio.h"
-#include "schedule.h"
 #include "predict.h"
+#include "schedule.h"
 #include "report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -23,14 +24,42 @@ static void usage(FILE *f)
 		"                         recompute none, zero 1 when dp > 1, schedule 1f1b (interleaved when vp > 1),\n"
 		"                         gbs from --global-batch / --tokens-per-step / about 4M tokens\n");
 	cli_common_usage(f);
-	fprintf(f, "  --closed-form          pipeline bubble from the closed forms (no event simulation)\n"
+	fprintf(f, "  --closed-form          bubble time from the closed forms (no event simulation)\n"
+		   "  --emit FORMAT          print only the layout's launch config: megatron, nemo,\n"
+		   "                         torchtitan or deepspeed\n"
 		   "  --help                 this text\n");
 }
 
-static void term(const char *name, double v, double total, const char *unit)
+static void term(FILE *f, const char *name, double v, double total, const char *unit)
 {
-	printf("  %-26s %12.3f %-4s %6.1f %%\n", name, v, unit,
-	       total > 0 ? 100.0 * v / total : 0.0);
+	fprintf(f, "  %-26s %12.3f %-4s %6.1f %%\n", name, v, unit,
+		total > 0 ? 100.0 * v / total : 0.0);
+}
+
+static void print_groups(FILE *f, const struct cli_inputs *in, const struct layout *l)
+{
+	struct group_links g;
+	cost_group_links(&in->cluster, l, &in->opts, &g);
+	const struct { const char *name; int size; long stride; const struct link *k; } rows[] = {
+		{ "tp", l->tp, g.tp_stride, &g.tp }, { "cp", l->cp, g.cp_stride, &g.cp },
+		{ "dp x cp", l->dp * l->cp,
+		  l->cp > 1 && g.dp_stride == g.cp_stride * l->cp ? g.cp_stride : g.dp_stride,
+		  &g.dp },
+		{ "pp", l->pp, g.pp_stride, &g.pp },
+		{ "ep", l->ep, l->cp > 1 ? g.cp_stride : g.dp_stride, &g.ep },
+	};
+	char os[32];
+	rank_order_format(&in->opts.order, os, sizeof os);
+	fprintf(f, "\ngroups (rank placement %s, innermost first)\n", os);
+	fprintf(f, "  %-8s %6s %8s  %-9s %10s %10s\n", "group", "size", "stride", "link", "bw", "busbw");
+	fprintf(f, "  %-8s %6s %8s  %-9s %10s %10s\n", "", "", "(ranks)", "", "(GB/s)", "(GB/s)");
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (rows[i].size <= 1)
+			continue;
+		fprintf(f, "  %-8s %6d %8ld  %-9s %10.1f %10.1f\n", rows[i].name, rows[i].size,
+			rows[i].stride, link_class_name(rows[i].k->cls), rows[i].k->bw_gbps,
+			rows[i].k->bw_gbps * rows[i].k->eff);
+	}
 }
 
 int cmd_predict(int argc, char **argv)
@@ -39,6 +68,7 @@ int cmd_predict(int argc, char **argv)
 		CLI_COMMON_OPTIONS,
 		{ "layout", required_argument, NULL, 'l' },
 		{ "closed-form", no_argument, NULL, 'F' },
+		{ "emit", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -47,7 +77,9 @@ int cmd_predict(int argc, char **argv)
 	struct layout l;
 	struct prediction p;
 	const char *layout_arg = NULL;
-	int closed_form = 0;
+	int closed_form = 0, emit = 0;
+	enum emit_format emit_fmt = EMIT_MEGATRON;
+	FILE *out;
 	enum pplan_status st;
 	int c;
 	char lbuf[256];
@@ -69,6 +101,15 @@ int cmd_predict(int argc, char **argv)
 			layout_arg = optarg;
 			continue;
 		}
+		if (c == 'e') {
+			if (emit_format_parse(optarg, &emit_fmt) != 0) {
+				fprintf(stderr, "pplan predict: --emit must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			emit = 1;
+			continue;
+		}
 		r = cli_common_option(&in, c, optarg, &e);
 		if (r < 0)
 			return cli_fail(PPLAN_EINPUT, &e);
@@ -80,6 +121,10 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "pplan predict: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (emit && in.json_path && strcmp(in.json_path, "-") == 0) {
+		fprintf(stderr, "pplan predict: --emit and --json - conflict: both want stdout to themselves\n");
 		return 2;
 	}
 	if (!layout_arg) {
@@ -94,72 +139,70 @@ int cmd_predict(int argc, char **argv)
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 
-	cli_print_config(stdout, "predict", &in);
+	st = predict_check(&l, &p, &e);
+	if (st != PPLAN_OK)
+		return cli_fail(st, &e);
+
+	out = emit ? fopen("/dev/null", "w") : cli_text_stream(&in);
+	if (!out)
+		out = stderr;
+	cli_print_config(out, "predict", &in);
 	layout_format(&l, lbuf, sizeof lbuf);
-	printf("# layout    %s (%ld microbatches per step)\n", lbuf, p.microbatches);
+	fprintf(out, "# layout    %s (%ld %s per step)\n", lbuf, p.microbatches,
+		p.microbatches == 1 ? "microbatch" : "microbatches");
 	if (in.opts.use_des && l.pp > 1 &&
 	    schedule_chunk_microbatches(&l, p.microbatches) > SCHEDULE_MAX_CHUNK_MBS)
-		printf("# pipeline  closed forms: pp*vp*microbatches = %ld is more than the %ld chunk-microbatches the event simulation plays\n",
-		       schedule_chunk_microbatches(&l, p.microbatches), SCHEDULE_MAX_CHUNK_MBS);
-	printf("\n");
-	printf("%s: %s\n", p.feasible ? "fits" : "DOES NOT FIT",
-	       p.feasible ? "the layout fits in GPU memory" : p.reject_msg);
-	printf("\nmemory per GPU (most-loaded: pipeline stage %d, %.1f microbatches in flight)\n",
-	       p.mem.stage, p.mem.inflight);
-	term("weights", p.mem.weights / GIB, p.mem.total / GIB, "GiB");
-	term("gradients", p.mem.gradients / GIB, p.mem.total / GIB, "GiB");
-	term("optimizer states", p.mem.optimizer / GIB, p.mem.total / GIB, "GiB");
-	term("activations", p.mem.activations / GIB, p.mem.total / GIB, "GiB");
-	term("other (context, buffers)", p.mem.other / GIB, p.mem.total / GIB, "GiB");
-	term("total", p.mem.total / GIB, p.mem.total / GIB, "GiB");
-	printf("\nstep time (critical path)\n");
-	term("compute", p.time.compute, p.step_time_s, "s");
-	term("recompute", p.time.recompute, p.step_time_s, "s");
-	term("TP communication", p.time.tp_comm, p.step_time_s, "s");
-	term("CP communication", p.time.cp_comm, p.step_time_s, "s");
-	term("EP communication", p.time.ep_comm, p.step_time_s, "s");
-	term("PP communication", p.time.pp_comm, p.step_time_s, "s");
-	term("DP communication exposed", p.time.dp_comm_exposed, p.step_time_s, "s");
-	term("pipeline bubble", p.time.bubble, p.step_time_s, "s");
-	term("optimizer step", p.time.optimizer, p.step_time_s, "s");
-	term("step", p.step_time_s, p.step_time_s, "s");
-	printf("\n  %-26s %12.0f tok/s\n", "throughput", p.tokens_per_s);
-	printf("  %-26s %12.1f TFLOP/s per GPU (model FLOPs)\n", "achieved", p.tflops_per_gpu);
-	printf("  %-26s %12.1f %%\n", "MFU", 100.0 * p.mfu);
-	printf("  %-26s %12.1f %%\n", "HFU (with recompute)", 100.0 * p.hfu);
-	printf("  %-26s %12.1f %%\n", "bubble fraction", 100.0 * p.bubble_fraction);
-	printf("  %-26s %12.3f s (%.3f s exposed)\n", "DP communication total",
-	       p.time.dp_comm_total, p.time.dp_comm_exposed);
-	{
-		struct group_links g;
-		cost_group_links(&in.cluster, &l, &in.opts, &g);
-		{
-		const struct { const char *name; int size; long stride; const struct link *k; } rows[] = {
-			{ "tp", l.tp, g.tp_stride, &g.tp }, { "cp", l.cp, g.cp_stride, &g.cp },
-			{ "dp x cp", l.dp * l.cp,
-			  l.cp > 1 && g.dp_stride == g.cp_stride * l.cp ? g.cp_stride : g.dp_stride,
-			  &g.dp },
-			{ "pp", l.pp, g.pp_stride, &g.pp },
-			{ "ep", l.ep, l.cp > 1 ? g.cp_stride : g.dp_stride, &g.ep },
-		};
-		printf("\ngroups (rank placement %s, innermost first)\n", in.order_arg ? in.order_arg : "tp-cp-dp-pp");
-		printf("  %-8s %6s %8s  %-9s %10s %10s\n", "group", "size", "stride", "link", "bw", "busbw");
-		printf("  %-8s %6s %8s  %-9s %10s %10s\n", "", "", "(ranks)", "", "(GB/s)", "(GB/s)");
-		for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-			if (rows[i].size <= 1)
-				continue;
-			printf("  %-8s %6d %8ld  %-9s %10.1f %10.1f\n", rows[i].name, rows[i].size,
-			       rows[i].stride, link_class_name(rows[i].k->cls), rows[i].k->bw_gbps,
-			       rows[i].k->bw_gbps * rows[i].k->eff);
-		}
-		}
+		fprintf(out, "# pipeline  closed forms: pp*vp*microbatches = %ld is more than the %ld chunk-microbatches the event simulation plays\n",
+			schedule_chunk_microbatches(&l, p.microbatches), SCHEDULE_MAX_CHUNK_MBS);
+	fprintf(out, "\n");
+	fprintf(out, "%s: %s\n", p.feasible ? "fits" : "DOES NOT FIT",
+		p.feasible ? "the layout fits in GPU memory" : p.reject_msg);
+	fprintf(out, "\nmemory per GPU (most-loaded: pipeline stage %d, %.1f microbatches in flight)\n",
+		p.mem.stage, p.mem.inflight);
+	term(out, "weights", p.mem.weights / GIB, p.mem.total / GIB, "GiB");
+	term(out, "gradients", p.mem.gradients / GIB, p.mem.total / GIB, "GiB");
+	term(out, "optimizer states", p.mem.optimizer / GIB, p.mem.total / GIB, "GiB");
+	term(out, "activations", p.mem.activations / GIB, p.mem.total / GIB, "GiB");
+	term(out, "other (context, buffers)", p.mem.other / GIB, p.mem.total / GIB, "GiB");
+	term(out, "total", p.mem.total / GIB, p.mem.total / GIB, "GiB");
+	fprintf(out, "\nstep time (critical path)\n");
+	term(out, "compute", p.time.compute, p.step_time_s, "s");
+	term(out, "recompute", p.time.recompute, p.step_time_s, "s");
+	term(out, "TP communication", p.time.tp_comm, p.step_time_s, "s");
+	term(out, "CP communication", p.time.cp_comm, p.step_time_s, "s");
+	term(out, "EP communication", p.time.ep_comm, p.step_time_s, "s");
+	term(out, "PP communication", p.time.pp_comm, p.step_time_s, "s");
+	term(out, "DP communication exposed", p.time.dp_comm_exposed, p.step_time_s, "s");
+	term(out, "bubble time", p.time.bubble, p.step_time_s, "s");
+	term(out, "optimizer step", p.time.optimizer, p.step_time_s, "s");
+	term(out, "step", p.step_time_s, p.step_time_s, "s");
+	fprintf(out, "\n  %-26s %12.0f tok/s\n", "throughput", p.tokens_per_s);
+	fprintf(out, "  %-26s %12.1f TFLOP/s per GPU (model FLOPs)\n", "achieved", p.tflops_per_gpu);
+	fprintf(out, "  %-26s %12.1f %%\n", "MFU", 100.0 * p.mfu);
+	fprintf(out, "  %-26s %12.1f %%\n", "HFU (with recompute)", 100.0 * p.hfu);
+	fprintf(out, "  %-26s %12.1f %% (mean share of the span a stage idles)\n",
+		"bubble fraction", 100.0 * p.bubble_fraction);
+	fprintf(out, "  %-26s %12.3f s (%.3f s exposed)\n", "DP communication total",
+		p.time.dp_comm_total, p.time.dp_comm_exposed);
+	if (in.train_tokens > 0) {
+		char tt[64], n[32];
+		cli_train_time(tt, sizeof tt, &in, &p);
+		cli_format_count(n, sizeof n, in.train_tokens);
+		fprintf(out, "  time to train %s tokens: %s\n", n, tt);
 	}
-	printf("\nMegatron-LM flags:\n");
-	report_megatron_flags(stdout, &in.model, &l, &in.opts);
+	print_groups(out, &in, &l);
+	{
+		struct emit_input ei = { &in.model, &in.cluster, &l, &in.opts, &p };
+		fprintf(out, "\nMegatron-LM flags:\n");
+		emit_megatron_flags(out, &ei, "  ");
+		cli_text_close(out);
+		if (emit)
+			emit_config(stdout, stderr, emit_fmt, &ei);
+	}
 	if (in.json_path) {
 		cJSON *doc = report_prediction_json(&in.model, &in.cluster, &l,
 						    &in.opts, &p);
-		st = json_write_atomic(in.json_path, doc, &e);
+		st = cli_write_json(in.json_path, doc, &e);
 		cJSON_Delete(doc);
 		if (st != PPLAN_OK)
 			return cli_fail(st, &e);

@@ -1,7 +1,9 @@
 /*
  * cmd_search.c: `pplan search`: every layout of a model on a cluster,
  * ranked by predicted step time, with the rejections counted by reason,
- * one line per strategy family, and the Megatron-LM flags of the best.
+ * one line per strategy family, the command that predicts the best one,
+ * and its launch configuration (Megatron-LM flags, or --emit FORMAT).
+ * Text goes to stdout unless --json - or --emit take it for themselves.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +12,8 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "defaults.h"
+#include "emit.h"
 #include "jsonio.h"
 #include "report.h"
 #include "search.h"
@@ -17,19 +21,36 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+struct search_args {
+	struct search_params sp;
+	int closed_form;
+	const char *csv_path;
+	int emit;                 /* 1: print the config of emit_fmt only */
+	enum emit_format emit_fmt;
+};
+
 static void usage(FILE *f)
 {
+	struct search_params d;
+	search_params_default(&d);
 	fprintf(f,
-		"usage: pplan search (--model NAME|FILE | --params N) --gpus N [options]\n\n");
+		"usage: pplan search (--model NAME|FILE | --params N) (--gpus N | --nodes N) [options]\n\n");
 	cli_common_usage(f);
 	fprintf(f,
-		"  --top K                layouts to print (default 10)\n"
-		"  --max-mbs N            largest micro-batch tried (default 16)\n"
+		"  --top K                layouts to print (default %d)\n"
+		"  --max-mbs N            largest micro-batch tried (default %d)\n"
 		"  --closed-form          rank by the closed-form bubble only (no event simulation)\n"
+		"  --csv FILE             write the ranked layouts as CSV\n"
+		"  --emit FORMAT          print only the best layout's launch config: megatron, nemo,\n"
+		"                         torchtitan or deepspeed\n"
 		"  --list-models          print the zoo and exit\n"
 		"  --list-clusters        print the node presets and exit\n"
 		"  --list-gpus            print the GPU table and exit\n"
-		"  --help                 this text\n");
+		"  --help                 this text\n"
+		"\nSearched: tp x pp x cp x ep x vp (up to %d) x micro-batch x sp x recomputation x ZeRO x\n"
+		"schedule, under rank orders tp-cp-dp-pp and tp-cp-pp-dp (Megatron-LM's --use-tp-pp-dp-mapping);\n"
+		"cp up to %d, only where each rank keeps %ld tokens or more of the sequence, unless nothing fits without.\n",
+		d.top_k, d.max_mbs, d.max_vp, d.max_cp, d.cp_min_tokens);
 }
 
 static void list_models(void)
@@ -93,24 +114,29 @@ static double round_sig(double v)
 	return round(v * scale) / scale;
 }
 
-static void short_layout(const struct layout *l, char *buf, size_t len)
+static const char *rc_short(enum recompute r)
 {
-	snprintf(buf, len, "tp%d pp%d dp%d%s%s vp%d mbs%d sp%s %s z%d %s", l->tp,
-		 l->pp, l->dp, l->cp > 1 ? " cp" : "",
-		 l->cp > 1 ? "" : "", l->vp, l->mbs, l->sp ? "+" : "-",
-		 l->recompute == RECOMPUTE_NONE ? "rc-none" :
-		 l->recompute == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full",
-		 l->zero, schedule_name(l->schedule));
-	if (l->cp > 1 || l->ep > 1) {
-		char tmp[160];
-		snprintf(tmp, sizeof tmp, "tp%d pp%d dp%d cp%d ep%d vp%d mbs%d sp%s %s z%d %s",
-			 l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs,
-			 l->sp ? "+" : "-",
-			 l->recompute == RECOMPUTE_NONE ? "rc-none" :
-			 l->recompute == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full",
-			 l->zero, schedule_name(l->schedule));
-		snprintf(buf, len, "%s", tmp);
+	return r == RECOMPUTE_NONE ? "rc-none" : r == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full";
+}
+
+/* The table's layout cell: degrees, then the inner choices; cp and ep
+ * only when used, the rank order only when not the default. */
+static void short_layout(const struct layout *l, const struct rank_order *o,
+			 char *buf, size_t len)
+{
+	struct rank_order d;
+	char ord[32] = "", cpep[32] = "";
+	rank_order_default(&d);
+	if (o && !rank_order_eq(o, &d)) {
+		char s[24];
+		rank_order_format(o, s, sizeof s);
+		snprintf(ord, sizeof ord, " %s", s);
 	}
+	if (l->cp > 1 || l->ep > 1)
+		snprintf(cpep, sizeof cpep, " cp%d ep%d", l->cp, l->ep);
+	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d mbs%d sp%s %s z%d %s%s", l->tp,
+		 l->pp, l->dp, cpep, l->vp, l->mbs, l->sp ? "+" : "-",
+		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);
 }
 
 /* Reasons with a count, most frequent first (ties: the earlier check). */
@@ -134,11 +160,16 @@ static void commas(char *buf, size_t len, long v)
 	char tmp[32];
 	int n = snprintf(tmp, sizeof tmp, "%ld", v), o = 0;
 	for (int i = 0; i < n && o + 2 < (int)len; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
+		if (i > 0 && (n - i) % 3 == 0 && tmp[i - 1] != '-')
 			buf[o++] = ',';
 		buf[o++] = tmp[i];
 	}
 	buf[o] = '\0';
+}
+
+static const char *plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
 }
 
 /* Why a family has no member: its binding constraint (search.h) and,
@@ -155,18 +186,29 @@ static void family_reasons(FILE *f, const struct cli_inputs *in,
 			second = (enum reject)r;
 	commas(n, sizeof n, fr->rejected[fr->why]);
 	fprintf(f, "%s", fr->why_msg);
+	if (fr->why == REJECT_DP_GBS)
+		fprintf(f, " (a larger --global-batch allows it)");
 	if (second != REJECT_NONE) {
 		char n2[32];
 		reject_describe(second, &fr->witness[second], &in->model,
 				cluster_gpus(&in->cluster), msg, sizeof msg);
 		commas(n2, sizeof n2, fr->rejected[second]);
 		fprintf(f, " (%s %s); %s (%s)", n,
-			fr->rejected[fr->why] == 1 ? "layout" : "layouts", msg, n2);
+			plural(fr->rejected[fr->why], "layout", "layouts"), msg, n2);
 	}
 	fprintf(f, "\n");
 }
 
-int cmd_search(int argc, char **argv)
+static double mem_cap(const struct cli_inputs *in)
+{
+	return in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib
+					   : in->cluster.gpu.mem_gib;
+}
+
+/* ---- the command line ---------------------------------------------------------- */
+
+static int parse_args(int argc, char **argv, struct cli_inputs *in,
+		      struct search_args *a, int *rc)
 {
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
@@ -176,249 +218,430 @@ int cmd_search(int argc, char **argv)
 		{ "list-clusters", no_argument, NULL, 'C' },
 		{ "list-gpus", no_argument, NULL, 'G' },
 		{ "closed-form", no_argument, NULL, 'F' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "emit", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct table_col cols[] = {
-		{ "rank", "", 4, 0 }, { "layout", "", 58, 1 },
-		{ "step", "(s)", 8, 0 }, { "tokens/s", "(tok/s)", 10, 0 },
-		{ "TFLOP/s", "(/GPU)", 7, 0 }, { "MFU", "(%)", 5, 0 },
-		{ "bubble", "(%)", 6, 0 }, { "memory", "(GiB)", 6, 0 },
-		{ "compute", "(s)", 7, 0 }, { "recomp", "(s)", 6, 0 },
-		{ "tp", "(s)", 6, 0 }, { "pp", "(s)", 6, 0 },
-		{ "dp_exp", "(s)", 6, 0 }, { "bubble", "(s)", 6, 0 },
-	};
-	int ncols = (int)(sizeof cols / sizeof cols[0]);
-	struct cli_inputs in;
 	struct perr e = { { 0 } };
-	struct search_params sp;
-	struct search_result r;
-	enum pplan_status st;
 	long v;
-	int c, closed_form = 0, n_rej;
-	enum reject rej[REJECT_COUNT];
-	char buf[64];
+	int c;
 
-	cli_inputs_init(&in);
-	search_params_default(&sp);
 	optind = 1;
 	opterr = 0;
+	*rc = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		int rr;
+		int r;
 		switch (c) {
-		case 'h': usage(stdout); return 0;
-		case 'M': list_models(); return 0;
-		case 'C': list_clusters(); return 0;
-		case 'G': list_gpus(); return 0;
-		case 'F': closed_form = 1; continue;
+		case 'h': usage(stdout); *rc = 0; return -1;
+		case 'M': list_models(); *rc = 0; return -1;
+		case 'C': list_clusters(); *rc = 0; return -1;
+		case 'G': list_gpus(); *rc = 0; return -1;
+		case 'F': a->closed_form = 1; continue;
+		case 'c':
+			if (output_check(optarg, "--csv", &e) != PPLAN_OK) {
+				*rc = cli_fail(PPLAN_EINPUT, &e);
+				return -1;
+			}
+			a->csv_path = optarg;
+			continue;
+		case 'e':
+			if (emit_format_parse(optarg, &a->emit_fmt) != 0) {
+				fprintf(stderr, "pplan search: --emit must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
+					optarg);
+				return -1;
+			}
+			a->emit = 1;
+			continue;
 		case 't':
 			if (cli_parse_long(optarg, &v) != 0 || v > 1000) {
 				fprintf(stderr, "pplan: --top must be a whole number from 1 to 1000, got '%s'\n",
 					optarg);
-				return 2;
+				return -1;
 			}
-			sp.top_k = (int)v;
+			a->sp.top_k = (int)v;
 			continue;
 		case 'b':
 			if (cli_parse_long(optarg, &v) != 0 || v > 1024) {
 				fprintf(stderr, "pplan: --max-mbs must be a whole number from 1 to 1024, got '%s'\n",
 					optarg);
-				return 2;
+				return -1;
 			}
-			sp.max_mbs = (int)v;
+			a->sp.max_mbs = (int)v;
 			continue;
 		default: break;
 		}
-		rr = cli_common_option(&in, c, optarg, &e);
-		if (rr < 0)
-			return cli_fail(PPLAN_EINPUT, &e);
-		if (rr == 0) {
+		r = cli_common_option(in, c, optarg, &e);
+		if (r < 0) {
+			*rc = cli_fail(PPLAN_EINPUT, &e);
+			return -1;
+		}
+		if (r == 0) {
 			fprintf(stderr, "pplan search: unknown or incomplete option '%s' (see pplan search --help)\n",
 				argv[optind - 1]);
-			return 2;
+			return -1;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "pplan search: unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		return -1;
 	}
+	if (a->emit && in->json_path && strcmp(in->json_path, "-") == 0) {
+		fprintf(stderr, "pplan search: --emit and --json - conflict: both want stdout to themselves\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the report ---------------------------------------------------------------- */
+
+static void print_header(FILE *f, const struct cli_inputs *in,
+			 const struct search_args *a, const struct search_result *r)
+{
+	enum reject rej[REJECT_COUNT];
+	int n_rej = sorted_rejects(r, rej);
+	char ev[32], fe[32], buf[32];
+
+	cli_print_config(f, "search", in);
+	if (in->order_arg)
+		fprintf(f, "# search    rank order %s (--rank-order)", in->order_arg);
+	else
+		fprintf(f, "# search    rank orders tp-cp-dp-pp and tp-cp-pp-dp");
+	fprintf(f, ", micro-batches up to %d, vp up to %d, cp up to %d where each rank keeps %ld tokens or more%s; %s pipeline\n",
+		a->sp.max_mbs, a->sp.max_vp, a->sp.max_cp, a->sp.cp_min_tokens,
+		r->cp_widened ? " (widened: nothing fit without short-sequence cp)" : "",
+		a->closed_form ? "closed-form" : "simulated");
+	commas(ev, sizeof ev, r->evaluated);
+	commas(fe, sizeof fe, r->feasible);
+	fprintf(f, "# evaluated %s %s in %.3f s (%.0f layouts/s); %s fit in memory\n",
+		ev, plural(r->evaluated, "layout", "layouts"), r->seconds,
+		r->seconds > 0 ? r->evaluated / r->seconds : 0.0, fe);
+	fprintf(f, "# rejected:");
+	for (int i = 0; i < n_rej; i++) {
+		commas(buf, sizeof buf, r->rejected[rej[i]]);
+		fprintf(f, "%s %s %s", i ? "," : "", buf, reject_key(rej[i]));
+	}
+	fprintf(f, "%s\n#\n", n_rej ? "" : " none");
+}
+
+static const struct table_col cols[] = {
+	{ "rank", "", 4, 0 }, { "layout", "", 62, 1 },
+	{ "step", "(s)", 8, 0 }, { "tokens/s", "(tok/s)", 10, 0 },
+	{ "TFLOP/s", "(/GPU)", 7, 0 }, { "MFU", "(%)", 5, 0 },
+	{ "memory", "(GiB)", 6, 0 }, { "compute", "(s)", 7, 0 },
+	{ "recomp", "(s)", 6, 0 }, { "tp/cp/ep", "(s)", 8, 0 },
+	{ "pp", "(s)", 6, 0 }, { "dp_exp", "(s)", 6, 0 },
+	{ "bubble_time", "(s)", 11, 0 }, { "bubble_frac", "(%)", 11, 0 },
+};
+enum { NCOLS = sizeof cols / sizeof cols[0] };
+
+static void print_table(FILE *f, const struct search_result *r)
+{
+	table_header(f, cols, NCOLS);
+	for (int i = 0; i < r->n_top; i++) {
+		const struct prediction *p = &r->top_preds[i];
+		char cells[NCOLS][96];
+		const char *cp[NCOLS];
+		snprintf(cells[0], 96, "%d", i + 1);
+		short_layout(&r->top_layouts[i], &r->top_orders[i], cells[1], 96);
+		snprintf(cells[2], 96, "%.3f", p->step_time_s);
+		snprintf(cells[3], 96, "%.0f", p->tokens_per_s);
+		snprintf(cells[4], 96, "%.0f", p->tflops_per_gpu);
+		snprintf(cells[5], 96, "%.1f", 100 * p->mfu);
+		snprintf(cells[6], 96, "%.1f", p->mem.total / GIB);
+		snprintf(cells[7], 96, "%.2f", p->time.compute);
+		snprintf(cells[8], 96, "%.2f", p->time.recompute);
+		snprintf(cells[9], 96, "%.2f", p->time.tp_comm + p->time.cp_comm +
+						   p->time.ep_comm);
+		snprintf(cells[10], 96, "%.2f", p->time.pp_comm);
+		snprintf(cells[11], 96, "%.2f", p->time.dp_comm_exposed);
+		snprintf(cells[12], 96, "%.2f", p->time.bubble);
+		snprintf(cells[13], 96, "%.1f", 100 * p->bubble_fraction);
+		for (int k = 0; k < NCOLS; k++)
+			cp[k] = cells[k];
+		table_row(f, cols, NCOLS, cp);
+	}
+	fprintf(f, "# bubble_time: the pipeline's fill and drain on the critical path; bubble_frac: the mean share of\n"
+		   "# the pipeline span in which a stage computes nothing (DESIGN.md), so the two need not agree\n");
+}
+
+static void print_families(FILE *f, const struct cli_inputs *in,
+			   const struct search_result *r)
+{
+	fprintf(f, "\nStrategy families (best member, or why none works):\n");
+	for (int fi = 0; fi < FAM_COUNT; fi++) {
+		const struct search_family_result *fr = &r->family[fi];
+		char lb[128];
+		if (fr->found) {
+			short_layout(&fr->layout, &fr->order, lb, sizeof lb);
+			fprintf(f, "  %-15s %8.3f s  %5.1f %% MFU  %5.1f GiB  %s",
+				family_name((enum family)fi), fr->pred.step_time_s,
+				100 * fr->pred.mfu, fr->pred.mem.total / GIB, lb);
+			if (r->n_top > 0 && fr->pred.step_time_s > r->top_preds[0].step_time_s)
+				fprintf(f, "  (%.2fx the best)",
+					fr->pred.step_time_s / r->top_preds[0].step_time_s);
+			if (in->train_tokens > 0) {
+				char tt[64];
+				cli_train_time(tt, sizeof tt, in, &fr->pred);
+				fprintf(f, "  %s", tt);
+			}
+			fprintf(f, "\n");
+		} else if (fr->why == REJECT_OOM) {
+			fprintf(f, "  %-15s none fits: the one closest to fitting needs %.1f GiB per GPU, the cap is %.1f\n",
+				family_name((enum family)fi), fr->min_oom_bytes / GIB,
+				mem_cap(in));
+		} else if (fr->why != REJECT_NONE) {
+			fprintf(f, "  %-15s impossible: ", family_name((enum family)fi));
+			family_reasons(f, in, fr);
+		} else {
+			fprintf(f, "  %-15s not enumerated for %ld GPUs\n",
+				family_name((enum family)fi), cluster_gpus(&in->cluster));
+		}
+	}
+}
+
+static struct emit_input best_input(const struct cli_inputs *in,
+				    const struct search_result *r,
+				    struct train_opts *o)
+{
+	*o = in->opts;
+	o->order = r->top_orders[0];
+	return (struct emit_input){ &in->model, &in->cluster, &r->top_layouts[0], o,
+				    &r->top_preds[0] };
+}
+
+static void print_best(FILE *f, const struct cli_inputs *in,
+		       const struct search_args *a, const struct search_result *r)
+{
+	char lb[256];
+	struct train_opts o;
+	struct emit_input ei = best_input(in, r, &o);
+
+	layout_format(&r->top_layouts[0], lb, sizeof lb);
+	fprintf(f, "\nBest layout: %s", lb);
+	if (!rank_order_eq(&o.order, &in->opts.order) || in->order_arg) {
+		char os[32];
+		rank_order_format(&o.order, os, sizeof os);
+		fprintf(f, " (rank order %s)", os);
+	}
+	fprintf(f, "\n");
+	if (in->train_tokens > 0) {
+		char tt[64], n[32];
+		cli_train_time(tt, sizeof tt, in, &r->top_preds[0]);
+		cli_format_count(n, sizeof n, in->train_tokens);
+		fprintf(f, "  time to train %s tokens: %s\n", n, tt);
+	}
+	fprintf(f, "  predict it: ");
+	cli_predict_hint(f, in, &r->top_layouts[0], &o.order, a->closed_form);
+	fprintf(f, "Megatron-LM flags:\n");
+	emit_megatron_flags(f, &ei, "  ");
+}
+
+static void print_no_fit(const struct cli_inputs *in, const struct search_result *r)
+{
+	double need = -1;
+	for (int f = 0; f < FAM_COUNT; f++)
+		if (r->family[f].any_oom &&
+		    (need < 0 || r->family[f].min_oom_bytes < need))
+			need = r->family[f].min_oom_bytes;
+	if (need > 0)
+		fprintf(stderr, "pplan: no layout of %s fits on %ld GPUs: the smallest needs %.1f GiB per GPU, the cap is %.1f (--max-memory-gib)\n",
+			in->model.name, cluster_gpus(&in->cluster), need / GIB,
+			mem_cap(in));
+	else
+		fprintf(stderr, "pplan: no valid layout of %s on %ld GPUs (see the strategy families in the report)\n",
+			in->model.name, cluster_gpus(&in->cluster));
+}
+
+/* ---- machine-readable reports ----------------------------------------------------- */
+
+static cJSON *search_json(const struct cli_inputs *in, const struct search_args *a,
+			  const struct search_result *r)
+{
+	cJSON *doc = cJSON_CreateObject(), *jrej, *arr, *d;
+	enum reject rej[REJECT_COUNT];
+	int n_rej = sorted_rejects(r, rej);
+
+	cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
+	cJSON_AddItemToObject(doc, "model", report_model_json(&in->model));
+	cJSON_AddItemToObject(doc, "cluster", report_cluster_json(&in->cluster));
+	cJSON_AddNumberToObject(doc, "global_batch", (double)in->global_batch);
+	cJSON_AddNumberToObject(doc, "seq_length", (double)in->opts.seq);
+	cJSON_AddStringToObject(doc, "precision", precision_name(in->opts.precision));
+	cJSON_AddItemToObject(doc, "framework", report_framework_json(&in->opts));
+	cJSON_AddNumberToObject(doc, "max_memory_gib", in->opts.max_memory_gib);
+	d = cJSON_AddObjectToObject(doc, "origins");
+	cJSON_AddStringToObject(d, "global_batch", in->gbs_note);
+	cJSON_AddStringToObject(d, "seq_length", in->seq_note);
+	cJSON_AddStringToObject(d, "max_memory_gib", in->mem_note);
+	cJSON_AddStringToObject(d, "framework", in->framework_arg ? "--framework" : "default");
+	cJSON_AddNumberToObject(doc, "cp_min_tokens", (double)a->sp.cp_min_tokens);
+	cJSON_AddBoolToObject(doc, "cp_widened", r->cp_widened);
+	cJSON_AddNumberToObject(doc, "evaluated", (double)r->evaluated);
+	cJSON_AddNumberToObject(doc, "feasible", (double)r->feasible);
+	cJSON_AddNumberToObject(doc, "search_time_s", r->seconds);
+	if (in->train_tokens > 0)
+		cJSON_AddNumberToObject(doc, "train_tokens", in->train_tokens);
+	jrej = cJSON_AddObjectToObject(doc, "rejected");
+	for (int i = 0; i < n_rej; i++)
+		cJSON_AddNumberToObject(jrej, reject_key(rej[i]), (double)r->rejected[rej[i]]);
+	arr = cJSON_AddArrayToObject(doc, "layouts");
+	for (int i = 0; i < r->n_top; i++) {
+		cJSON *it = report_prediction_fields(&r->top_preds[i]);
+		char os[32];
+		struct train_opts o = in->opts;
+		o.order = r->top_orders[i];
+		rank_order_format(&o.order, os, sizeof os);
+		cJSON_AddItemToObject(it, "layout", report_layout_json(&r->top_layouts[i], &o));
+		cJSON_AddStringToObject(it, "rank_order", os);
+		if (in->train_tokens > 0) {
+			double s = in->train_tokens / r->top_preds[i].tokens_per_s;
+			cJSON_AddNumberToObject(it, "train_time_s", s);
+			cJSON_AddNumberToObject(it, "train_gpu_hours",
+						s * (double)cluster_gpus(&in->cluster) / 3600);
+		}
+		cJSON_AddItemToArray(arr, it);
+	}
+	arr = cJSON_AddObjectToObject(doc, "families");
+	for (int f = 0; f < FAM_COUNT; f++) {
+		const struct search_family_result *fr = &r->family[f];
+		cJSON *it = cJSON_AddObjectToObject(arr, family_name((enum family)f));
+		cJSON_AddBoolToObject(it, "found", fr->found);
+		if (fr->found) {
+			struct train_opts o = in->opts;
+			o.order = fr->order;
+			cJSON_AddItemToObject(it, "layout", report_layout_json(&fr->layout, &o));
+			cJSON_AddNumberToObject(it, "step_time_s", fr->pred.step_time_s);
+			cJSON_AddNumberToObject(it, "mfu", fr->pred.mfu);
+			cJSON_AddNumberToObject(it, "memory_gib", fr->pred.mem.total / GIB);
+			if (in->train_tokens > 0)
+				cJSON_AddNumberToObject(it, "train_time_s",
+							in->train_tokens / fr->pred.tokens_per_s);
+		} else {
+			cJSON_AddStringToObject(it, "reason", reject_key(fr->why));
+			if (fr->any_oom)
+				cJSON_AddNumberToObject(it, "min_memory_gib", fr->min_oom_bytes / GIB);
+			cJSON_AddStringToObject(it, "why", fr->why_msg);
+		}
+	}
+	/* Every priced layout, for `pplan report html`'s plot: compact rows
+	 * named by point_fields (family: the index in families). */
+	cJSON_AddNumberToObject(doc, "memory_cap_gib", mem_cap(in));
+	arr = cJSON_AddArrayToObject(doc, "point_fields");
+	cJSON_AddItemToArray(arr, cJSON_CreateString("step_time_s"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("memory_gib"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("feasible"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("family"));
+	arr = cJSON_AddArrayToObject(doc, "family_names");
+	for (int f = 0; f < FAM_COUNT; f++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(family_name((enum family)f)));
+	cJSON_AddBoolToObject(doc, "points_incomplete", r->points_incomplete);
+	arr = cJSON_AddArrayToObject(doc, "points");
+	for (long i = 0; i < r->n_points; i++) {
+		const struct search_point *pt = &r->points[i];
+		double row[4] = { round_sig(pt->step_time_s), round_sig(pt->mem_gib),
+				  pt->feasible, pt->family };
+		cJSON_AddItemToArray(arr, cJSON_CreateDoubleArray(row, 4));
+	}
+	return doc;
+}
+
+static enum pplan_status write_csv(const char *path, const struct cli_inputs *in,
+				   const struct search_result *r, struct perr *e)
+{
+	size_t cap = 512 + (size_t)r->n_top * 512, n = 0;
+	char *buf = malloc(cap);
+	enum pplan_status st;
+	if (!buf)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory for the CSV report");
+	n += (size_t)snprintf(buf + n, cap - n,
+		"rank,layout,rank_order,step_time_s,tokens_per_s,tflops_per_gpu,mfu,memory_gib,"
+		"compute_s,recompute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,"
+		"dp_comm_exposed_s,bubble_time_s,bubble_fraction,optimizer_s%s\n",
+		in->train_tokens > 0 ? ",train_time_s,train_gpu_hours" : "");
+	for (int i = 0; i < r->n_top && n < cap; i++) {
+		const struct prediction *p = &r->top_preds[i];
+		char lb[256], os[32];
+		layout_format(&r->top_layouts[i], lb, sizeof lb);
+		rank_order_format(&r->top_orders[i], os, sizeof os);
+		n += (size_t)snprintf(buf + n, cap - n,
+			"%d,\"%s\",%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g",
+			i + 1, lb, os, p->step_time_s, p->tokens_per_s, p->tflops_per_gpu,
+			p->mfu, p->mem.total / GIB, p->time.compute, p->time.recompute,
+			p->time.tp_comm, p->time.cp_comm, p->time.ep_comm, p->time.pp_comm,
+			p->time.dp_comm_exposed, p->time.bubble, p->bubble_fraction,
+			p->time.optimizer);
+		if (in->train_tokens > 0 && n < cap) {
+			double s = in->train_tokens / p->tokens_per_s;
+			n += (size_t)snprintf(buf + n, cap - n, ",%.6g,%.6g", s,
+					      s * (double)cluster_gpus(&in->cluster) / 3600);
+		}
+		if (n < cap)
+			n += (size_t)snprintf(buf + n, cap - n, "\n");
+	}
+	st = text_write_atomic(path, buf, e);
+	free(buf);
+	return st;
+}
+
+int cmd_search(int argc, char **argv)
+{
+	struct cli_inputs in;
+	struct search_args a;
+	struct perr e = { { 0 } };
+	struct search_result r;
+	enum pplan_status st;
+	FILE *out;
+	int rc;
+
+	cli_inputs_init(&in);
+	memset(&a, 0, sizeof a);
+	search_params_default(&a.sp);
+	if (parse_args(argc, argv, &in, &a, &rc) < 0)
+		return rc;
 	st = cli_resolve(&in, 1, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
-	sp.gbs = in.global_batch;
-	sp.keep_points = in.json_path != NULL;
-	in.opts.use_des = !closed_form;
-	st = search_run(&in.model, &in.cluster, &in.opts, &sp, &r, &e);
+	a.sp.gbs = in.global_batch;
+	a.sp.keep_points = in.json_path != NULL;
+	if (in.order_arg) {
+		a.sp.n_orders = 1;
+		a.sp.orders[0] = in.opts.order;
+	}
+	in.opts.use_des = !a.closed_form;
+	st = search_run(&in.model, &in.cluster, &in.opts, &a.sp, &r, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 
-	cli_print_config(stdout, "search", &in);
-	{
-		char ev[32], fe[32];
-		commas(ev, sizeof ev, r.evaluated);
-		commas(fe, sizeof fe, r.feasible);
-		printf("# evaluated %s layouts in %.3f s (%.0f layouts/s); %s fit in memory\n",
-		       ev, r.seconds, r.seconds > 0 ? r.evaluated / r.seconds : 0.0, fe);
-	}
-	n_rej = sorted_rejects(&r, rej);
-	printf("# rejected:");
-	for (int i = 0; i < n_rej; i++) {
-		commas(buf, sizeof buf, r.rejected[rej[i]]);
-		printf("%s %s %s", i ? "," : "", buf, reject_key(rej[i]));
-	}
-	printf("%s\n#\n", n_rej ? "" : " none");
-
+	out = (a.emit) ? fopen("/dev/null", "w") : cli_text_stream(&in);
+	if (!out)
+		out = stderr;
+	print_header(out, &in, &a, &r);
+	if (r.n_top == 0)
+		fprintf(out, "no layout fits: see the strategy families below\n");
+	else
+		print_table(out, &r);
+	print_families(out, &in, &r);
+	if (r.n_top > 0)
+		print_best(out, &in, &a, &r);
+	cli_text_close(out);
 	if (r.n_top == 0) {
-		printf("no layout fits: see the strategy families below\n");
-	} else {
-		table_header(stdout, cols, ncols);
-		for (int i = 0; i < r.n_top; i++) {
-			const struct prediction *p = &r.top_preds[i];
-			char cells[14][64];
-			const char *cp[14];
-			snprintf(cells[0], 64, "%d", i + 1);
-			short_layout(&r.top_layouts[i], cells[1], 64);
-			snprintf(cells[2], 64, "%.3f", p->step_time_s);
-			snprintf(cells[3], 64, "%.0f", p->tokens_per_s);
-			snprintf(cells[4], 64, "%.0f", p->tflops_per_gpu);
-			snprintf(cells[5], 64, "%.1f", 100 * p->mfu);
-			snprintf(cells[6], 64, "%.1f", 100 * p->bubble_fraction);
-			snprintf(cells[7], 64, "%.1f", p->mem.total / GIB);
-			snprintf(cells[8], 64, "%.2f", p->time.compute);
-			snprintf(cells[9], 64, "%.2f", p->time.recompute);
-			snprintf(cells[10], 64, "%.2f", p->time.tp_comm + p->time.cp_comm +
-							   p->time.ep_comm);
-			snprintf(cells[11], 64, "%.2f", p->time.pp_comm);
-			snprintf(cells[12], 64, "%.2f", p->time.dp_comm_exposed);
-			snprintf(cells[13], 64, "%.2f", p->time.bubble);
-			for (int k = 0; k < 14; k++)
-				cp[k] = cells[k];
-			table_row(stdout, cols, ncols, cp);
-		}
-	}
-
-	printf("\nStrategy families (best member, or why none works):\n");
-	for (int f = 0; f < FAM_COUNT; f++) {
-		const struct search_family_result *fr = &r.family[f];
-		char lb[128];
-		if (fr->found) {
-			short_layout(&fr->layout, lb, sizeof lb);
-			printf("  %-15s %8.3f s  %5.1f %% MFU  %5.1f GiB  %s",
-			       family_name((enum family)f), fr->pred.step_time_s,
-			       100 * fr->pred.mfu, fr->pred.mem.total / GIB, lb);
-			if (r.n_top > 0 && fr->pred.step_time_s > r.top_preds[0].step_time_s)
-				printf("  (%.2fx the best)",
-				       fr->pred.step_time_s / r.top_preds[0].step_time_s);
-			printf("\n");
-		} else if (fr->any_oom) {
-			printf("  %-15s none fits: needs %.1f GiB per GPU, has %.1f\n",
-			       family_name((enum family)f), fr->min_oom_bytes / GIB,
-			       in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
-							  : in.cluster.gpu.mem_gib);
-		} else if (fr->why != REJECT_NONE) {
-			printf("  %-15s impossible: ", family_name((enum family)f));
-			family_reasons(stdout, &in, fr);
-		} else {
-			printf("  %-15s not enumerated for %ld GPUs\n",
-			       family_name((enum family)f), cluster_gpus(&in.cluster));
-		}
-	}
-	if (r.n_top == 0) {
-		double need = -1;
-		for (int f = 0; f < FAM_COUNT; f++)
-			if (r.family[f].any_oom &&
-			    (need < 0 || r.family[f].min_oom_bytes < need))
-				need = r.family[f].min_oom_bytes;
-		if (need > 0)
-			fprintf(stderr, "pplan: no layout of %s fits on %ld GPUs: the smallest needs %.1f GiB per GPU, a %s has %.1f\n",
-				in.model.name, cluster_gpus(&in.cluster), need / GIB,
-				in.cluster.gpu.name,
-				in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
-							   : in.cluster.gpu.mem_gib);
-		else
-			fprintf(stderr, "pplan: no valid layout of %s on %ld GPUs (see the strategy families above)\n",
-				in.model.name, cluster_gpus(&in.cluster));
+		print_no_fit(&in, &r);
 		search_free(&r);
 		return 2;
 	}
-	if (r.n_top > 0) {
-		char lb[256];
-		layout_format(&r.top_layouts[0], lb, sizeof lb);
-		printf("\nBest layout: %s\n", lb);
-		printf("  predict it: pplan predict --model %s --gpus %ld --layout %s\n",
-		       in.model.name, cluster_gpus(&in.cluster), lb);
-		printf("Megatron-LM flags:\n");
-		report_megatron_flags(stdout, &in.model, &r.top_layouts[0], &in.opts);
+	if (a.emit) {
+		struct train_opts o;
+		struct emit_input ei = best_input(&in, &r, &o);
+		emit_config(stdout, stderr, a.emit_fmt, &ei);
 	}
-
 	if (in.json_path) {
-		cJSON *doc = cJSON_CreateObject(), *jrej, *arr;
-		cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
-		cJSON_AddItemToObject(doc, "model", report_model_json(&in.model));
-		cJSON_AddItemToObject(doc, "cluster", report_cluster_json(&in.cluster));
-		cJSON_AddNumberToObject(doc, "global_batch", (double)in.global_batch);
-		cJSON_AddNumberToObject(doc, "seq_length", (double)in.opts.seq);
-		cJSON_AddStringToObject(doc, "precision", precision_name(in.opts.precision));
-		cJSON_AddItemToObject(doc, "framework", report_framework_json(&in.opts));
-		cJSON_AddNumberToObject(doc, "evaluated", (double)r.evaluated);
-		cJSON_AddNumberToObject(doc, "feasible", (double)r.feasible);
-		cJSON_AddNumberToObject(doc, "search_time_s", r.seconds);
-		jrej = cJSON_AddObjectToObject(doc, "rejected");
-		for (int i = 0; i < n_rej; i++)
-			cJSON_AddNumberToObject(jrej, reject_key(rej[i]),
-						(double)r.rejected[rej[i]]);
-		arr = cJSON_AddArrayToObject(doc, "layouts");
-		for (int i = 0; i < r.n_top; i++) {
-			cJSON *it = report_prediction_fields(&r.top_preds[i]);
-			cJSON_AddItemToObject(it, "layout",
-					      report_layout_json(&r.top_layouts[i], &in.opts));
-			cJSON_AddItemToArray(arr, it);
-		}
-		arr = cJSON_AddObjectToObject(doc, "families");
-		for (int f = 0; f < FAM_COUNT; f++) {
-			const struct search_family_result *fr = &r.family[f];
-			cJSON *it = cJSON_AddObjectToObject(arr, family_name((enum family)f));
-			cJSON_AddBoolToObject(it, "found", fr->found);
-			if (fr->found) {
-				cJSON_AddItemToObject(it, "layout",
-						      report_layout_json(&fr->layout, &in.opts));
-				cJSON_AddNumberToObject(it, "step_time_s", fr->pred.step_time_s);
-				cJSON_AddNumberToObject(it, "mfu", fr->pred.mfu);
-				cJSON_AddNumberToObject(it, "memory_gib", fr->pred.mem.total / GIB);
-			} else if (fr->any_oom) {
-				cJSON_AddNumberToObject(it, "min_memory_gib", fr->min_oom_bytes / GIB);
-			} else {
-				cJSON_AddStringToObject(it, "why", fr->why_msg);
-			}
-		}
-		/* Every priced layout, for `pplan report html`'s plot: compact
-		 * rows named by point_fields (family: the index in families). */
-		cJSON_AddNumberToObject(doc, "memory_cap_gib",
-					in.opts.max_memory_gib > 0 ? in.opts.max_memory_gib
-								   : in.cluster.gpu.mem_gib);
-		arr = cJSON_AddArrayToObject(doc, "point_fields");
-		cJSON_AddItemToArray(arr, cJSON_CreateString("step_time_s"));
-		cJSON_AddItemToArray(arr, cJSON_CreateString("memory_gib"));
-		cJSON_AddItemToArray(arr, cJSON_CreateString("feasible"));
-		cJSON_AddItemToArray(arr, cJSON_CreateString("family"));
-		arr = cJSON_AddArrayToObject(doc, "family_names");
-		for (int f = 0; f < FAM_COUNT; f++)
-			cJSON_AddItemToArray(arr, cJSON_CreateString(family_name((enum family)f)));
-		cJSON_AddBoolToObject(doc, "points_incomplete", r.points_incomplete);
-		arr = cJSON_AddArrayToObject(doc, "points");
-		for (long i = 0; i < r.n_points; i++) {
-			const struct search_point *pt = &r.points[i];
-			double row[4] = { round_sig(pt->step_time_s), round_sig(pt->mem_gib),
-					  pt->feasible, pt->family };
-			cJSON_AddItemToArray(arr, cJSON_CreateDoubleArray(row, 4));
-		}
-		st = json_write_atomic(in.json_path, doc, &e);
+		cJSON *doc = search_json(&in, &a, &r);
+		st = cli_write_json(in.json_path, doc, &e);
 		cJSON_Delete(doc);
-		if (st != PPLAN_OK) {
-			search_free(&r);
-			return cli_fail(st, &e);
-		}
 	}
+	if (st == PPLAN_OK && a.csv_path)
+		st = write_csv(a.csv_path, &in, &r, &e);
 	search_free(&r);
-	return 0;
+	return st == PPLAN_OK ? 0 : cli_fail(st, &e);
 }

@@ -101,7 +101,7 @@ static cJSON *simulation_json(const struct cli_inputs *in,
 	return doc;
 }
 
-static void print_table(const struct des_result *r)
+static void print_table(FILE *f, const struct des_result *r)
 {
 	static const struct table_col cols[] = {
 		{ "stage", "", 5, 0 },           { "busy", "(s)", 9, 0 },
@@ -116,7 +116,7 @@ static void print_table(const struct des_result *r)
 
 	for (int i = 0; i < N; i++)
 		cells[i] = b[i];
-	table_header(stdout, cols, N);
+	table_header(f, cols, N);
 	for (int i = 0; i < r->stages; i++) {
 		const struct des_stage *o = &r->stage[i];
 		snprintf(b[0], 32, "%d", i);
@@ -128,24 +128,28 @@ static void print_table(const struct des_result *r)
 		table_num(b[6], 32, "%.4f", o->end_s);
 		snprintf(b[7], 32, "%ld", o->peak_inflight_chunks);
 		table_num(b[8], 32, "%.2f", o->peak_inflight);
-		table_row(stdout, cols, N, cells);
+		table_row(f, cols, N, cells);
 	}
 }
 
-static void print_summary(const struct layout *l, const struct prediction *p,
+static void print_summary(FILE *f, const struct layout *l, const struct prediction *p,
 			  const struct pipe_schedule *s,
 			  const struct des_result *r)
 {
-	printf("# step time        %.4f s simulated (closed form %.4f s, %+.1f %%)\n",
+	fprintf(f, "# step time        %.4f s simulated (closed form %.4f s, %+.1f %%)\n",
 	       r->step_time_s, p->step_time_s,
 	       p->step_time_s > 0 ? 100 * (r->step_time_s / p->step_time_s - 1) : 0.0);
-	printf("# pipeline span    %.4f s, then DP reduction exposed %.4f s and optimizer %.4f s\n",
+	fprintf(f, "# pipeline span    %.4f s, then DP reduction exposed %.4f s and optimizer %.4f s\n",
 	       r->pipeline_span_s, r->dp_exposed_s, r->optimizer_s);
-	printf("# bubble fraction  %.2f %% mean simulated; closed forms: cost model %.2f %%, uniform durations %.2f %%\n",
+	fprintf(f, "# bubble time      %.4f s simulated (the span minus the busiest stage's busy time)\n",
+		r->bubble_s);
+	fprintf(f, "# bubble fraction  %.2f %% mean simulated; closed forms: cost model %.2f %%, uniform durations %.2f %%\n",
 	       100 * r->bubble_fraction, 100 * p->bubble_fraction,
 	       100 * des_bubble_closed_form(l->schedule, l->pp, s->microbatches, l->vp));
-	printf("# simulated        %ld ops (%d stages x %d chunks, %ld microbatches)\n",
-	       r->ops, s->pp, s->vp, s->microbatches);
+	fprintf(f, "# simulated        %ld ops (%d %s x %d %s, %ld %s)\n",
+		r->ops, s->pp, s->pp == 1 ? "stage" : "stages", s->vp,
+		s->vp == 1 ? "chunk" : "chunks", s->microbatches,
+		s->microbatches == 1 ? "microbatch" : "microbatches");
 }
 
 struct sim_args {
@@ -233,6 +237,7 @@ int cmd_simulate(int argc, char **argv)
 	enum pplan_status st;
 	int rc = 0;
 	char lbuf[256];
+	FILE *out;
 
 	cli_inputs_init(&in);
 	if (parse_args(argc, argv, &in, &a, &rc) < 0)
@@ -257,35 +262,58 @@ int cmd_simulate(int argc, char **argv)
 		return cli_fail(st, &e);
 	}
 
-	cli_print_config(stdout, "simulate", &in);
-	layout_format(&l, lbuf, sizeof lbuf);
-	printf("# layout    %s (%ld microbatches per step)\n", lbuf, p.microbatches);
-	printf("# durations per microbatch and model chunk: fwd %.3f ms, bwd %.3f ms (weight gradient %.3f ms); "
-	       "embedding +%.3f/+%.3f ms, LM head +%.3f/+%.3f ms; p2p %.3f ms (%ld bytes)\n",
-	       1e3 * k.fwd_s, 1e3 * k.bwd_s, 1e3 * k.bwd_w_s,
-	       1e3 * k.first_extra_fwd_s, 1e3 * k.first_extra_bwd_s,
-	       1e3 * k.last_extra_fwd_s, 1e3 * k.last_extra_bwd_s,
-	       1e3 * k.p2p_s, s->act_bytes);
-	printf("# per stage: DP reduction %.3f ms in %d buckets per chunk (%s), optimizer %.3f ms\n",
-	       1e3 * k.dp_reduce_s, k.dp_buckets,
-	       k.dp_overlap ? "overlapped with the backward" : "after the backward",
-	       1e3 * k.optimizer_s);
-	if (!p.feasible)
-		printf("# note: this layout does not fit in memory (%s); simulated anyway\n",
-		       p.reject_msg);
-	printf("#\n");
-	print_table(&r);
-	print_summary(&l, &p, s, &r);
-	if (a.timeline) {
-		printf("\n");
-		trace_timeline_print(stdout, s, &r, TIMELINE_COLS);
+	{
+		struct prediction q;
+		des_apply(&p, &r, &q);
+		st = predict_check(&l, &q, &e);
+		if (st != PPLAN_OK) {
+			des_result_free(&r);
+			schedule_free(s);
+			return cli_fail(st, &e);
+		}
 	}
+	out = cli_text_stream(&in);
+	cli_print_config(out, "simulate", &in);
+	layout_format(&l, lbuf, sizeof lbuf);
+	fprintf(out, "# layout    %s (%ld %s per step)\n", lbuf, p.microbatches,
+		p.microbatches == 1 ? "microbatch" : "microbatches");
+	fprintf(out, "# durations per microbatch and model chunk: fwd %.3f ms, bwd %.3f ms (weight gradient %.3f ms); "
+		"embedding +%.3f/+%.3f ms, LM head +%.3f/+%.3f ms\n",
+		1e3 * k.fwd_s, 1e3 * k.bwd_s, 1e3 * k.bwd_w_s,
+		1e3 * k.first_extra_fwd_s, 1e3 * k.first_extra_bwd_s,
+		1e3 * k.last_extra_fwd_s, 1e3 * k.last_extra_bwd_s);
+	if (l.pp > 1)
+		fprintf(out, "# p2p: %.2f MB per transfer, %.3f ms each, folded into fwd and bwd above (blocking send/recv: the data is at the peer when the op ends)\n",
+			(double)s->act_bytes / 1e6, 1e3 * p.p2p_s);
+	fprintf(out, "# per stage: DP reduction %.3f ms in %d %s per chunk (%s), optimizer %.3f ms\n",
+		1e3 * k.dp_reduce_s, k.dp_buckets, k.dp_buckets == 1 ? "bucket" : "buckets",
+		k.dp_overlap ? "overlapped with the backward" : "after the backward",
+		1e3 * k.optimizer_s);
+	if (!p.feasible)
+		fprintf(out, "# note: this layout does not fit in memory (%s); simulated anyway\n",
+			p.reject_msg);
+	fprintf(out, "#\n");
+	print_table(out, &r);
+	print_summary(out, &l, &p, s, &r);
+	if (in.train_tokens > 0) {
+		struct prediction q;
+		char tt[64], n[32];
+		des_apply(&p, &r, &q);
+		cli_train_time(tt, sizeof tt, &in, &q);
+		cli_format_count(n, sizeof n, in.train_tokens);
+		fprintf(out, "# time to train %s tokens: %s\n", n, tt);
+	}
+	if (a.timeline) {
+		fprintf(out, "\n");
+		trace_timeline_print(out, s, &r, TIMELINE_COLS);
+	}
+	cli_text_close(out);
 
 	if (a.trace)
 		st = trace_write(a.trace, s, &r, &e);
 	if (st == PPLAN_OK && in.json_path) {
 		cJSON *doc = simulation_json(&in, &l, &p, s, &k, &r);
-		st = doc ? json_write_atomic(in.json_path, doc, &e)
+		st = doc ? cli_write_json(in.json_path, doc, &e)
 			 : perr_set(&e, PPLAN_ENOMEM, "simulate: out of memory for the report");
 		cJSON_Delete(doc);
 	}

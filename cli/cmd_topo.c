@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_common.h"
 #include "cluster.h"
 #include "discover.h"
 #include "gpu.h"
@@ -71,7 +72,8 @@ static void print_host(FILE *f, const struct host_topo *h, const char *nvml_note
 {
 	char b[4][16];
 
-	fprintf(f, "# pplan topo: %s\n", h->source);
+	cli_print_provenance(f, "topo");
+	fprintf(f, "# source    %s\n", h->source);
 	fprintf(f, "# host %s: packages %s, NUMA nodes %s%s, cores %s, PUs %s\n",
 		h->hostname[0] ? h->hostname : "?", count(h->packages, b[0]),
 		count(h->numa_nodes, b[1]),
@@ -147,9 +149,13 @@ static void print_cluster(FILE *f, const struct cluster *c)
 		c->nvlink.bw_gbps);
 	if (c->has_link_matrix)
 		fprintf(f, " (link matrix, %.0f GB/s per link)", c->nvlink_link_gbps);
-	fprintf(f, "\n# network: %d NIC%s x %.1f GB/s per node, %.1f GB/s per GPU, %s\n",
-		c->nics_per_node, c->nics_per_node == 1 ? "" : "s", c->nic_gbps,
-		c->net.bw_gbps, c->rail_aligned ? "rail-aligned" : "not rail-aligned");
+	if (c->nics_per_node == 0)
+		fprintf(f, "\n# network: no NIC found in the source; the cluster file assumes %.1f GB/s per GPU between nodes (give --nic-gbits N to set it)\n",
+			c->net.bw_gbps);
+	else
+		fprintf(f, "\n# network: %d NIC%s x %.1f GB/s per node, %.1f GB/s per GPU, %s\n",
+			c->nics_per_node, c->nics_per_node == 1 ? "" : "s", c->nic_gbps,
+			c->net.bw_gbps, c->rail_aligned ? "rail-aligned" : "not rail-aligned");
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

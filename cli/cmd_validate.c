@@ -114,7 +114,8 @@ int cmd_validate(int argc, char **argv)
 		cJSON_AddStringToObject(doc, "file", path);
 		jcases = cJSON_AddArrayToObject(doc, "cases");
 	}
-	printf("# pplan validate %s: %d published runs\n", path, n);
+	cli_print_provenance(stdout, "validate");
+	printf("# cases     %s: %d published runs\n", path, n);
 	if (!quiet)
 		table_header(stdout, cols, ncols);
 	for (int i = 0; i < n; i++) {

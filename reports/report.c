@@ -1,4 +1,4 @@
-/* report.c: pplan.prediction/1 documents and Megatron-LM flags. */
+/* report.c: pplan.prediction/1 documents (the Megatron-LM flags are in emit.c). */
 #include "report.h"
 
 #include <math.h>
@@ -152,46 +152,4 @@ cJSON *report_prediction_json(const struct model_spec *m,
 	}
 	cJSON_Delete(fields);
 	return doc;
-}
-
-void report_megatron_flags(FILE *f, const struct model_spec *m,
-			   const struct layout *l, const struct train_opts *o)
-{
-	fprintf(f, "  --tensor-model-parallel-size %d --pipeline-model-parallel-size %d",
-		l->tp, l->pp);
-	if (l->cp > 1)
-		fprintf(f, " --context-parallel-size %d", l->cp);
-	if (l->ep > 1)
-		fprintf(f, " --expert-model-parallel-size %d", l->ep);
-	if (l->vp > 1)
-		fprintf(f, " --num-layers-per-virtual-pipeline-stage %d",
-			m->layers / (l->pp * l->vp));
-	fprintf(f, " \\\n  --micro-batch-size %d --global-batch-size %ld --seq-length %ld",
-		l->mbs, l->gbs, o->seq);
-	if (l->sp)
-		fprintf(f, " --sequence-parallel");
-	if (l->recompute == RECOMPUTE_SELECTIVE)
-		fprintf(f, " --recompute-activations");
-	else if (l->recompute == RECOMPUTE_FULL)
-		fprintf(f, " --recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
-	if (l->zero == 1)
-		fprintf(f, " --use-distributed-optimizer");
-	else if (l->zero == 2)
-		fprintf(f, " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads");
-	else if (l->zero == 3)
-		fprintf(f, " --use-custom-fsdp --data-parallel-sharding-strategy optim_grads_params");
-	if (o->b.overlap_grad_reduce && l->dp * l->cp > 1)
-		fprintf(f, " --overlap-grad-reduce");
-	if (o->b.overlap_param_gather && l->zero == 1)
-		fprintf(f, " --overlap-param-gather");
-	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
-		fprintf(f, " --tp-comm-overlap");
-	if (o->b.attention == FW_ATTN_UNFUSED)
-		fprintf(f, " --attention-backend unfused");
-	if (o->b.grad_bytes == 2 && o->precision != PREC_FP16)
-		fprintf(f, " --grad-reduce-in-bf16");
-	fprintf(f, " --%s", o->precision == PREC_FP16 ? "fp16" : "bf16");
-	if (o->precision == PREC_FP8)
-		fprintf(f, " --fp8-format hybrid");
-	fprintf(f, "\n");
 }

@@ -28,8 +28,5 @@ cJSON *report_prediction_json(const struct model_spec *m,
 			      const struct train_opts *o,
 			      const struct prediction *p);
 
-/* The Megatron-LM command-line flags that realise l. */
-void report_megatron_flags(FILE *f, const struct model_spec *m,
-			   const struct layout *l, const struct train_opts *o);
 
 #endif

@@ -144,8 +144,10 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 	double gated = mlp_is_gated(m->mlp);
 	double T_sp = l->sp ? T / t : T;
 	double act_bytes = 2.0 * T * h; /* one activation tensor, bf16 */
-	double attn_peak = g->peak_tflops[PREC_BF16] * 1e12 *
-			   g->gemm_eff_max[PREC_BF16];
+	/* Attention runs in bf16 (in fp8 runs too), or fp16 on GPUs without
+	 * bf16 (V100, P100). */
+	enum precision ap = g->peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
+	double attn_peak = g->peak_tflops[ap] * 1e12 * g->gemm_eff_max[ap];
 
 	memset(lc, 0, sizeof *lc);
 
@@ -194,8 +196,8 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		 * then scale-mask-softmax and dropout through HBM (about 11
 		 * bytes per score forward, twice that backward). */
 		double batches = x->b * heads_l;
-		double qk = gemm_time(g, PREC_BF16, x->sl, x->s, dh);
-		double av = gemm_time(g, PREC_BF16, x->sl, dh, x->s);
+		double qk = gemm_time(g, ap, x->sl, x->s, dh);
+		double av = gemm_time(g, ap, x->sl, dh, x->s);
 		double scores = batches * x->sl * x->s;
 		lc->attn_f = batches * (qk + av) + hbm_time(g, UNFUSED_SCORE_BYTES * scores);
 		lc->attn_b = batches * 2.0 * (qk + av) +

@@ -482,10 +482,27 @@ void rank_order_default(struct rank_order *o)
 	o->inner_to_outer[3] = DIM_PP;
 }
 
+static const char *const dim_names[DIM_COUNT] = { "tp", "cp", "dp", "pp" };
+
+void rank_order_format(const struct rank_order *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-%s-%s-%s", dim_names[o->inner_to_outer[0]],
+		 dim_names[o->inner_to_outer[1]], dim_names[o->inner_to_outer[2]],
+		 dim_names[o->inner_to_outer[3]]);
+}
+
+int rank_order_eq(const struct rank_order *a, const struct rank_order *b)
+{
+	for (int i = 0; i < DIM_COUNT; i++)
+		if (a->inner_to_outer[i] != b->inner_to_outer[i])
+			return 0;
+	return 1;
+}
+
 enum pplan_status rank_order_parse(const char *s, struct rank_order *o,
 				   struct perr *e)
 {
-	static const char *const names[DIM_COUNT] = { "tp", "cp", "dp", "pp" };
+	const char *const *names = dim_names;
 	char buf[64];
 	char *save = NULL, *tok;
 	int n = 0;

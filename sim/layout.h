@@ -151,6 +151,9 @@ struct rank_order {
 
 /* "tp-cp-dp-pp" (the default, innermost first). */
 void rank_order_default(struct rank_order *o);
+/* "tp-cp-dp-pp" into buf. */
+void rank_order_format(const struct rank_order *o, char *buf, size_t len);
+int rank_order_eq(const struct rank_order *a, const struct rank_order *b);
 enum pplan_status rank_order_parse(const char *s, struct rank_order *o,
 				   struct perr *e);
 

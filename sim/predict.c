@@ -3,6 +3,9 @@
 
 #include "des.h"
 
+#include <math.h>
+#include <stdio.h>
+
 void predict_des_costs(const struct layout *l, const struct train_opts *o,
 		       const struct prediction *p, struct des_costs *k)
 {
@@ -57,4 +60,64 @@ enum pplan_status predict_layout(const struct model_spec *m,
 	if (st != PPLAN_OK || !o->use_des)
 		return st;
 	return predict_simulate(l, o, p, e);
+}
+
+static enum pplan_status impossible(const struct layout *l, const char *term,
+				    double v, const char *unit, struct perr *e)
+{
+	char lb[256];
+	layout_format(l, lb, sizeof lb);
+	return perr_set(e, PPLAN_EINTERNAL,
+			"internal error: the predicted %s is %g%s for %s; this is a bug in pplan's model, not in the input",
+			term, v, unit, lb);
+}
+
+enum pplan_status predict_check(const struct layout *l,
+				const struct prediction *p, struct perr *e)
+{
+	const struct { const char *name; double v; int positive; } times[] = {
+		{ "compute time", p->time.compute, 1 },
+		{ "recompute time", p->time.recompute, 0 },
+		{ "TP communication time", p->time.tp_comm, 0 },
+		{ "CP communication time", p->time.cp_comm, 0 },
+		{ "EP communication time", p->time.ep_comm, 0 },
+		{ "PP communication time", p->time.pp_comm, 0 },
+		{ "exposed DP communication time", p->time.dp_comm_exposed, 0 },
+		{ "total DP communication time", p->time.dp_comm_total, 0 },
+		{ "bubble time", p->time.bubble, 0 },
+		{ "optimizer time", p->time.optimizer, 0 },
+		{ "step time", p->step_time_s, 1 },
+	};
+	const struct { const char *name; double v; } bytes[] = {
+		{ "weight memory", p->mem.weights },
+		{ "gradient memory", p->mem.gradients },
+		{ "optimizer-state memory", p->mem.optimizer },
+		{ "activation memory", p->mem.activations },
+		{ "other memory", p->mem.other },
+		{ "total memory", p->mem.total },
+	};
+	const struct { const char *name; double v; } fractions[] = {
+		{ "MFU", p->mfu }, { "HFU", p->hfu },
+		{ "bubble fraction", p->bubble_fraction },
+	};
+
+	for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+		if (!isfinite(times[i].v) || times[i].v < 0 ||
+		    (times[i].positive && !(times[i].v > 0)))
+			return impossible(l, times[i].name, times[i].v, " s", e);
+	for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++)
+		if (!isfinite(bytes[i].v) || bytes[i].v < 0)
+			return impossible(l, bytes[i].name, bytes[i].v / (1024.0 * 1024 * 1024),
+					  " GiB", e);
+	if (!(p->mem.total > 0) || p->mem.total < p->mem.weights)
+		return impossible(l, "total memory (below the weights)",
+				  p->mem.total / (1024.0 * 1024 * 1024), " GiB", e);
+	for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
+		if (!isfinite(fractions[i].v) || fractions[i].v < 0 || fractions[i].v > 1)
+			return impossible(l, fractions[i].name, 100 * fractions[i].v, " %", e);
+	if (!isfinite(p->tokens_per_s) || !(p->tokens_per_s > 0))
+		return impossible(l, "throughput", p->tokens_per_s, " tokens/s", e);
+	if (!isfinite(p->tflops_per_gpu) || !(p->tflops_per_gpu > 0))
+		return impossible(l, "rate", p->tflops_per_gpu, " TFLOP/s per GPU", e);
+	return PPLAN_OK;
 }

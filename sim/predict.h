@@ -29,4 +29,13 @@ enum pplan_status predict_simulate(const struct layout *l,
 				   const struct train_opts *o,
 				   struct prediction *p, struct perr *e);
 
+/* Every number of p is possible: times finite and not negative (the step
+ * and compute above zero), MFU, HFU and the bubble fraction in 0..1,
+ * throughput finite and positive, memory terms finite and not negative
+ * with the total at least the weights.  Anything else is a bug in the
+ * model, not in the input: PPLAN_EINTERNAL with a sentence naming the
+ * term, its value and the layout. */
+enum pplan_status predict_check(const struct layout *l,
+				const struct prediction *p, struct perr *e);
+
 #endif

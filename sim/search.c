@@ -18,6 +18,7 @@
  */
 #include "search.h"
 
+#include "defaults.h"
 #include "predict.h"
 
 #include <math.h>
@@ -60,8 +61,11 @@ void search_params_default(struct search_params *sp)
 	sp->max_mbs = 16;
 	sp->max_vp = 16;
 	sp->max_cp = 32;
-	sp->cp_min_tokens = 0;
 	sp->keep_points = 0;
+	sp->cp_min_tokens = DEFAULT_CP_MIN_TOKENS;
+	sp->n_orders = 2;
+	rank_order_default(&sp->orders[0]);
+	rank_order_parse("tp-cp-pp-dp", &sp->orders[1], NULL);
 }
 
 struct state {
@@ -77,6 +81,9 @@ struct state {
 	int deferred[MAX_DEFERRED][3];
 	int n_deferred;
 	long cap_points;     /* allocated length of r->points */
+	/* The first impossible prediction stops the search (predict_check). */
+	enum pplan_status failed;
+	struct perr err;
 };
 
 /* ---- counting ------------------------------------------------------------ */
@@ -93,7 +100,7 @@ static void count_reject(struct state *s, const struct layout *l, enum reject wh
 
 /* Inserts a feasible prediction into the top list, best first. */
 static void top_insert(struct state *s, const struct layout *l,
-		       const struct prediction *p)
+		       const struct rank_order *o, const struct prediction *p)
 {
 	struct search_result *r = s->r;
 	int k = s->keep, i;
@@ -103,10 +110,12 @@ static void top_insert(struct state *s, const struct layout *l,
 	while (i > 0 && r->top_preds[i - 1].step_time_s > p->step_time_s) {
 		r->top_preds[i] = r->top_preds[i - 1];
 		r->top_layouts[i] = r->top_layouts[i - 1];
+		r->top_orders[i] = r->top_orders[i - 1];
 		i--;
 	}
 	r->top_preds[i] = *p;
 	r->top_layouts[i] = *l;
+	r->top_orders[i] = *o;
 }
 
 /* Appends p to the points (search_params.keep_points). */
@@ -132,7 +141,7 @@ static void record_point(struct state *s, const struct layout *l,
 }
 
 static void keep(struct state *s, const struct layout *l,
-		 const struct prediction *p)
+		 const struct rank_order *o, const struct prediction *p)
 {
 	struct search_family_result *f = &s->r->family[family_of(l)];
 
@@ -152,9 +161,10 @@ static void keep(struct state *s, const struct layout *l,
 	if (!f->found || p->step_time_s < f->pred.step_time_s) {
 		f->found = 1;
 		f->layout = *l;
+		f->order = *o;
 		f->pred = *p;
 	}
-	top_insert(s, l, p);
+	top_insert(s, l, o, p);
 }
 
 /* ---- stage 3: the cheap choices of one shape -------------------------------- */
@@ -168,21 +178,54 @@ static long product_digit(long *k, long radix)
 	return d;
 }
 
+static int same_link(const struct link *a, const struct link *b)
+{
+	return a->cls == b->cls && a->bw_gbps == b->bw_gbps && a->eff == b->eff &&
+	       a->latency_s == b->latency_s;
+}
+
+/* A second rank order changes nothing unless pp and dp both exceed 1 and
+ * it puts some group on another link; Megatron-LM offers it only without
+ * CP and EP. */
+static int order_applies(const struct state *s, int k, const struct layout *l)
+{
+	struct train_opts a = *s->o, b = *s->o;
+	struct group_links ga, gb;
+	if (k == 0)
+		return 1;
+	if (rank_order_eq(&s->sp->orders[k], &s->sp->orders[0]) ||
+	    l->pp == 1 || l->dp == 1 || l->cp > 1 || l->ep > 1)
+		return 0;
+	a.order = s->sp->orders[0];
+	b.order = s->sp->orders[k];
+	cost_group_links(s->c, l, &a, &ga);
+	cost_group_links(s->c, l, &b, &gb);
+	return !(same_link(&ga.tp, &gb.tp) && same_link(&ga.dp, &gb.dp) &&
+		 same_link(&ga.pp, &gb.pp));
+}
+
 static void price_one(struct state *s, const struct layout *l)
 {
-	struct prediction p;
 	enum reject why = REJECT_NONE;
 
 	if (layout_check(l, s->m, s->gpus, &why, NULL) != PPLAN_OK) {
 		count_reject(s, l, why);
 		return;
 	}
-	s->r->predicted++;
-	if (cost_predict(s->m, s->c, l, s->o, &p, NULL) != PPLAN_OK) {
-		count_reject(s, l, p.reject != REJECT_NONE ? p.reject : REJECT_PRECISION);
-		return;
+	for (int k = 0; k < s->sp->n_orders && !s->failed; k++) {
+		struct train_opts o = *s->o;
+		struct prediction p;
+		if (!order_applies(s, k, l))
+			continue;
+		o.order = s->sp->orders[k];
+		s->r->predicted++;
+		if (cost_predict(s->m, s->c, l, &o, &p, NULL) != PPLAN_OK) {
+			count_reject(s, l, p.reject != REJECT_NONE ? p.reject : REJECT_PRECISION);
+			continue;
+		}
+		s->failed = predict_check(l, &p, &s->err);
+		keep(s, l, &o.order, &p);
 	}
-	keep(s, l, &p);
 }
 
 /* Micro-batch sizes: powers of two up to max_mbs that divide the
@@ -240,7 +283,7 @@ static void price_shape(struct state *s, struct layout base)
 						    : s->o->fw->zero_with_pp) : 1;
 	n_sched = schedule_list(s, &base, scheds);
 	total = (long)n_mbs * n_sp * n_rc * n_z * n_sched;
-	for (long i = 0; i < total; i++) {
+	for (long i = 0; i < total && !s->failed; i++) {
 		struct layout l = base;
 		long k = i;
 		l.schedule = scheds[product_digit(&k, n_sched)];
@@ -342,7 +385,7 @@ static void enumerate_degrees(struct state *s)
 
 	for (long cp = 1; cp <= s->sp->max_cp && ncp < 8; cp *= 2)
 		cps[ncp++] = cp;
-	for (long i = 0; i < (long)nd * nd * ncp; i++) {
+	for (long i = 0; i < (long)nd * nd * ncp && !s->failed; i++) {
 		long k = i, cp, pp, tp;
 		struct layout l;
 		cp = cps[product_digit(&k, ncp)];
@@ -387,14 +430,17 @@ static void sort_top(struct search_result *r)
 	for (int i = 1; i < r->n_top; i++) { /* insertion sort: n is small */
 		struct prediction p = r->top_preds[i];
 		struct layout l = r->top_layouts[i];
+		struct rank_order o = r->top_orders[i];
 		int j = i;
 		while (j > 0 && r->top_preds[j - 1].step_time_s > p.step_time_s) {
 			r->top_preds[j] = r->top_preds[j - 1];
 			r->top_layouts[j] = r->top_layouts[j - 1];
+			r->top_orders[j] = r->top_orders[j - 1];
 			j--;
 		}
 		r->top_preds[j] = p;
 		r->top_layouts[j] = l;
+		r->top_orders[j] = o;
 	}
 }
 
@@ -403,21 +449,31 @@ static void sort_top(struct search_result *r)
 static void simulate_survivors(struct state *s)
 {
 	struct search_result *r = s->r;
-	for (int i = 0; i < r->n_top; i++)
-		predict_simulate(&r->top_layouts[i], s->o, &r->top_preds[i], NULL);
+	for (int i = 0; i < r->n_top && !s->failed; i++) {
+		struct train_opts o = *s->o;
+		o.order = r->top_orders[i];
+		predict_simulate(&r->top_layouts[i], &o, &r->top_preds[i], NULL);
+		s->failed = predict_check(&r->top_layouts[i], &r->top_preds[i], &s->err);
+	}
 	sort_top(r);
 	if (r->n_top > s->sp->top_k)
 		r->n_top = s->sp->top_k;
-	for (int f = 0; f < FAM_COUNT; f++)
-		if (r->family[f].found)
-			predict_simulate(&r->family[f].layout, s->o,
-					 &r->family[f].pred, NULL);
+	for (int f = 0; f < FAM_COUNT && !s->failed; f++) {
+		struct search_family_result *fr = &r->family[f];
+		struct train_opts o = *s->o;
+		if (!fr->found)
+			continue;
+		o.order = fr->order;
+		predict_simulate(&fr->layout, &o, &fr->pred, NULL);
+		s->failed = predict_check(&fr->layout, &fr->pred, &s->err);
+	}
 	/* A simulated survivor may beat its family's closed-form best. */
 	for (int i = 0; i < r->n_top; i++) {
 		struct search_family_result *f = &r->family[family_of(&r->top_layouts[i])];
 		if (r->top_preds[i].step_time_s < f->pred.step_time_s) {
 			f->pred = r->top_preds[i];
 			f->layout = r->top_layouts[i];
+			f->order = r->top_orders[i];
 		}
 	}
 }
@@ -460,10 +516,14 @@ enum pplan_status search_run(const struct model_spec *m,
 {
 	struct state *s;
 	struct timespec t0, t1;
+	enum pplan_status st;
 
 	memset(r, 0, sizeof *r);
 	if (sp->gbs < 1)
 		return perr_set(e, PPLAN_EINPUT, "the global batch must be positive");
+	if (sp->n_orders < 1 || sp->n_orders > 2)
+		return perr_set(e, PPLAN_EINPUT, "one or two rank orders, not %d",
+				sp->n_orders);
 	if (sp->top_k < 1 || sp->top_k > 1000)
 		return perr_set(e, PPLAN_EINPUT,
 				"the number of layouts to keep must be between 1 and 1000, not %d",
@@ -478,31 +538,41 @@ enum pplan_status search_run(const struct model_spec *m,
 	s->keep = o->use_des ? 4 * sp->top_k + 16 : sp->top_k;
 	r->top_layouts = calloc((size_t)s->keep, sizeof *r->top_layouts);
 	r->top_preds = calloc((size_t)s->keep, sizeof *r->top_preds);
-	if (!r->top_layouts || !r->top_preds) {
+	r->top_orders = calloc((size_t)s->keep, sizeof *r->top_orders);
+	if (!r->top_layouts || !r->top_preds || !r->top_orders) {
 		free(s);
 		search_free(r);
 		return perr_set(e, PPLAN_ENOMEM, "out of memory for the search results");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	enumerate_degrees(s);
-	widen_cp(s);
-	if (o->use_des)
+	if (!s->failed)
+		widen_cp(s);
+	if (!s->failed && o->use_des)
 		simulate_survivors(s);
 	else if (r->n_top > sp->top_k)
 		r->n_top = sp->top_k;
 	explain_families(s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+	st = s->failed;
+	if (st != PPLAN_OK) {
+		if (e)
+			*e = s->err;
+		search_free(r);
+	}
 	free(s);
-	return PPLAN_OK;
+	return st;
 }
 
 void search_free(struct search_result *r)
 {
 	free(r->top_layouts);
 	free(r->top_preds);
+	free(r->top_orders);
 	r->top_layouts = NULL;
 	r->top_preds = NULL;
+	r->top_orders = NULL;
 	r->n_top = 0;
 	free(r->points);
 	r->points = NULL;

@@ -33,6 +33,11 @@ struct search_params {
 	/* Keep every priced layout's step time and memory (search_point), for
 	 * the plot of `pplan report html`; 0: only the best K are kept. */
 	int keep_points;
+	/* Rank orders tried (1 or 2): by default Megatron-LM's two,
+	 * tp-cp-dp-pp and, with --use-tp-pp-dp-mapping, tp-cp-pp-dp (which
+	 * Megatron-LM allows without CP and EP only). */
+	int n_orders;
+	struct rank_order orders[2];
 };
 
 void search_params_default(struct search_params *sp);
@@ -41,6 +46,7 @@ void search_params_default(struct search_params *sp);
 struct search_family_result {
 	int found;
 	struct layout layout;
+	struct rank_order order;
 	struct prediction pred;
 	long rejected[REJECT_COUNT];  /* members rejected, by reason */
 	struct layout witness[REJECT_COUNT]; /* the first member each reason
@@ -71,6 +77,7 @@ struct search_result {
 	long rejected[REJECT_COUNT];  /* layouts rejected, by reason */
 	int cp_widened;          /* nothing fit without short-sequence CP: it was tried too */
 	struct layout *top_layouts;
+	struct rank_order *top_orders;   /* the rank order each was priced with */
 	struct prediction *top_preds;
 	int n_top;
 	struct search_family_result family[FAM_COUNT];
@@ -80,8 +87,9 @@ struct search_result {
 	int points_incomplete;        /* memory ran out: points is a prefix */
 };
 
-/* Fails with PPLAN_EINPUT for parameters out of range (gbs < 1, top_k not
- * in 1..1000). */
+/* o->order is ignored: sp->orders are tried.  Fails with PPLAN_EINPUT for parameters out of range (gbs < 1, top_k not
+ * in 1..1000), and with PPLAN_EINTERNAL (nothing kept) at the first
+ * prediction predict_check finds impossible. */
 enum pplan_status search_run(const struct model_spec *m,
 			     const struct cluster *c,
 			     const struct train_opts *o,

@@ -53,7 +53,7 @@ if run search --params 70B --gpus 512 --json "$tmp/search.json"; then
 	out=$tmp/search.txt
 	cp "$tmp/out" "$out"
 	# The effective configuration, as '#' lines.
-	has "$out" "^# --params 70B: nearest zoo model is " "the nearest model is said"
+	has "$out" "^# model +llama3-70b \\(the dense zoo model nearest --params 70B\\)" "the nearest model is said"
 	has "$out" "^# cluster .*512 x h100-sxm" "the cluster is echoed"
 	has "$out" "^# rejected:.*out of memory" "rejections counted by reason"
 	# Names row, then the units row right below it.
@@ -111,7 +111,7 @@ fi
 
 # ---- pplan validate -------------------------------------------------------------
 if run validate "$S/validation/calibration.json" --json "$tmp/v.json"; then
-	has "$tmp/out" "^# pplan validate .*: 101 published runs" "101 runs read"
+	has "$tmp/out" "^# cases     .*: 101 published runs" "101 runs read"
 	has "$tmp/out" "MAPE" "a MAPE summary"
 	has "$tmp/out" "^#[[:space:]]+overall[[:space:]]+[0-9]+[[:space:]]+[0-9]+\.[0-9]" \
 		"an overall MAPE line"

@@ -10,4 +10,11 @@
  * not exit.  Skips the calling test when run outside ctest. */
 int run_pplan(char *const argv[]);
 
+/* The same with stdout written to out_path and stderr to err_path (NULL:
+ * discarded). */
+int run_pplan_to(char *const argv[], const char *out_path, const char *err_path);
+
+/* Reads a whole file into a NUL-terminated buffer the caller frees. */
+char *slurp(const char *path);
+
 #endif

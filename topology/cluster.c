@@ -80,7 +80,7 @@ static enum pplan_status size_nodes(struct cluster *c, long gpus,
 				    const char *what, struct perr *e)
 {
 	if (gpus < 0)
-		return perr_set(e, PPLAN_EINPUT, "--gpus must be positive, got %ld",
+		return perr_set(e, PPLAN_EINPUT, "the GPU count must be positive, got %ld",
 				gpus);
 	if (gpus > CLUSTER_MAX_GPUS)
 		return perr_set(e, PPLAN_EINPUT,
@@ -96,6 +96,41 @@ static enum pplan_status size_nodes(struct cluster *c, long gpus,
 				"%ld GPUs is not a whole number of %s nodes of %d GPUs",
 				gpus, what, c->gpus_per_node);
 	c->num_nodes = (int)(gpus / c->gpus_per_node);
+	return PPLAN_OK;
+}
+
+enum pplan_status cluster_size(struct cluster *c, long nodes, int gpus_per_node,
+			       struct perr *e)
+{
+	int old = c->gpus_per_node;
+	if (nodes < 0 || gpus_per_node < 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"node and GPU counts must be positive, got %ld nodes of %d GPUs",
+				nodes, gpus_per_node);
+	if (gpus_per_node > old)
+		return perr_set(e, PPLAN_EINPUT,
+				"a %s node has %d GPUs, not %d", c->name, old,
+				gpus_per_node);
+	if (gpus_per_node > 0 && gpus_per_node < old) {
+		/* Part of each node: the NVLink domain keeps its nodes, the
+		 * NICs their share per GPU. */
+		c->nvlink_domain = c->nvlink_domain / old * gpus_per_node;
+		if (c->nvlink_domain < gpus_per_node)
+			c->nvlink_domain = gpus_per_node;
+		if (c->nics_per_node > 0) {
+			int nics = (int)((long)c->nics_per_node * gpus_per_node / old);
+			c->nics_per_node = nics > 0 ? nics : 1;
+			c->net.bw_gbps = c->nic_gbps * c->nics_per_node / gpus_per_node;
+		}
+		c->gpus_per_node = gpus_per_node;
+	}
+	if (nodes > 0) {
+		if (nodes * c->gpus_per_node > CLUSTER_MAX_GPUS)
+			return perr_set(e, PPLAN_EINPUT,
+					"%ld nodes of %d GPUs is more than pplan plans for (%ld GPUs)",
+					nodes, c->gpus_per_node, (long)CLUSTER_MAX_GPUS);
+		c->num_nodes = (int)nodes;
+	}
 	return PPLAN_OK;
 }
 

@@ -65,6 +65,14 @@ const char *const *cluster_preset_names(void);
 enum pplan_status cluster_preset(const char *preset, long gpus,
 				 struct cluster *c, struct perr *e);
 
+/* Resizes c to `nodes` nodes of `gpus_per_node` GPUs each (0 keeps the
+ * current value).  Fewer GPUs per node than c has uses that many GPUs of
+ * each node (e.g. 4 of a DGX H100's 8): the NVLink domain and the
+ * rail-aligned NICs shrink with them, so the network rate per GPU stays.
+ * More GPUs per node than c's nodes have is refused with a sentence. */
+enum pplan_status cluster_size(struct cluster *c, long nodes, int gpus_per_node,
+			       struct perr *e);
+
 /* The preset whose GPU is `gpu` (e.g. a100-80gb -> dgx-a100), or NULL. */
 const char *cluster_preset_for_gpu(const char *gpu);
 

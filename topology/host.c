@@ -411,9 +411,23 @@ enum pplan_status host_to_cluster(const struct host_topo *h,
 		c->nics_per_node = nics;
 		c->nic_gbps = nic_gbits / 8.0;
 		c->net.bw_gbps = c->nic_gbps * nics / n;
+	} else {
+		/* No NIC seen: nothing to count.  The file keeps a network
+		 * rate per GPU so that it still prices multi-node layouts
+		 * (--nic-gbits as one NIC per GPU, else the preset's), and
+		 * says that it is assumed. */
+		c->nics_per_node = 0;
+		/* nic_gbps stays the preset's (or --nic-gbits): a file must
+		 * name a rate, and with no NIC counted it prices nothing. */
+		if (o->nic_gbits > 0) {
+			c->nic_gbps = o->nic_gbits / 8.0;
+			c->net.bw_gbps = o->nic_gbits / 8.0;
+		}
+		snprintf(c->source, sizeof c->source,
+			 "%s; no NIC found, network %.1f GB/s per GPU assumed (%s)",
+			 h->source, c->net.bw_gbps,
+			 o->nic_gbits > 0 ? "--nic-gbits" : preset ? preset : "dgx-h100");
 	}
-	/* else: no NIC seen; keep the preset's network so that the file
-	 * still prices multi-node layouts, and say so in the source. */
 	c->rail_aligned = host_rail_aligned(h);
 	return PPLAN_OK;
 }

@@ -13,6 +13,7 @@ const char *status_str(enum pplan_status st)
 	case PPLAN_ENOMEM: return "out of host memory";
 	case PPLAN_ESYSTEM: return "system error";
 	case PPLAN_ENOTFOUND: return "not found";
+	case PPLAN_EINTERNAL: return "internal error";
 	}
 	return "unknown status";
 }
@@ -24,7 +25,8 @@ int status_exit_code(enum pplan_status st)
 	case PPLAN_EINPUT:
 	case PPLAN_ENOTFOUND: return 2;
 	case PPLAN_ENOMEM:
-	case PPLAN_ESYSTEM: return 1;
+	case PPLAN_ESYSTEM:
+	case PPLAN_EINTERNAL: return 1;
 	}
 	return 1;
 }

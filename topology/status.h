@@ -20,6 +20,7 @@ enum pplan_status {
 	PPLAN_ENOMEM,    /* allocation failed: exit 1 */
 	PPLAN_ESYSTEM,   /* I/O, MPI, CUDA, the machine: exit 1 */
 	PPLAN_ENOTFOUND, /* a lookup that found nothing (callers decide) */
+	PPLAN_EINTERNAL, /* a bug: an impossible number or state: exit 1 */
 };
 
 /* The message for the user: one sentence, no trailing newline. */

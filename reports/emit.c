@@ -1,0 +1,492 @@
+/*
+ * emit.c: launch configurations (emit.h).  Flag and key names are those
+ * of the frameworks' documentation as of 2025: Megatron-LM
+ * (megatron/training/arguments.py), NeMo 2.0 recipes and MegatronStrategy,
+ * torchtitan's job config (torchtitan/config/job_config.py), DeepSpeed's
+ * config reference.  Where a framework has no switch for part of the
+ * layout, a note says so and what the output runs instead.
+ */
+#include "emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PPLAN_VERSION
+#define PPLAN_VERSION "unknown"
+#endif
+#ifndef PPLAN_GIT_HASH
+#define PPLAN_GIT_HASH "unknown"
+#endif
+
+#define MAX_NOTES 8
+
+static const char *const format_names[EMIT_COUNT] = {
+	"megatron", "nemo", "torchtitan", "deepspeed",
+};
+
+const char *emit_format_name(enum emit_format f)
+{
+	return (f >= 0 && f < EMIT_COUNT) ? format_names[f] : "?";
+}
+
+int emit_format_parse(const char *s, enum emit_format *out)
+{
+	for (int i = 0; i < EMIT_COUNT; i++)
+		if (strcmp(s, format_names[i]) == 0) {
+			*out = (enum emit_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+struct notes {
+	char text[MAX_NOTES][256];
+	int n;
+};
+
+static void note(struct notes *n, const char *s)
+{
+	if (n->n < MAX_NOTES)
+		snprintf(n->text[n->n++], sizeof n->text[0], "%s", s);
+}
+
+static int default_order(const struct train_opts *o)
+{
+	struct rank_order d;
+	rank_order_default(&d);
+	return rank_order_eq(&o->order, &d);
+}
+
+static int alt_order(const struct train_opts *o)
+{
+	struct rank_order a;
+	rank_order_parse("tp-cp-pp-dp", &a, NULL);
+	return rank_order_eq(&o->order, &a);
+}
+
+static long microbatches(const struct layout *l)
+{
+	return layout_microbatches(l);
+}
+
+/* ---- Megatron-LM ------------------------------------------------------------ */
+
+static void megatron_notes(const struct emit_input *in, struct notes *n)
+{
+	const struct layout *l = in->l;
+	char b[256];
+	if (l->schedule == SCHED_GPIPE && l->pp > 1)
+		note(n, "schedule gpipe is not expressible in Megatron-LM: with pp > 1 and no virtual stages it runs 1F1B (these flags), whose bubble is the same and whose activation memory is lower");
+	if (l->schedule == SCHED_ZB_H1)
+		note(n, "schedule zb-h1 is not in mainline Megatron-LM: the zero-bubble authors' fork (sail-sg/zero-bubble-pipeline-parallelism) runs it with --enable-zero-bubble --zero-bubble-max-pending-backward <pp>; these flags run 1F1B");
+	if (!default_order(in->o) && !alt_order(in->o)) {
+		char o[32];
+		rank_order_format(&in->o->order, o, sizeof o);
+		snprintf(b, sizeof b, "rank order %s is not expressible in Megatron-LM (it offers tp-cp-dp-pp and, with --use-tp-pp-dp-mapping, tp-cp-pp-dp); these flags use tp-cp-dp-pp", o);
+		note(n, b);
+	}
+	if (l->zero >= 2)
+		note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor");
+	if (in->m->mlp == MLP_GEGLU)
+		note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
+}
+
+static void megatron_layout_args(FILE *f, const struct emit_input *in,
+				 const char *pre, const char *sep)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	fprintf(f, "%s--tensor-model-parallel-size %d%s", pre, l->tp, sep);
+	fprintf(f, "%s--pipeline-model-parallel-size %d%s", pre, l->pp, sep);
+	if (l->cp > 1)
+		fprintf(f, "%s--context-parallel-size %d%s", pre, l->cp, sep);
+	if (l->ep > 1)
+		fprintf(f, "%s--expert-model-parallel-size %d%s", pre, l->ep, sep);
+	if (l->vp > 1)
+		fprintf(f, "%s--num-layers-per-virtual-pipeline-stage %d%s", pre,
+			in->m->layers / (l->pp * l->vp), sep);
+	fprintf(f, "%s--micro-batch-size %d%s", pre, l->mbs, sep);
+	fprintf(f, "%s--global-batch-size %ld%s", pre, l->gbs, sep);
+	fprintf(f, "%s--seq-length %ld%s", pre, o->seq, sep);
+	if (l->sp)
+		fprintf(f, "%s--sequence-parallel%s", pre, sep);
+	if (l->recompute == RECOMPUTE_SELECTIVE)
+		fprintf(f, "%s--recompute-granularity selective%s", pre, sep);
+	else if (l->recompute == RECOMPUTE_FULL)
+		fprintf(f, "%s--recompute-granularity full --recompute-method uniform --recompute-num-layers 1%s",
+			pre, sep);
+	if (l->zero == 1)
+		fprintf(f, "%s--use-distributed-optimizer%s", pre, sep);
+	else if (l->zero >= 2)
+		fprintf(f, "%s--use-megatron-fsdp --data-parallel-sharding-strategy %s --ckpt-format fsdp_dtensor%s",
+			pre, l->zero == 2 ? "optim_grads" : "optim_grads_params", sep);
+	if (o->b.overlap_grad_reduce && l->dp * l->cp > 1)
+		fprintf(f, "%s--overlap-grad-reduce%s", pre, sep);
+	if (o->b.overlap_param_gather && l->zero >= 1 && l->dp * l->cp > 1)
+		fprintf(f, "%s--overlap-param-gather%s", pre, sep);
+	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
+		fprintf(f, "%s--tp-comm-overlap%s", pre, sep);
+	if (alt_order(o) && l->pp > 1 && l->dp > 1)
+		fprintf(f, "%s--use-tp-pp-dp-mapping%s", pre, sep);
+	if (o->b.attention == FW_ATTN_UNFUSED)
+		fprintf(f, "%s--attention-backend unfused%s", pre, sep);
+	if (o->b.grad_bytes == 2 && o->precision != PREC_FP16)
+		fprintf(f, "%s--grad-reduce-in-bf16%s", pre, sep);
+	fprintf(f, "%s--%s%s", pre, o->precision == PREC_FP16 ? "fp16" : "bf16", sep);
+	if (o->precision == PREC_FP8)
+		fprintf(f, "%s--fp8-format hybrid%s", pre, sep);
+}
+
+static void megatron_model_args(FILE *f, const struct model_spec *m,
+				const struct train_opts *o, const char *pre)
+{
+	fprintf(f, "%s--num-layers %d\n", pre, m->layers);
+	fprintf(f, "%s--hidden-size %ld\n", pre, m->hidden);
+	fprintf(f, "%s--ffn-hidden-size %ld\n", pre, m->ffn);
+	fprintf(f, "%s--num-attention-heads %d\n", pre, m->heads);
+	if (m->kv_heads != m->heads)
+		fprintf(f, "%s--group-query-attention --num-query-groups %d\n", pre,
+			m->kv_heads);
+	if (m->head_dim > 0 && m->head_dim != m->hidden / m->heads)
+		fprintf(f, "%s--kv-channels %ld\n", pre, m->head_dim);
+	fprintf(f, "%s--max-position-embeddings %ld\n", pre, o->seq);
+	if (m->mlp == MLP_SWIGLU)
+		fprintf(f, "%s--swiglu\n", pre);
+	else if (m->mlp == MLP_SQUARED_RELU)
+		fprintf(f, "%s--squared-relu\n", pre);
+	if (m->norm == NORM_RMSNORM)
+		fprintf(f, "%s--normalization RMSNorm\n", pre);
+	if (!m->tied_embeddings)
+		fprintf(f, "%s--untie-embeddings-and-output-weights\n", pre);
+	if (!m->linear_bias)
+		fprintf(f, "%s--disable-bias-linear\n", pre);
+	if (m->num_experts > 1)
+		fprintf(f, "%s--num-experts %d --moe-router-topk %d\n", pre,
+			m->num_experts, m->top_k);
+}
+
+/* Writes the flags as shell words, wrapped before a flag once a line
+ * passes about 100 columns, with " \\" continuations, so that the block
+ * pastes into a shell as one command line. */
+void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *indent)
+{
+	struct notes n = { .n = 0 };
+	char *buf = NULL;
+	size_t len = 0, col = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	megatron_layout_args(m, in, "", "\n");
+	fclose(m);
+	fprintf(f, "%s", indent);
+	col = strlen(indent);
+	for (char *arg = strtok(buf, "\n"); arg; arg = strtok(NULL, "\n")) {
+		size_t w = strlen(arg);
+		if (col > strlen(indent) && col + 1 + w > 100) {
+			fprintf(f, " \\\n%s", indent);
+			col = strlen(indent);
+		} else if (col > strlen(indent)) {
+			fputc(' ', f);
+			col++;
+		}
+		fputs(arg, f);
+		col += w;
+	}
+	fputc('\n', f);
+	free(buf);
+	megatron_notes(in, &n);
+	for (int i = 0; i < n.n; i++)
+		fprintf(f, "%snote: %s\n", indent, n.text[i]);
+}
+
+/* ---- the header every output opens with -------------------------------------- */
+
+static void header(FILE *f, const char *lead, const struct emit_input *in,
+		   const char *what)
+{
+	const struct cluster *c = in->c;
+	char lb[256];
+	layout_format(in->l, lb, sizeof lb);
+	fprintf(f, "%s pplan %s (git %s): %s for %s on %ld x %s (%d node%s of %d)\n",
+		lead, PPLAN_VERSION, PPLAN_GIT_HASH, what, in->m->name,
+		cluster_gpus(c), c->gpu.name, c->num_nodes, c->num_nodes == 1 ? "" : "s",
+		c->gpus_per_node);
+	fprintf(f, "%s layout %s\n", lead, lb);
+	if (in->p)
+		fprintf(f, "%s predicted %.3f s per step, %.1f %% MFU, %.1f GiB per GPU\n",
+			lead, in->p->step_time_s, 100 * in->p->mfu,
+			in->p->mem.total / (1024.0 * 1024.0 * 1024.0));
+}
+
+static void comment_notes(FILE *f, const char *lead, const struct notes *n)
+{
+	for (int i = 0; i < n->n; i++)
+		fprintf(f, "%s note: %s\n", lead, n->text[i]);
+}
+
+static void emit_megatron(FILE *f, const struct emit_input *in)
+{
+	struct notes n = { .n = 0 };
+	header(f, "#", in, "Megatron-LM arguments");
+	fprintf(f, "# pretrain_gpt.py, one process per GPU (torchrun --nproc-per-node %d --nnodes %d);\n"
+		   "# add tokenizer, data, optimizer, learning-rate and checkpoint arguments\n",
+		in->c->gpus_per_node, in->c->num_nodes);
+	megatron_notes(in, &n);
+	comment_notes(f, "#", &n);
+	fprintf(f, "MEGATRON_ARGS=(\n");
+	megatron_model_args(f, in->m, in->o, "  ");
+	megatron_layout_args(f, in, "  ", "\n");
+	fprintf(f, ")\n");
+}
+
+/* ---- NeMo 2.0 ----------------------------------------------------------------- */
+
+static const struct { const char *zoo, *recipe; } nemo_recipes[] = {
+	{ "llama2-7b", "llama2_7b" }, { "llama2-13b", "llama2_13b" },
+	{ "llama2-70b", "llama2_70b" }, { "llama3-8b", "llama3_8b" },
+	{ "llama3-70b", "llama3_70b" }, { "llama3.1-8b", "llama31_8b" },
+	{ "llama3.1-70b", "llama31_70b" }, { "llama3.1-405b", "llama31_405b" },
+	{ "mixtral-8x7b", "mixtral_8x7b" }, { "nemotron4-15b", "nemotron4_15b" },
+	{ "nemotron4-340b", "nemotron4_340b" }, { "gpt3-175b", "gpt3_175b" },
+};
+
+static void emit_nemo(FILE *f, const struct emit_input *in)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	const char *recipe = NULL;
+	struct notes n = { .n = 0 };
+
+	for (size_t i = 0; i < sizeof nemo_recipes / sizeof nemo_recipes[0]; i++)
+		if (strcmp(nemo_recipes[i].zoo, in->m->name) == 0)
+			recipe = nemo_recipes[i].recipe;
+	header(f, "#", in, "NeMo 2.0 recipe override");
+	if (!recipe) {
+		char b[256];
+		snprintf(b, sizeof b, "NeMo has no recipe named for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
+			 in->m->name);
+		note(&n, b);
+	}
+	if (l->schedule == SCHED_GPIPE && l->pp > 1)
+		note(&n, "schedule gpipe is not expressible in NeMo (Megatron-Core): it runs 1F1B");
+	if (l->schedule == SCHED_ZB_H1)
+		note(&n, "schedule zb-h1 is not expressible in NeMo (Megatron-Core has no zero-bubble schedule): it runs 1F1B");
+	if (l->zero >= 2)
+		note(&n, "zero 2/3 is Megatron FSDP: set recipe.trainer.strategy.fsdp = \"megatron\" (NeMo 25.04 and later)");
+	if (!default_order(o) && !alt_order(o))
+		note(&n, "this rank order is not expressible in NeMo: it uses tp-cp-dp-pp");
+	comment_notes(f, "#", &n);
+	fprintf(f, "import nemo_run as run\n"
+		   "from nemo.collections import llm\n"
+		   "from nemo.collections.llm.recipes.precision.mixed_precision import %s\n",
+		o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
+		: o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed");
+	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
+		fprintf(f, "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n");
+	fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
+		recipe ? recipe : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
+	fprintf(f, "recipe.trainer.strategy.tensor_model_parallel_size = %d\n", l->tp);
+	fprintf(f, "recipe.trainer.strategy.pipeline_model_parallel_size = %d\n", l->pp);
+	/* NeMo counts model chunks per pipeline rank, as pplan's vp. */
+	if (l->vp > 1)
+		fprintf(f, "recipe.trainer.strategy.virtual_pipeline_model_parallel_size = %d\n",
+			l->vp);
+	else
+		fprintf(f, "recipe.trainer.strategy.virtual_pipeline_model_parallel_size = None\n");
+	fprintf(f, "recipe.trainer.strategy.context_parallel_size = %d\n", l->cp);
+	fprintf(f, "recipe.trainer.strategy.expert_model_parallel_size = %d\n", l->ep);
+	fprintf(f, "recipe.trainer.strategy.sequence_parallel = %s\n", l->sp ? "True" : "False");
+	if (alt_order(o) && l->pp > 1 && l->dp > 1)
+		fprintf(f, "recipe.trainer.strategy.use_tp_pp_dp_mapping = True\n");
+	fprintf(f, "recipe.data.micro_batch_size = %d\n", l->mbs);
+	fprintf(f, "recipe.data.global_batch_size = %ld\n", l->gbs);
+	fprintf(f, "recipe.data.seq_length = %ld\n", o->seq);
+	fprintf(f, "recipe.model.config.seq_length = %ld\n", o->seq);
+	if (l->recompute == RECOMPUTE_NONE) {
+		fprintf(f, "recipe.model.config.recompute_granularity = None\n");
+	} else if (l->recompute == RECOMPUTE_SELECTIVE) {
+		fprintf(f, "recipe.model.config.recompute_granularity = \"selective\"\n");
+	} else {
+		fprintf(f, "recipe.model.config.recompute_granularity = \"full\"\n"
+			   "recipe.model.config.recompute_method = \"uniform\"\n"
+			   "recipe.model.config.recompute_num_layers = 1\n");
+	}
+	fprintf(f, "recipe.optim.config.use_distributed_optimizer = %s\n",
+		l->zero >= 1 ? "True" : "False");
+	if (l->zero >= 2)
+		fprintf(f, "recipe.trainer.strategy.fsdp = \"megatron\"\n");
+	fprintf(f, "recipe.trainer.strategy.ddp.overlap_grad_reduce = %s\n",
+		o->b.overlap_grad_reduce ? "True" : "False");
+	fprintf(f, "recipe.trainer.strategy.ddp.overlap_param_gather = %s\n",
+		o->b.overlap_param_gather && l->zero >= 1 ? "True" : "False");
+	fprintf(f, "recipe.trainer.plugins = %s()\n",
+		o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
+		: o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed");
+	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
+		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True))\n");
+}
+
+/* ---- torchtitan ----------------------------------------------------------------- */
+
+static void titan_model(const struct model_spec *m, const char **name,
+			const char **flavor)
+{
+	static const struct { const char *zoo, *name, *flavor; } map[] = {
+		{ "llama3-8b", "llama3", "8B" }, { "llama3.1-8b", "llama3", "8B" },
+		{ "llama3-70b", "llama3", "70B" }, { "llama3.1-70b", "llama3", "70B" },
+		{ "llama3.1-405b", "llama3", "405B" },
+	};
+	*name = NULL;
+	*flavor = NULL;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (strcmp(map[i].zoo, m->name) == 0) {
+			*name = map[i].name;
+			*flavor = map[i].flavor;
+		}
+}
+
+static const char *titan_schedule(const struct layout *l, struct notes *n)
+{
+	if (l->pp == 1)
+		return "1F1B";
+	switch (l->schedule) {
+	case SCHED_GPIPE: return "GPipe";
+	case SCHED_INTERLEAVED: return "Interleaved1F1B";
+	case SCHED_ZB_H1:
+		note(n, "schedule zb-h1 with one stage per rank is not expressible in torchtitan (its zero-bubble schedules, InterleavedZeroBubble and ZBVZeroBubble, need two or more stages per rank): this runs 1F1B");
+		return "1F1B";
+	case SCHED_1F1B:
+	default: return "1F1B";
+	}
+}
+
+static void emit_torchtitan(FILE *f, const struct emit_input *in)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	const char *name, *flavor, *sched;
+	struct notes n = { .n = 0 };
+	int replicate = l->zero == 0 ? l->dp : 1, shard = l->zero == 0 ? 1 : l->dp;
+
+	titan_model(in->m, &name, &flavor);
+	header(f, "#", in, "torchtitan job config");
+	if (!name) {
+		char b[256];
+		snprintf(b, sizeof b, "torchtitan has no model flavor for %s: [model] names it; register its architecture before running",
+			 in->m->name);
+		note(&n, b);
+	}
+	sched = titan_schedule(l, &n);
+	if (l->zero == 1 || l->zero == 2)
+		note(&n, "torchtitan shards with FSDP2 and has no optimizer-only sharding: zero 1/2 become FSDP without resharding after the forward (ZeRO-2's memory)");
+	if (l->sp == 0 && l->tp > 1)
+		note(&n, "torchtitan's tensor parallelism always shards the sequence in norms and dropout (sp on)");
+	if (o->precision == PREC_FP16)
+		note(&n, "torchtitan trains in bf16 or fp32: fp16 mixed precision is not offered; this file says bfloat16");
+	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
+		note(&n, "TP communication overlap is torchtitan's async tensor parallelism, which needs torch.compile");
+	if (!default_order(o))
+		note(&n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
+	comment_notes(f, "#", &n);
+	fprintf(f, "\n[job]\ndescription = \"pplan: %s on %ld GPUs\"\n", in->m->name,
+		cluster_gpus(in->c));
+	fprintf(f, "\n[model]\nname = \"%s\"\nflavor = \"%s\"\n", name ? name : in->m->name,
+		flavor ? flavor : "custom");
+	if (o->precision == PREC_FP8)
+		fprintf(f, "converters = [\"float8\"]\n");
+	fprintf(f, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %ld\n",
+		l->pp > 1 ? l->gbs / l->dp : (long)l->mbs, l->gbs, o->seq);
+	fprintf(f, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n");
+	fprintf(f, "\n[parallelism]\n");
+	fprintf(f, "data_parallel_replicate_degree = %d\n", replicate);
+	fprintf(f, "data_parallel_shard_degree = %d\n", shard);
+	fprintf(f, "fsdp_reshard_after_forward = \"%s\"\n",
+		l->zero == 3 ? "always" : l->zero == 0 ? "default" : "never");
+	fprintf(f, "tensor_parallel_degree = %d\n", l->tp);
+	fprintf(f, "enable_async_tensor_parallel = %s\n",
+		o->b.tp_overlap != FW_TPO_NONE && l->tp > 1 ? "true" : "false");
+	fprintf(f, "pipeline_parallel_degree = %d\n", l->pp);
+	fprintf(f, "pipeline_parallel_schedule = \"%s\"\n", sched);
+	fprintf(f, "pipeline_parallel_microbatch_size = %d\n", l->mbs);
+	if (l->vp > 1)
+		fprintf(f, "pipeline_parallel_layers_per_stage = %d\n",
+			in->m->layers / (l->pp * l->vp));
+	fprintf(f, "context_parallel_degree = %d\n", l->cp);
+	fprintf(f, "expert_parallel_degree = %d\n", l->ep);
+	fprintf(f, "\n[activation_checkpoint]\nmode = \"%s\"\n",
+		l->recompute == RECOMPUTE_NONE ? "none"
+		: l->recompute == RECOMPUTE_SELECTIVE ? "selective" : "full");
+	if (l->recompute == RECOMPUTE_SELECTIVE)
+		fprintf(f, "selective_ac_option = \"op\"\n");
+	if (o->precision == PREC_FP8)
+		fprintf(f, "\n[float8]\nenable_fsdp_float8_all_gather = %s\nprecompute_float8_dynamic_scale_for_fsdp = %s\n",
+			shard > 1 ? "true" : "false", shard > 1 ? "true" : "false");
+}
+
+/* ---- DeepSpeed ------------------------------------------------------------------ */
+
+static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	struct notes n = { .n = 0 };
+
+	if (l->vp > 1)
+		note(&n, "DeepSpeed's pipeline engine has no interleaved schedule: \"pipeline\" below runs 1F1B with one stage per rank");
+	if (l->pp > 1 && (l->schedule == SCHED_GPIPE || l->schedule == SCHED_ZB_H1))
+		note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe and zb-h1 are not expressible");
+	if (l->cp > 1)
+		note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
+	if (l->ep > 1)
+		note(&n, "expert parallelism is set in the model code (deepspeed.moe.layer.MoE(ep_size=...)), not in this file");
+	if (o->precision == PREC_FP8)
+		note(&n, "DeepSpeed has no fp8 switch: fp8 GEMMs come from Transformer Engine layers in the model; this file says bf16");
+	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
+		note(&n, "TP communication overlap has no DeepSpeed switch");
+	note(&n, "Megatron-DeepSpeed takes tp and pp from --tensor-model-parallel-size and --pipeline-model-parallel-size; \"tensor_parallel\" and \"pipeline\" here serve DeepSpeed's AutoTP and PipelineModule");
+	fprintf(f, "{\n");
+	fprintf(f, "  \"train_batch_size\": %ld,\n", l->gbs);
+	fprintf(f, "  \"train_micro_batch_size_per_gpu\": %d,\n", l->mbs);
+	fprintf(f, "  \"gradient_accumulation_steps\": %ld,\n", microbatches(l));
+	if (o->precision == PREC_FP16)
+		fprintf(f, "  \"fp16\": { \"enabled\": true, \"loss_scale\": 0, \"initial_scale_power\": 16 },\n");
+	else
+		fprintf(f, "  \"bf16\": { \"enabled\": true },\n");
+	fprintf(f, "  \"zero_optimization\": { \"stage\": %d, \"overlap_comm\": %s, \"contiguous_gradients\": true, "
+		   "\"reduce_bucket_size\": 500000000, \"allgather_bucket_size\": 500000000 },\n",
+		l->zero, o->b.overlap_grad_reduce ? "true" : "false");
+	fprintf(f, "  \"tensor_parallel\": { \"autotp_size\": %d },\n", l->tp);
+	fprintf(f, "  \"pipeline\": { \"stages\": %d, \"partition\": \"uniform\" },\n", l->pp);
+	if (l->cp > 1)
+		fprintf(f, "  \"sequence_parallel_size\": %d,\n", l->cp);
+	if (l->recompute != RECOMPUTE_NONE)
+		fprintf(f, "  \"activation_checkpointing\": { \"partition_activations\": %s, \"contiguous_memory_optimization\": false, \"cpu_checkpointing\": false },\n",
+			l->tp > 1 ? "true" : "false");
+	fprintf(f, "  \"gradient_clipping\": 1.0,\n");
+	fprintf(f, "  \"steps_per_print\": 10\n");
+	fprintf(f, "}\n");
+	if (notes_f) {
+		char lb[256];
+		layout_format(l, lb, sizeof lb);
+		fprintf(notes_f, "pplan %s (git %s): DeepSpeed config for %s, %s\n", PPLAN_VERSION,
+			PPLAN_GIT_HASH, in->m->name, lb);
+		for (int i = 0; i < n.n; i++)
+			fprintf(notes_f, "pplan: note: %s\n", n.text[i]);
+	}
+	return n.n;
+}
+
+int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
+		const struct emit_input *in)
+{
+	switch (fmt) {
+	case EMIT_MEGATRON: emit_megatron(f, in); return 0;
+	case EMIT_NEMO: emit_nemo(f, in); return 0;
+	case EMIT_TORCHTITAN: emit_torchtitan(f, in); return 0;
+	case EMIT_DEEPSPEED: return emit_deepspeed(f, notes, in);
+	case EMIT_COUNT: break;
+	}
+	return 0;
+}

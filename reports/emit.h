@@ -1,0 +1,45 @@
+/*
+ * emit.h: a layout as the launch configuration of a training framework:
+ * Megatron-LM flags (a bash array), a NeMo 2.0 recipe override (Python),
+ * a torchtitan job file (TOML) and a DeepSpeed config (JSON).
+ *
+ * What a framework cannot express (GPipe in Megatron-LM, ZB-H1 outside
+ * the zero-bubble fork, ZeRO-1 in torchtitan, ...) is said in a note, not
+ * dropped: as '#' comments in the bash, Python and TOML outputs, and on
+ * the notes stream for JSON, which has no comments.  Each output opens
+ * with pplan's version and git hash.  Nothing here allocates.
+ */
+#ifndef PPLAN_EMIT_H
+#define PPLAN_EMIT_H
+
+#include <stdio.h>
+
+#include "cost.h"
+
+enum emit_format { EMIT_MEGATRON = 0, EMIT_NEMO, EMIT_TORCHTITAN, EMIT_DEEPSPEED,
+		   EMIT_COUNT };
+
+const char *emit_format_name(enum emit_format f);
+/* "megatron", "nemo", "torchtitan", "deepspeed"; 0 on success, -1 if not. */
+int emit_format_parse(const char *s, enum emit_format *out);
+
+struct emit_input {
+	const struct model_spec *m;
+	const struct cluster *c;
+	const struct layout *l;
+	const struct train_opts *o;      /* seq, precision, overlaps, rank order */
+	const struct prediction *p;      /* for the header; may be NULL */
+};
+
+/* Writes the configuration of in->l in format fmt to f; notes on what
+ * the framework cannot express go to `notes` for JSON (may be NULL).
+ * Returns the number of notes. */
+int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
+		const struct emit_input *in);
+
+/* The Megatron-LM flags of the layout alone (parallelism, batch,
+ * recomputation, sharding, overlap, precision), `indent` before each
+ * line, then one "note:" line per thing Megatron-LM cannot express. */
+void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *indent);
+
+#endif

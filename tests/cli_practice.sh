@@ -1,0 +1,297 @@
+#!/usr/bin/env bash
+# cli_practice.sh: answers a practitioner can act on (issue 10), through the
+# real binary.  Each block is one "What was seen" item of the issue:
+# defaults echoed with their origin, the batch growing with the cluster,
+# the memory cap with headroom, CP only where it pays, GPUs without a
+# rate refused, the `predict it:` hint pasted back, --emit megatron run
+# through bash, --nodes/--gpus-per-node and sub-node counts, decimal and
+# binary counts, --params that refuses far-away models, plurals, CSV,
+# --train-tokens and --tp-comm-overlap.  Figures asserted are worked by
+# hand in the comments, never copied from pplan's output.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+ko() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+
+# run ARGS...: pplan ARGS... exits 0; stdout in $tmp/out, stderr in $tmp/err.
+run() {
+	local rc
+	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		ko "exit $rc: pplan $*"
+		sed 's/^/      stderr: /' "$tmp/err" | head -5
+		return 1
+	fi
+	ok
+}
+
+# refuse NEEDLE ARGS...: exit 2 with one line on stderr naming NEEDLE.
+refuse() {
+	local needle=$1 rc
+	shift
+	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 2 ]; then
+		ko "exit $rc, want 2: pplan $*"
+	elif [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -qF -- "$needle" "$tmp/err"; then
+		ko "stderr does not say '$needle': pplan $*"
+		sed 's/^/      stderr: /' "$tmp/err" | head -3
+	else
+		ok
+	fi
+}
+
+has() {
+	if grep -Eq -- "$2" "$1"; then ok; else ko "$3 (no /$2/)"; fi
+}
+hasnt() {
+	if grep -Eq -- "$2" "$1"; then ko "$3 (/$2/ found)"; else ok; fi
+}
+
+# num FILE KEY: the first JSON number after "KEY": in FILE.
+num() {
+	grep -o "\"$2\":[[:space:]]*[-0-9.eE+]*" "$1" | head -1 | sed 's/.*:[[:space:]]*//'
+}
+
+# close A B REL: |A - B| <= REL * |B|
+close() {
+	awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
+		m = b < 0 ? -b : b; exit !(d <= r * m) }'
+}
+
+# ---- provenance: every report opens with version and git hash ------------------
+run search --model llama3-8b --gpus 8 --top 1 &&
+	has "$tmp/out" "^# pplan search [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-f]+\)$" "search '#' header with version and git hash"
+run predict --model llama3-8b --gpus 8 --layout tp=8 &&
+	has "$tmp/out" "^# pplan predict [0-9.]+ \(git " "predict header with version"
+run simulate --model llama3-8b --gpus 8 --layout tp=2,pp=4,gbs=16 &&
+	has "$tmp/out" "^# pplan simulate [0-9.]+ \(git " "simulate header with version"
+
+# ---- the global batch grows with the cluster, and says where it came from -------
+# Llama 3 405B: the published 16M tokens, 2048 sequences of 8192 = 16,777,216
+# tokens = 16.78 M (Dubey et al. 2024, 3.4.1).
+run search --params 405B --gpus 16384 --top 1 --json "$tmp/405.json" &&
+	has "$tmp/out" "global batch 2048 sequences = 16\.78 M tokens \(default: the published batch of llama3\.1-405b, Llama 3" \
+		"405B takes its published batch"
+# Llama 3 70B has none: 1024 tokens x 512 GPUs = 0.52 M < the 4,194,304 floor,
+# so 4,194,304 / 8192 = 512 sequences (4.19 M tokens, decimal M).
+run search --params 70B --gpus 512 --top 1 &&
+	has "$tmp/out" "global batch 512 sequences = 4\.19 M tokens \(default: 1024 tokens per GPU, at least 4\.19 M" \
+		"70B on 512 GPUs: the 4M-token floor"
+# 8192 GPUs: 1024 x 8192 = 8,388,608 tokens = 1024 sequences: it grows.
+run search --model llama3-8b --gpus 8192 --top 1 &&
+	has "$tmp/out" "global batch 1024 sequences = 8\.39 M tokens" "the batch grows with the cluster"
+# Decimal on input: 16M = 16,000,000 tokens = 1953.1 sequences of 8192,
+# rounded to 1953 and said; binary 16Mi = 16,777,216 = 2048 exactly.
+run search --model llama3-8b --gpus 64 --tokens-per-step 16M --top 1 &&
+	has "$tmp/out" "global batch 1953 sequences = 16\.00 M tokens \(--tokens-per-step 16\.00 M rounded to whole 8192-token sequences\)" \
+		"--tokens-per-step 16M is rounded to whole sequences"
+run search --model llama3-8b --gpus 64 --tokens-per-step 16Mi --top 1 &&
+	has "$tmp/out" "global batch 2048 sequences = 16\.78 M tokens \(--tokens-per-step\)" "16Mi is binary"
+
+# ---- the memory cap keeps headroom, and the best layout respects it -------------
+# 90 % of the H100's 79.19 GiB = 71.27 GiB.
+run search --params 70B --gpus 512 --top 3 --json "$tmp/70.json" && {
+	has "$tmp/out" "^# memory    cap 71\.3 GiB per GPU \(default: 90 % of the h100-sxm's 79\.2 GiB" "memory cap with headroom"
+	mem=$(num "$tmp/70.json" total)
+	if awk -v m="$mem" 'BEGIN { exit !(m <= 0.9 * 79.19) }'; then ok; else ko "best layout uses $mem GiB, over the cap"; fi
+}
+run search --params 70B --gpus 512 --top 1 --max-memory-gib 60 &&
+	has "$tmp/out" "cap 60\.0 GiB per GPU \(--max-memory-gib\)" "--max-memory-gib overrides and says so"
+
+# ---- CP only where the sequence makes it pay ------------------------------------
+# GPT-3 175B at 2048 tokens on 1024 A100s: any cp leaves <= 1024 tokens per rank.
+run search --params 175B --gpus 1024 --cluster dgx-a100 --top 10 && {
+	hasnt "$tmp/out" "^ +[0-9]+ +tp[0-9]+ pp[0-9]+ dp[0-9]+ cp([2-9]|[1-9][0-9])" "no CP layout at 2048 tokens"
+	has "$tmp/out" "^# rejected:.* cp leaves too few tokens per rank" "the CP rule is counted"
+	has "$tmp/out" "^  with CP +impossible: cp=2 leaves 1024 tokens per rank" "the CP family says why"
+}
+
+# ---- a GPU without a rate for the precision is refused -------------------------
+refuse "v100-sxm2 has no bf16 tensor-core rate" search --gpu v100-sxm2 --params 1.3B --gpus 8
+refuse "a100-80gb has no fp8 tensor-core rate" search --cluster dgx-a100 --precision fp8 --params 1.3B --gpus 8
+# ... and every GPU with every precision it has prints only possible numbers.
+for g in $("$B" search --list-gpus | awk '!/^#/ { print $1 }'); do
+	for p in bf16 fp16 fp8; do
+		"$B" search --gpu "$g" --precision "$p" --params 7B --gpus 16 --top 5 >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ "$rc" -eq 2 ] && grep -q "has no $p tensor-core rate" "$tmp/err"; then
+			ok
+		elif [ "$rc" -ne 0 ]; then
+			ko "--gpu $g --precision $p: exit $rc: $(head -1 "$tmp/err")"
+		elif grep -Eiq "(^|[^a-z])(-?nan|-?inf)([^a-z]|$)" "$tmp/out"; then
+			ko "--gpu $g --precision $p prints an impossible number"
+		else
+			ok
+		fi
+	done
+done
+
+# ---- the `predict it:` hint reproduces the search's number ----------------------
+# Each search's best step time (JSON) must come back from its pasted hint.
+hint_case() {
+	local line
+	if ! "$B" search "$@" --top 3 --json "$tmp/s.json" >"$tmp/out" 2>"$tmp/err"; then
+		ko "search $*: $(head -1 "$tmp/err")"
+		return
+	fi
+	line=$(grep "^  predict it: " "$tmp/out" | sed 's/^  predict it: pplan //')
+	if [ -z "$line" ]; then
+		ko "search $*: no predict-it line"
+		return
+	fi
+	if ! eval "\"\$B\" $line --json \"\$tmp/p.json\"" >"$tmp/pout" 2>"$tmp/err"; then
+		ko "pasted hint fails: pplan $line: $(head -1 "$tmp/err")"
+		return
+	fi
+	a=$(num "$tmp/s.json" step_time_s)
+	b=$(num "$tmp/p.json" step_time_s)
+	if close "$a" "$b" 1e-9; then ok; else ko "hint of search $* predicts $b s, the search said $a s"; fi
+}
+hint_case --params 175B --gpus 1024 --cluster dgx-a100 --seq 4096
+hint_case --model "$S/tests/fixtures/models/llama3-8b.json" --gpus 64 --gpu a100-40gb --precision fp16 --max-memory-gib 30
+hint_case --model llama3-8b --gpus 16 --closed-form --rank-order tp-dp-cp-pp --tp-comm-overlap on
+hint_case --model mixtral-8x7b --nodes 8 --gpus-per-node 4
+hint_case --params 70B --gpus 512 --seq 131072
+hint_case --model llama3-8b --gpus 4
+hint_case --params 70B --gpus 512 --global-batch 1024 --precision fp8
+# The hint names the model as it was given, and the options that matter.
+"$B" search --model "$S/tests/fixtures/models/llama3-8b.json" --gpus 64 --gpu a100-40gb --seq 4096 --top 1 >"$tmp/out" 2>&1
+has "$tmp/out" "predict it: pplan predict --model $S/tests/fixtures/models/llama3-8b.json --gpu a100-40gb --gpus 64 --seq 4096 --layout " \
+	"the hint keeps --model FILE, --gpu and --seq"
+
+# ---- Megatron-LM flags that say what they cannot express ------------------------
+emitted() { # ARGS...: predict --emit megatron, then bash reads the array
+	"$B" predict "$@" --emit megatron >"$tmp/m.sh" 2>"$tmp/err" || { ko "predict $* --emit megatron"; return 1; }
+	bash -c 'source "$1" && printf "%s\n" "${MEGATRON_ARGS[@]}"' _ "$tmp/m.sh" >"$tmp/args" ||
+		{ ko "the emitted Megatron-LM arguments do not run in bash"; return 1; }
+	ok
+}
+# zb-h1 and gpipe are not mainline Megatron-LM schedules: said, with the fork.
+emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32,schedule=zb-h1 &&
+	has "$tmp/m.sh" "^# note: schedule zb-h1 is not in mainline Megatron-LM: .*sail-sg/zero-bubble-pipeline-parallelism.*--enable-zero-bubble" \
+		"zb-h1 names the fork that runs it"
+emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32,schedule=gpipe &&
+	has "$tmp/m.sh" "^# note: schedule gpipe is not expressible in Megatron-LM" "gpipe is said to be not expressible"
+# The non-default rank order is --use-tp-pp-dp-mapping; the default prints none.
+emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 --rank-order tp-cp-pp-dp &&
+	has "$tmp/args" "^--use-tp-pp-dp-mapping$" "--use-tp-pp-dp-mapping for tp-cp-pp-dp"
+emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 &&
+	hasnt "$tmp/args" "use-tp-pp-dp-mapping" "no mapping flag for the default order"
+# --tp-comm-overlap follows the framework's behaviour, which the header
+# names: never added silently, and switched off or on by hand in any
+# precision.
+emitted --model llama3-8b --gpus 16 --layout tp=4,dp=4,gbs=32 --precision fp8 --tp-comm-overlap off &&
+	hasnt "$tmp/args" "^--tp-comm-overlap$" "fp8 with the overlap off has no --tp-comm-overlap"
+emitted --model llama3-8b --gpus 16 --layout tp=4,dp=4,gbs=32 --framework megatron-lm:2.5 &&
+	hasnt "$tmp/args" "^--tp-comm-overlap$" "a framework without TP overlap gets no --tp-comm-overlap"
+emitted --model llama3-8b --gpus 16 --layout tp=4,dp=4,gbs=32 --tp-comm-overlap on && {
+	has "$tmp/args" "^--tp-comm-overlap$" "--tp-comm-overlap on in bf16"
+	has "$tmp/args" "^--bf16$" "a complete argument list"
+}
+run predict --model llama3-8b --gpus 16 --layout tp=4,dp=4,gbs=32 --precision fp8 && {
+	if grep -q "^# framework .*TP overlap" "$tmp/out"; then
+		"$B" predict --model llama3-8b --gpus 16 --layout tp=4,dp=4,gbs=32 --precision fp8 --emit megatron >"$tmp/m.sh"
+		has "$tmp/m.sh" "^  --tp-comm-overlap$" "the framework's TP overlap, said in the header, is emitted"
+	else
+		ok
+	fi
+}
+# Degrees: tp x pp x cp divides the GPUs and the batch divides by mbs x dp.
+emitted --params 70B --gpus 512 --layout tp=4,pp=4,dp=16,cp=2,vp=5,gbs=512 && {
+	# 80 layers / (pp 4 x vp 5) = 4 layers per virtual stage; 4 x 4 x 2 = 32
+	# divides 512, leaving dp 16, and 512 % (mbs 1 x 16) = 0.
+	line=" $(tr '\n' ' ' <"$tmp/args")"
+	for f in "--tensor-model-parallel-size 4" "--pipeline-model-parallel-size 4" \
+		"--context-parallel-size 2" "--num-layers-per-virtual-pipeline-stage 4" \
+		"--micro-batch-size 1" "--global-batch-size 512"; do
+		case "$line" in
+		*" $f "*) ok ;;
+		*) ko "70B flags lack '$f':$line" ;;
+		esac
+	done
+}
+# TP communication overlap changes the bf16 prediction (it exists for every precision).
+run predict --model llama3-8b --gpus 16 --layout tp=8,dp=2,gbs=32 --tp-comm-overlap off --json "$tmp/off.json"
+run predict --model llama3-8b --gpus 16 --layout tp=8,dp=2,gbs=32 --tp-comm-overlap on --json "$tmp/on.json"
+a=$(num "$tmp/off.json" tp_comm)
+b=$(num "$tmp/on.json" tp_comm)
+if awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }'; then ok; else ko "--tp-comm-overlap on does not lower TP time ($a -> $b)"; fi
+refuse "--tp-comm-overlap must be on, off, bulk or pipelined" predict --model llama3-8b --gpus 8 --layout tp=8 --tp-comm-overlap yes
+
+# ---- sub-node counts, --nodes and --gpus-per-node -------------------------------
+run search --model llama3-8b --gpus 4 --top 1 &&
+	has "$tmp/out" "^# cluster   dgx-h100: 4 x h100-sxm \(1 node of 4: 4 of each node's 8 GPUs\)" "4 GPUs of one DGX H100"
+run search --model llama3-8b --nodes 3 --gpus-per-node 4 --top 1 &&
+	has "$tmp/out" "^# cluster   dgx-h100: 12 x h100-sxm \(3 nodes of 4: 4 of each node's 8 GPUs\)" "--nodes 3 --gpus-per-node 4"
+run search --model llama3-8b --gpus 8 --top 1 &&
+	has "$tmp/out" "\(1 node of 8\)" "one node, singular"
+refuse "give --nodes N and --gpus-per-node G" search --model llama3-8b --gpus 12
+refuse "a dgx-h100 node has 8 GPUs" search --model llama3-8b --nodes 2 --gpus-per-node 16
+refuse "conflicts with 2 nodes of 4 GPUs" search --model llama3-8b --gpus 16 --nodes 2 --gpus-per-node 4
+
+# ---- --params refuses a zoo model far from the count -----------------------------
+refuse "no dense zoo model is within 20 % of 1.50 T parameters" search --params 1.5T --gpus 64
+refuse "no dense zoo model is within 20 %" search --params 1e30 --gpus 64
+# 47B: Mixtral 8x7B (46.7B) is an MoE model; the nearest dense one, megatron-39b
+# (39.08B), is 47 / 39.08 = 1.203x off: refused rather than silently swapped.
+refuse "the nearest is megatron-39b" search --params 47B --gpus 64
+
+# ---- plurals ---------------------------------------------------------------------
+run predict --model llama3-8b --gpus 8 --layout dp=8,gbs=8 &&
+	has "$tmp/out" "\(1 microbatch per step\)" "one microbatch, singular"
+
+# ---- CSV beside JSON, and time to train -------------------------------------------
+run search --model llama3-8b --gpus 64 --top 4 --csv "$tmp/s.csv" --json "$tmp/s.json" --train-tokens 15T && {
+	n=$(wc -l <"$tmp/s.csv")
+	if [ "$n" -eq 5 ]; then ok; else ko "CSV has $n lines, want a header and 4 rows"; fi
+	has "$tmp/s.csv" "^rank,layout,rank_order,step_time_s,.*,bubble_time_s,bubble_fraction," "CSV header with units"
+	a=$(sed -n 2p "$tmp/s.csv" | sed 's/^[0-9]*,"[^"]*",[^,]*,//' | cut -d, -f1)
+	b=$(num "$tmp/s.json" step_time_s)
+	if close "$a" "$b" 1e-5; then ok; else ko "CSV step $a != JSON $b"; fi
+	# 15e12 tokens at the best layout's tokens/s, in days.
+	tps=$(num "$tmp/s.json" tokens_per_s)
+	days=$(awk -v t="$tps" 'BEGIN { printf "%.1f", 15e12 / t / 86400 }')
+	has "$tmp/out" "time to train 15\.00 T tokens: $days days" "--train-tokens gives days for the best layout"
+	tts=$(num "$tmp/s.json" train_time_s)
+	if close "$tts" "$(awk -v t="$tps" 'BEGIN { printf "%.17g", 15e12 / t }')" 1e-9; then ok; else ko "train_time_s $tts"; fi
+	has "$tmp/out" "^  TP\+DP .* days, .* GPU-hours" "each family gets its time to train"
+}
+
+# ---- bubble time and bubble fraction, named apart -----------------------------------
+run search --params 70B --gpus 512 --top 2 && {
+	has "$tmp/out" "bubble_time +bubble_frac" "the table names bubble time and bubble fraction"
+	hasnt "$tmp/out" "bubble +memory|bubble +\(s\)" "no bare 'bubble' column"
+}
+run predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 && {
+	has "$tmp/out" "^  bubble time +[0-9.]+ s" "predict's term is bubble time"
+	has "$tmp/out" "^  bubble fraction +[0-9.]+ %" "predict's fraction is bubble fraction"
+}
+run simulate --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 &&
+	has "$tmp/out" "^# p2p: [0-9.]+ MB per transfer, .* folded into fwd and bwd" "simulate says p2p is folded into the ops"
+
+# ---- topo: no invented NICs, and --nodes honoured -------------------------------
+# The DGX-2 hwloc export lists 16 GPUs and no NIC: the summary must not count
+# NICs it did not see, and the file says 0 NICs; --nodes 4 gives 4 nodes.
+run topo --xml "$S/tests/fixtures/hwloc/nvidiaDGX2.xml" --gpu v100-sxm2 --nodes 4 --out "$tmp/dgx2.json" && {
+	has "$tmp/out" "^# network: no NIC found in the source" "0 NICs is said"
+	hasnt "$tmp/out" "NICs x [0-9.]+ GB/s per node" "no invented NIC figures"
+	has "$tmp/out" "^# cluster: 4 nodes x 16 v100-sxm2" "topo --nodes 4 in the summary"
+	has "$tmp/dgx2.json" "\"num_nodes\":[[:space:]]*4" "topo --nodes 4 in the file"
+	has "$tmp/dgx2.json" "\"nics_per_node\":[[:space:]]*0" "0 NICs in the file"
+}
+run predict --cluster "$tmp/dgx2.json" --model llama3-8b --layout tp=8,dp=8 --precision fp16 &&
+	has "$tmp/out" "64 x v100-sxm2 \(4 nodes of 16\)" "the file plans 4 nodes"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
