@@ -241,10 +241,13 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 		 * hides each collective behind the GEMM it feeds, both ways;
 		 * bulk overlap only the backward's, behind the weight-gradient
 		 * GEMMs that do not depend on it. */
-		if (x->o->b.tp_overlap == FW_TPO_PIPELINED) {
+		/* Either needs peer memory access (Transformer Engine's
+		 * userbuffers): a TP group that spans the network gets none. */
+		int peer = x->tp_link.cls != LINK_NET;
+		if (peer && x->o->b.tp_overlap == FW_TPO_PIPELINED) {
 			fwd = fmax(TP_OVERLAP_EXPOSED * fwd, fwd - lc->gemm_f);
 			bwd = fmax(TP_OVERLAP_EXPOSED * bwd, bwd - lc->gemm_b);
-		} else if (x->o->b.tp_overlap == FW_TPO_BULK) {
+		} else if (peer && x->o->b.tp_overlap == FW_TPO_BULK) {
 			bwd = fmax(TP_OVERLAP_EXPOSED * bwd, bwd - lc->gemm_bw);
 		}
 		lc->tp_f = fwd;

@@ -227,6 +227,11 @@ run predict --model llama3-8b --gpus 16 --layout tp=8,dp=2,gbs=32 --tp-comm-over
 a=$(num "$tmp/off.json" tp_comm)
 b=$(num "$tmp/on.json" tp_comm)
 if awk -v a="$a" -v b="$b" 'BEGIN { exit !(b < a) }'; then ok; else ko "--tp-comm-overlap on does not lower TP time ($a -> $b)"; fi
+# ... but not for a TP group over the network: Transformer Engine's overlap
+# needs peer memory access, so tp=16 on two DGX H100s pays its TP in full.
+run predict --model llama3-8b --gpus 16 --layout tp=16,gbs=16 --tp-comm-overlap off --json "$tmp/off16.json"
+run predict --model llama3-8b --gpus 16 --layout tp=16,gbs=16 --tp-comm-overlap on --json "$tmp/on16.json"
+if [ "$(num "$tmp/off16.json" tp_comm)" = "$(num "$tmp/on16.json" tp_comm)" ]; then ok; else ko "TP overlap hides a TP group that spans nodes"; fi
 refuse "--tp-comm-overlap must be on, off, bulk or pipelined" predict --model llama3-8b --gpus 8 --layout tp=8 --tp-comm-overlap yes
 
 # ---- sub-node counts, --nodes and --gpus-per-node -------------------------------
