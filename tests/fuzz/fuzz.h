@@ -18,6 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * valid until the next call.  Aborts if it cannot (a harness failure). */
 const char *fuzz_temp_file(const uint8_t *data, size_t size, const char *base);
 
+/* The path of `base` in that directory (for outputs: "page.html"),
+ * valid until the next call. */
+const char *fuzz_temp_path(const char *base);
+
 /* A NUL-terminated copy of data (the caller frees). */
 char *fuzz_strndup(const uint8_t *data, size_t size);
 

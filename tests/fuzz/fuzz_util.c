@@ -23,14 +23,13 @@ static void cleanup(void)
 	unlink(path);
 	snprintf(path, sizeof path, "%s/input", dir);
 	unlink(path);
+	snprintf(path, sizeof path, "%s/page.html", dir);
+	unlink(path);
 	rmdir(dir);
 }
 
-const char *fuzz_temp_file(const uint8_t *data, size_t size, const char *base)
+static void make_dir(void)
 {
-	static char path[512];
-	int fd;
-
 	if (!dir[0]) {
 		const char *root = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 		snprintf(dir, sizeof dir, "%s/pplan-fuzz-XXXXXX", root);
@@ -40,6 +39,22 @@ const char *fuzz_temp_file(const uint8_t *data, size_t size, const char *base)
 		}
 		atexit(cleanup);
 	}
+}
+
+const char *fuzz_temp_path(const char *base)
+{
+	static char path[512];
+	make_dir();
+	snprintf(path, sizeof path, "%s/%s", dir, base);
+	return path;
+}
+
+const char *fuzz_temp_file(const uint8_t *data, size_t size, const char *base)
+{
+	static char path[512];
+	int fd;
+
+	make_dir();
 	snprintf(path, sizeof path, "%s/%s", dir, base);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0) {
