@@ -334,6 +334,12 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	double cap;
 
 	memset(p, 0, sizeof *p);
+	/* Every divisor below is a degree: none may be 0, whoever built l
+	 * (layout_check says the same in a sentence). */
+	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 ||
+	    l->vp < 1 || l->mbs < 1 || o->seq < 1)
+		return perr_set(e, PPLAN_EINPUT,
+				"tp, pp, dp, cp, ep, vp, mbs and seq must all be at least 1");
 	if (c->gpu.peak_tflops[o->precision] <= 0) {
 		p->reject = REJECT_PRECISION;
 		snprintf(p->reject_msg, sizeof p->reject_msg,
