@@ -285,6 +285,38 @@ run predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 && {
 run simulate --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 &&
 	has "$tmp/out" "^# p2p: [0-9.]+ MB per transfer, .* folded into fwd and bwd" "simulate says p2p is folded into the ops"
 
+# ---- the figures of BENCHMARKS.md, "Answers to act on" -------------------------
+# figure NAME TP_IN_NODE MFU_CAP ARGS...: the best layout fits under the 90 %
+# cap; with TP_IN_NODE=1 its tp divides the 8 GPUs of a node; with MFU_CAP
+# its MFU is at most the best published one for that GPU and precision
+# (sim/MODEL.md, "Published MFU"); "-" skips a check that the cost model
+# does not meet yet (BENCHMARKS.md says which and why).
+figure() {
+	local name=$1 tpn=$2 cap=$3
+	shift 3
+	if ! "$B" search "$@" --top 1 --json "$tmp/fig.json" >/dev/null 2>"$tmp/err"; then
+		ko "$name: $(head -1 "$tmp/err")"
+		return
+	fi
+	mem=$(grep -o '"total":[[:space:]]*[0-9.eE+-]*' "$tmp/fig.json" | head -1 | sed 's/.*:[[:space:]]*//')
+	lim=$(num "$tmp/fig.json" max_memory_gib)
+	if awk -v m="$mem" -v c="$lim" 'BEGIN { exit !(m <= c) }'; then ok; else ko "$name: $mem GiB over the $lim GiB cap"; fi
+	tp=$(grep -o '"tp":[[:space:]]*[0-9]*' "$tmp/fig.json" | head -1 | sed 's/.*:[[:space:]]*//')
+	if [ "$tpn" = 1 ]; then
+		if [ $((8 % tp)) -eq 0 ]; then ok; else ko "$name: tp=$tp spans nodes"; fi
+	fi
+	if [ "$cap" != "-" ]; then
+		mfu=$(num "$tmp/fig.json" mfu)
+		if awk -v m="$mfu" -v c="$cap" 'BEGIN { exit !(100 * m <= c) }'; then ok; else ko "$name: MFU $mfu over $cap %"; fi
+	fi
+}
+figure "405B on 16,384 H100" - - --params 405B --gpus 16384
+figure "175B on 1,024 A100" 1 - --params 175B --gpus 1024 --cluster dgx-a100
+figure "70B on 512 H100" 1 - --params 70B --gpus 512
+figure "13B on 64 A100" 1 - --params 13B --gpus 64 --cluster dgx-a100
+figure "Mixtral 8x7B on 64 H100" 1 55.4 --model mixtral-8x7b --gpus 64
+figure "70B at 128K on 512 H100" 1 - --params 70B --gpus 512 --seq 131072
+
 # ---- topo: no invented NICs, and --nodes honoured -------------------------------
 # The DGX-2 hwloc export lists 16 GPUs and no NIC: the summary must not count
 # NICs it did not see, and the file says 0 NICs; --nodes 4 gives 4 nodes.
