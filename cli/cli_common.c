@@ -318,12 +318,10 @@ static enum pplan_status resolve_cluster(struct cli_inputs *in, int need_gpus,
 		const struct gpu_spec *g = gpu_find(in->gpu_arg);
 		const char *preset;
 		if (!g) {
-			char list[256] = "", dym[96];
+			char list[256], dym[96];
 			int n;
 			const struct gpu_spec *t = gpu_table(&n);
-			for (int i = 0; i < n; i++)
-				snprintf(list + strlen(list), sizeof list - strlen(list),
-					 "%s%s", i ? ", " : "", t[i].name);
+			cli_gpu_list(list, sizeof list, ", ");
 			return perr_set(e, PPLAN_EINPUT, "unknown GPU '%s'%s (%s)",
 					in->gpu_arg,
 					suggest_phrase(dym, sizeof dym,
@@ -506,6 +504,17 @@ static const char *plural(long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+void cli_gpu_list(char *buf, size_t len, const char *sep)
+{
+	int n;
+	const struct gpu_spec *g = gpu_table(&n);
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? sep : "",
+			 g[i].name);
+}
+
 void cli_print_provenance(FILE *f, const char *cmd)
 {
 	fprintf(f, "# pplan %s %s (git %s)\n", cmd, PPLAN_VERSION, PPLAN_GIT_HASH);
@@ -549,8 +558,6 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 
 void cli_common_usage(FILE *f)
 {
-	int n;
-	const struct gpu_spec *g = gpu_table(&n);
 	const char *const *presets = cluster_preset_names();
 	char list[512] = "";
 
@@ -565,10 +572,7 @@ void cli_common_usage(FILE *f)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s",
 			 i ? ", " : "", presets[i], i == 1 ? " (default)" : "");
 	fprintf(f, "  --cluster NAME|FILE    %s, or a pplan.cluster/1 file\n", list);
-	list[0] = '\0';
-	for (int i = 0; i < n; i++)
-		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-			 i ? " " : "", g[i].name);
+	cli_gpu_list(list, sizeof list, " ");
 	fprintf(f, "  --gpu TYPE             %s (on its node preset)\n", list);
 	fprintf(f,
 		"  --seq N                tokens per sequence (default: the model's)\n"

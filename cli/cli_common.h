@@ -111,6 +111,9 @@ void cli_predict_hint(FILE *f, const struct cli_inputs *in,
 void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
 		    const struct prediction *p);
 
+/* The GPU table's names, joined by sep ("a100-40gb, a100-80gb, ..."). */
+void cli_gpu_list(char *buf, size_t len, const char *sep);
+
 /* Parses a positive whole number ("512", "4M" decimal, "4Mi" binary). */
 int cli_parse_long(const char *s, long *out);
 /* The same for counts beyond a long's digits in doubles ("15T"). */

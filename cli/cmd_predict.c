@@ -17,12 +17,16 @@
 
 static void usage(FILE *f)
 {
+	const struct fw_layout_defaults *d = &framework_default()->layout;
 	fprintf(f,
 		"usage: pplan predict (--model NAME|FILE | --params N) --layout STR [options]\n\n"
 		"  --layout STR           tp=8,pp=4,dp=16,mbs=1,vp=2,sp=on,recompute=selective,zero=1,schedule=interleaved\n"
-		"                         omitted keys: degrees 1 (dp fills the GPUs), mbs 1, sp on when tp > 1,\n"
-		"                         recompute none, zero 1 when dp > 1, schedule 1f1b (interleaved when vp > 1),\n"
-		"                         gbs from --global-batch / --tokens-per-step / about 4M tokens\n");
+		"                         omitted keys: degrees 1 (dp fills the GPUs), mbs 1, schedule 1f1b\n"
+		"                         (interleaved when vp > 1), gbs from the batch options below; sp,\n"
+		"                         recompute and zero the framework's (%s: sp %s when tp > 1,\n"
+		"                         recompute %s, zero %d when dp > 1)\n",
+		framework_default()->label, d->sp ? "on" : "off", recompute_name(d->recompute),
+		d->zero);
 	cli_common_usage(f);
 	fprintf(f, "  --closed-form          bubble time from the closed forms (no event simulation)\n"
 		   "  --emit FORMAT          print only the layout's launch config: megatron, nemo,\n"

@@ -23,6 +23,7 @@
 #include "trace.h"
 
 #define TIMELINE_COLS 200
+#define DEFAULT_DP_BUCKETS 4   /* gradient buckets per model chunk */
 
 static void usage(FILE *f)
 {
@@ -31,7 +32,8 @@ static void usage(FILE *f)
 		"  --layout STR           tp=8,pp=4,dp=16,mbs=1,vp=2,schedule=interleaved (as pplan predict)\n"
 		"  --trace FILE           write the timeline as Chrome trace event JSON (Perfetto, chrome://tracing)\n"
 		"  --timeline             print the text timeline (default: only when pp <= 8 and m <= 32)\n"
-		"  --dp-buckets N         gradient buckets per model chunk for the DP reduction (default 4)\n");
+		"  --dp-buckets N         gradient buckets per model chunk for the DP reduction (default %d)\n",
+		DEFAULT_DP_BUCKETS);
 	cli_common_usage(f);
 	fprintf(f, "  --help                 this text\n");
 }
@@ -227,7 +229,7 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 int cmd_simulate(int argc, char **argv)
 {
 	struct cli_inputs in;
-	struct sim_args a = { NULL, NULL, 0, 4 };
+	struct sim_args a = { NULL, NULL, 0, DEFAULT_DP_BUCKETS };
 	struct perr e = { { 0 } };
 	struct layout l;
 	struct prediction p;

@@ -34,6 +34,8 @@ struct topo_args {
 
 static void usage(FILE *f)
 {
+	char gpus[256];
+	cli_gpu_list(gpus, sizeof gpus, ", ");
 	fprintf(f,
 		"usage: pplan topo [options]\n\n"
 		"Discovers this host (hwloc, NVML) or reads saved descriptions of one,\n"
@@ -41,8 +43,8 @@ static void usage(FILE *f)
 		"  --xml FILE              an hwloc XML export (lstopo --of xml) instead of this host\n"
 		"  --nvidia-smi-topo FILE  a saved `nvidia-smi topo -m` output: GPUs, NICs, NVLinks\n"
 		"                          (default: NVML if the driver is present, else none)\n"
-		"  --gpu TYPE              GPU model (a100-40gb, a100-80gb, h100-sxm, h100-96gb, h800,\n"
-		"                          h200, b200); default: guessed from the GPU's name, which a\n"
+		"  --gpu TYPE              GPU model (%s);\n"
+		"                          default: guessed from the GPU's name, which a\n"
 		"                          topo -m output does not record\n"
 		"  --nic-gbits N           speed of one NIC, Gbit/s (default: the GPU's preset node,\n"
 		"                          e.g. 200 for a100, 400 for h100)\n"
@@ -54,7 +56,7 @@ static void usage(FILE *f)
 		"  --gather                under mpirun, one rank per node: collect every host,\n"
 		"                          check they agree, rank 0 writes --out for all of them\n"
 		"  --no-nvml               do not load NVML\n"
-		"  --help                  this text\n");
+		"  --help                  this text\n", gpus);
 }
 
 /* ---- printing ------------------------------------------------------------ */
@@ -407,10 +409,12 @@ static enum pplan_status build_cluster(const struct topo_args *a,
 	struct host_cluster_opts o = { NULL, a->nic_gbits, nodes, (int)a->domain };
 	if (a->gpu) {
 		o.gpu = gpu_find(a->gpu);
-		if (!o.gpu)
-			return perr_set(e, PPLAN_EINPUT,
-					"--gpu %s: unknown GPU (a100-40gb, a100-80gb, h100-sxm, "
-					"h100-96gb, h800, h200, b200)", a->gpu);
+		if (!o.gpu) {
+			char gpus[256];
+			cli_gpu_list(gpus, sizeof gpus, ", ");
+			return perr_set(e, PPLAN_EINPUT, "--gpu %s: unknown GPU (%s)", a->gpu,
+					gpus);
+		}
 	}
 	return host_to_cluster(h, &o, c, e);
 }

@@ -221,6 +221,43 @@ emitted --params 70B --gpus 512 --layout tp=4,pp=4,dp=16,cp=2,vp=5,gbs=512 && {
 		esac
 	done
 }
+# The model's own arguments: Llama 3 70B has 80 layers, hidden 8192, FFN
+# 28672, 64 heads in 8 KV groups, SwiGLU, RMSNorm, untied embeddings.
+emitted --params 70B --gpus 512 --layout tp=8,pp=4,dp=16,gbs=512 && {
+	line=" $(tr '\n' ' ' <"$tmp/args")"
+	for f in "--num-layers 80" "--hidden-size 8192" "--ffn-hidden-size 28672" \
+		"--num-attention-heads 64" "--group-query-attention --num-query-groups 8" \
+		"--swiglu" "--normalization RMSNorm" "--untie-embeddings-and-output-weights"; do
+		case "$line" in
+		*" $f "*) ok ;;
+		*) ko "llama3-70b arguments lack '$f'" ;;
+		esac
+	done
+}
+# NeMo 2.0: the recipe of the model, sized to the cluster, with the layout.
+"$B" predict --params 70B --gpus 512 --layout tp=4,pp=4,dp=16,cp=2,vp=5,gbs=512 --emit nemo >"$tmp/nemo.py" 2>"$tmp/err"
+has "$tmp/nemo.py" "^recipe = llm\.llama3_70b\.pretrain_recipe\(name=\"pplan\", num_nodes=64, num_gpus_per_node=8\)$" "NeMo recipe for 64 nodes of 8"
+for f in "tensor_model_parallel_size = 4" "pipeline_model_parallel_size = 4" \
+	"context_parallel_size = 2" "virtual_pipeline_model_parallel_size = 5" "sequence_parallel = True"; do
+	has "$tmp/nemo.py" "^recipe\.trainer\.strategy\.$f$" "NeMo $f"
+done
+has "$tmp/nemo.py" "^recipe\.data\.global_batch_size = 512$" "NeMo global batch"
+"$B" predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32,schedule=zb-h1 --emit nemo >"$tmp/nemo.py" 2>&1
+has "$tmp/nemo.py" "^# note: schedule zb-h1 is not expressible in NeMo" "NeMo says it has no zb-h1"
+"$B" predict --model gpt3-1.3b --gpus 8 --layout dp=8,gbs=64,zero=1 --emit torchtitan >"$tmp/t.toml" 2>&1
+has "$tmp/t.toml" "^# note: torchtitan has no model flavor for gpt3-1.3b" "torchtitan says it has no flavor"
+has "$tmp/t.toml" "^# note: torchtitan shards with FSDP2 and has no optimizer-only sharding" "torchtitan says zero 1 is FSDP"
+"$B" predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,vp=2,gbs=32 --emit deepspeed >"$tmp/ds.json" 2>"$tmp/err"
+has "$tmp/err" "^pplan: note: DeepSpeed's pipeline engine has no interleaved schedule" "DeepSpeed notes go to stderr"
+hasnt "$tmp/ds.json" "note" "the DeepSpeed JSON carries no notes"
+
+# Usage texts list the GPU table, whatever it holds.
+"$B" search --help >"$tmp/sh"
+"$B" topo --help >"$tmp/th"
+for g in $("$B" search --list-gpus | awk '!/^#/ { print $1 }'); do
+	if grep -q -- "$g" "$tmp/sh" && grep -q -- "$g" "$tmp/th"; then ok; else ko "usage texts do not list $g"; fi
+done
+
 # TP communication overlap changes the bf16 prediction (it exists for every precision).
 run predict --model llama3-8b --gpus 16 --layout tp=8,dp=2,gbs=32 --tp-comm-overlap off --json "$tmp/off.json"
 run predict --model llama3-8b --gpus 16 --layout tp=8,dp=2,gbs=32 --tp-comm-overlap on --json "$tmp/on.json"
