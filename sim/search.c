@@ -228,16 +228,15 @@ static void price_one(struct state *s, const struct layout *l)
 	}
 }
 
-/* Micro-batch sizes: powers of two up to max_mbs that divide the
- * sequences each data-parallel replica gets. */
+/* Micro-batch sizes: every size up to max_mbs that divides the sequences
+ * each data-parallel replica gets, as Megatron-LM, DeepSpeed and
+ * torchtitan accept (gbs a multiple of mbs x dp). */
 static int mbs_list(const struct state *s, long per_replica, int *out)
 {
 	int n = 0;
-	for (int mbs = 1; mbs <= s->sp->max_mbs; mbs *= 2) {
-		if (per_replica % mbs != 0)
-			break;
-		out[n++] = mbs;
-	}
+	for (int mbs = 1; mbs <= s->sp->max_mbs && n < MAX_LIST; mbs++)
+		if (per_replica % mbs == 0)
+			out[n++] = mbs;
 	return n;
 }
 
