@@ -494,7 +494,8 @@ enum pplan_status cli_resolve_layout(struct cli_inputs *in,
 		return perr_set(e, PPLAN_EINPUT,
 				"gbs in --layout and --global-batch/--tokens-per-step conflict: give one");
 	}
-	return layout_check(l, &in->model, cluster_gpus(&in->cluster), &why, e);
+	return layout_check_part(l, &in->model, cluster_gpus(&in->cluster),
+				 in->opts.b.partition, &why, e);
 }
 
 /* ---- output -------------------------------------------------------------------- */

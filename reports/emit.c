@@ -8,6 +8,8 @@
  */
 #include "emit.h"
 
+#include "memory.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,9 +105,20 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--context-parallel-size %d%s", pre, l->cp, sep);
 	if (l->ep > 1)
 		fprintf(f, "%s--expert-model-parallel-size %d%s", pre, l->ep, sep);
-	if (l->vp > 1)
-		fprintf(f, "%s--num-layers-per-virtual-pipeline-stage %d%s", pre,
-			in->m->layers / (l->pp * l->vp), sep);
+	if (l->pp > 1) {
+		/* Uneven stages: the first and last stage layer counts where
+		 * they differ from the others' (Megatron-LM's uneven split). */
+		int first = memory_stage_layers(in->m, l, o, 0);
+		int mid = memory_stage_layers(in->m, l, o, l->pp / 2);
+		int last = memory_stage_layers(in->m, l, o, l->pp - 1);
+		if (first != mid)
+			fprintf(f, "%s--decoder-first-pipeline-num-layers %d%s", pre, first, sep);
+		if (last != mid)
+			fprintf(f, "%s--decoder-last-pipeline-num-layers %d%s", pre, last, sep);
+		if (l->vp > 1)
+			fprintf(f, "%s--num-layers-per-virtual-pipeline-stage %d%s", pre,
+				mid / l->vp, sep);
+	}
 	fprintf(f, "%s--micro-batch-size %d%s", pre, l->mbs, sep);
 	fprintf(f, "%s--global-batch-size %ld%s", pre, l->gbs, sep);
 	fprintf(f, "%s--seq-length %ld%s", pre, o->seq, sep);

@@ -208,7 +208,7 @@ static void price_one(struct state *s, const struct layout *l)
 {
 	enum reject why = REJECT_NONE;
 
-	if (layout_check(l, s->m, s->gpus, &why, NULL) != PPLAN_OK) {
+	if (layout_check_part(l, s->m, s->gpus, s->o->b.partition, &why, NULL) != PPLAN_OK) {
 		count_reject(s, l, why);
 		return;
 	}
@@ -343,7 +343,7 @@ static int structural_ok(struct state *s, const struct layout *l)
 	enum reject why = REJECT_NONE;
 	struct layout probe = *l;
 	probe.gbs = s->sp->gbs;
-	if (layout_check(&probe, s->m, s->gpus, &why, NULL) == PPLAN_OK ||
+	if (layout_check_part(&probe, s->m, s->gpus, s->o->b.partition, &why, NULL) == PPLAN_OK ||
 	    is_batch_reason(why))
 		return 1;
 	count_reject(s, &probe, why);

@@ -221,6 +221,20 @@ emitted --params 70B --gpus 512 --layout tp=4,pp=4,dp=16,cp=2,vp=5,gbs=512 && {
 		esac
 	done
 }
+# Uneven stages: BLOOM's 70 layers over pp=12 as DeepSpeed partitions them,
+# 70 + 2 embedding units = 6 per stage, the first and last giving one to an
+# embedding: 5, 6 x 10, 5.
+emitted --model bloom-176b --framework megatron-deepspeed --gpus 384 --cluster dgx-a100 --layout tp=4,pp=12,dp=8,gbs=2048 && {
+	line=" $(tr '\n' ' ' <"$tmp/args")"
+	for f in "--decoder-first-pipeline-num-layers 5" "--decoder-last-pipeline-num-layers 5"; do
+		case "$line" in
+		*" $f "*) ok ;;
+		*) ko "uneven stages lack '$f'" ;;
+		esac
+	done
+}
+emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 &&
+	hasnt "$tmp/args" "decoder-first" "even stages print no first-stage layer count"
 # The model's own arguments: Llama 3 70B has 80 layers, hidden 8192, FFN
 # 28672, 64 heads in 8 KV groups, SwiGLU, RMSNorm, untied embeddings.
 emitted --params 70B --gpus 512 --layout tp=8,pp=4,dp=16,gbs=512 && {
