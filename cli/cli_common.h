@@ -37,6 +37,9 @@ struct cli_inputs {
 
 void cli_inputs_init(struct cli_inputs *in);
 
+/* --params picks the nearest dense zoo model only within this ratio. */
+#define PARAMS_MAX_RATIO 1.2
+
 /* Option ids of the shared options. */
 enum cli_opt {
 	OPT_MODEL = 1000, OPT_PARAMS, OPT_GPUS, OPT_NODES, OPT_GPUS_PER_NODE,

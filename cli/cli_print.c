@@ -1,0 +1,265 @@
+/*
+ * cli_print.c: what search, predict and simulate print from the resolved
+ * inputs (cli_common.h): the '#' provenance and configuration lines with
+ * each value's origin, the shared usage text (lists from the tables,
+ * defaults from sim/defaults.h and the framework table), the `predict
+ * it:` command line, time to train, counts with decimal suffixes, and
+ * JSON to a file or to stdout alone.
+ */
+#include "cli_common.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "defaults.h"
+#include "jsonio.h"
+
+#ifndef PPLAN_VERSION
+#define PPLAN_VERSION "unknown"
+#endif
+#ifndef PPLAN_GIT_HASH
+#define PPLAN_GIT_HASH "unknown"
+#endif
+
+void cli_format_count(char *buf, size_t len, double v)
+{
+	if (v >= 1e12)
+		snprintf(buf, len, "%.2f T", v / 1e12);
+	else if (v >= 1e9)
+		snprintf(buf, len, "%.2f B", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.2f M", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, len, "%.1f k", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+static const char *plural(long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+void cli_gpu_list(char *buf, size_t len, const char *sep)
+{
+	int n;
+	const struct gpu_spec *g = gpu_table(&n);
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? sep : "",
+			 g[i].name);
+}
+
+void cli_print_provenance(FILE *f, const char *cmd)
+{
+	fprintf(f, "# pplan %s %s (git %s)\n", cmd, PPLAN_VERSION, PPLAN_GIT_HASH);
+}
+
+void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
+{
+	const struct model_spec *m = &in->model;
+	const struct cluster *c = &in->cluster;
+	char tok[32], par[32], act[32];
+
+	cli_print_provenance(f, cmd);
+	cli_format_count(par, sizeof par, model_params_total(m));
+	cli_format_count(act, sizeof act, model_params_active(m));
+	fprintf(f, "# model     %s%s%s%s: %s parameters (%s active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s\n",
+		m->name, in->model_note[0] ? " (" : "", in->model_note,
+		in->model_note[0] ? ")" : "", par, act, m->layers, m->hidden,
+		m->ffn, m->heads, m->kv_heads, m->vocab, mlp_kind_name(m->mlp));
+	if (m->num_experts > 1)
+		fprintf(f, "# experts   %d, top-%d\n", m->num_experts, m->top_k);
+	fprintf(f, "# cluster   %s: %ld x %s (%d %s of %d%s%s), NVLink %.0f GB/s, network %.1f GB/s per GPU (%s)\n",
+		c->name, cluster_gpus(c), c->gpu.name, c->num_nodes,
+		plural(c->num_nodes, "node", "nodes"), c->gpus_per_node,
+		in->cluster_note[0] ? ": " : "", in->cluster_note,
+		c->nvlink.bw_gbps, c->net.bw_gbps, c->source);
+	cli_format_count(tok, sizeof tok, (double)in->global_batch * in->opts.seq);
+	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)\n",
+		in->opts.seq, in->seq_note, in->global_batch,
+		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
+		precision_name(in->opts.precision),
+		in->precision_arg ? "--precision" : "default");
+	fprintf(f, "# memory    cap %.1f GiB per GPU (%s)\n", in->opts.max_memory_gib,
+		in->mem_note);
+	{
+		char what[320];
+		framework_describe(&in->opts.b, what, sizeof what);
+		fprintf(f, "# framework %s%s: %s\n", in->opts.fw->label,
+			in->framework_arg ? "" : " (default)", what);
+	}
+}
+
+void cli_common_usage(FILE *f)
+{
+	const char *const *presets = cluster_preset_names();
+	char list[512] = "";
+
+	fprintf(f,
+		"  --model NAME|FILE      zoo model, pplan.model/1 JSON or HF config.json\n"
+		"  --params N             or: the dense zoo model nearest N parameters, within %.0f %% (70B, 405B)\n"
+		"  --gpus N               number of GPUs: whole nodes, or fewer than one node\n"
+		"  --nodes N              or: number of nodes\n"
+		"  --gpus-per-node G      GPUs used per node (default: all of the node's)\n",
+		100 * (PARAMS_MAX_RATIO - 1));
+	for (int i = 0; presets[i]; i++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s",
+			 i ? ", " : "", presets[i], i == 1 ? " (default)" : "");
+	fprintf(f, "  --cluster NAME|FILE    %s, or a pplan.cluster/1 file\n", list);
+	cli_gpu_list(list, sizeof list, " ");
+	fprintf(f, "  --gpu TYPE             %s (on its node preset)\n", list);
+	fprintf(f,
+		"  --seq N                tokens per sequence (default: the model's)\n"
+		"  --global-batch N       sequences per step (default: the model's published batch, else\n"
+		"                         %ld tokens per GPU and at least %.2f M tokens, in sequences the GPUs divide)\n"
+		"  --tokens-per-step N    or: tokens per step (4M decimal, 4Mi binary; rounded to whole sequences)\n"
+		"  --precision P          bf16 (default), fp16, fp8\n"
+		"  --max-memory-gib X     usable memory per GPU (default: %.0f %% of the GPU's)\n"
+		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
+		"  --train-tokens N       tokens to train on: print days and GPU-hours (e.g. 15T)\n"
+		"  --json FILE            write the JSON report ('-': stdout, and nothing else there)\n",
+		DEFAULT_TOKENS_PER_GPU, DEFAULT_MIN_BATCH_TOKENS / 1e6,
+		100 * DEFAULT_MEMORY_FRACTION);
+	framework_names(list, sizeof list);
+	fprintf(f,
+		"  --framework NAME[:V]   the training software (default %s); known: %s\n"
+		"  --tp-comm-overlap on|off|bulk|pipelined   TP communication overlap, any precision\n"
+		"                         (default: the framework's)\n"
+		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
+		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
+		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
+		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n",
+		framework_default()->label, list);
+}
+
+/* Appends " --opt value" to buf, single-quoting the value for the shell
+ * when it holds anything but safe characters. */
+static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
+{
+	int safe = v[0] != '\0';
+	size_t n = strlen(buf);
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_./=,:+@%", *p))
+			safe = 0;
+	if (safe) {
+		snprintf(buf + n, len - n, " %s %s", opt, v);
+		return;
+	}
+	snprintf(buf + n, len - n, " %s '", opt);
+	for (const char *p = v; *p; p++) {
+		n = strlen(buf);
+		if (*p == '\'')
+			snprintf(buf + n, len - n, "'\\''");
+		else
+			snprintf(buf + n, len - n, "%c", *p);
+	}
+	n = strlen(buf);
+	snprintf(buf + n, len - n, "'");
+}
+
+void cli_predict_hint(FILE *f, const struct cli_inputs *in,
+		      const struct layout *l, const struct rank_order *order,
+		      int closed_form)
+{
+	char buf[2048] = "pplan predict", v[256];
+	const struct cluster *c = &in->cluster;
+	struct rank_order def;
+
+	hint_arg(buf, sizeof buf, "--model", in->model_arg ? in->model_arg : in->model.name);
+	if (in->cluster_arg)
+		hint_arg(buf, sizeof buf, "--cluster", in->cluster_arg);
+	if (in->gpu_arg)
+		hint_arg(buf, sizeof buf, "--gpu", in->gpu_arg);
+	if (in->cluster_note[0]) { /* part of each node */
+		snprintf(v, sizeof v, "%d", c->num_nodes);
+		hint_arg(buf, sizeof buf, "--nodes", v);
+		snprintf(v, sizeof v, "%d", c->gpus_per_node);
+		hint_arg(buf, sizeof buf, "--gpus-per-node", v);
+	} else {
+		snprintf(v, sizeof v, "%ld", cluster_gpus(c));
+		hint_arg(buf, sizeof buf, "--gpus", v);
+	}
+	if (in->seq) {
+		snprintf(v, sizeof v, "%ld", in->seq);
+		hint_arg(buf, sizeof buf, "--seq", v);
+	}
+	if (in->precision_arg)
+		hint_arg(buf, sizeof buf, "--precision",
+			 precision_name(in->opts.precision));
+	if (in->max_memory_gib > 0) {
+		snprintf(v, sizeof v, "%g", in->max_memory_gib);
+		hint_arg(buf, sizeof buf, "--max-memory-gib", v);
+	}
+	if (in->framework_arg)
+		hint_arg(buf, sizeof buf, "--framework", in->framework_arg);
+	if (in->tp_overlap_arg)
+		hint_arg(buf, sizeof buf, "--tp-comm-overlap", in->tp_overlap_arg);
+	if (in->switches.flash == 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --no-flash-attention");
+	if (in->switches.grad_bytes)
+		hint_arg(buf, sizeof buf, "--grad-reduce-dtype",
+			 in->switches.grad_bytes == 4 ? "fp32"
+			 : in->opts.precision == PREC_FP16 ? "fp16" : "bf16");
+	if (in->switches.overlap_grad_reduce >= 0)
+		hint_arg(buf, sizeof buf, "--overlap-grad-reduce",
+			 in->switches.overlap_grad_reduce ? "on" : "off");
+	if (in->switches.overlap_param_gather >= 0)
+		hint_arg(buf, sizeof buf, "--overlap-param-gather",
+			 in->switches.overlap_param_gather ? "on" : "off");
+	rank_order_default(&def);
+	if (in->order_arg || !rank_order_eq(order, &def)) {
+		rank_order_format(order, v, sizeof v);
+		hint_arg(buf, sizeof buf, "--rank-order", v);
+	}
+	if (closed_form)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --closed-form");
+	layout_format(l, v, sizeof v);
+	hint_arg(buf, sizeof buf, "--layout", v);
+	fprintf(f, "%s\n", buf);
+}
+
+void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
+		    const struct prediction *p)
+{
+	double s = in->train_tokens / p->tokens_per_s;
+	double gpu_h = s * (double)cluster_gpus(&in->cluster) / 3600.0;
+	char h[32];
+	cli_format_count(h, sizeof h, gpu_h);
+	snprintf(buf, len, "%.1f days, %s GPU-hours", s / 86400.0, h);
+}
+
+enum pplan_status cli_write_json(const char *path, struct cJSON *doc,
+				 struct perr *e)
+{
+	if (strcmp(path, "-") == 0) {
+		char *s = cJSON_Print(doc);
+		if (!s)
+			return perr_set(e, PPLAN_ENOMEM, "out of memory for the JSON report");
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+		return fflush(stdout) == 0 ? PPLAN_OK
+					   : perr_set(e, PPLAN_ESYSTEM, "stdout: write failed");
+	}
+	return json_write_atomic(path, doc, e);
+}
+
+FILE *cli_text_stream(const struct cli_inputs *in)
+{
+	if (in->json_path && strcmp(in->json_path, "-") == 0) {
+		FILE *sink = fopen("/dev/null", "w");
+		return sink ? sink : stderr;
+	}
+	return stdout;
+}
+
+void cli_text_close(FILE *f)
+{
+	if (f && f != stdout && f != stderr)
+		fclose(f);
+}

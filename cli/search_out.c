@@ -1,0 +1,178 @@
+/*
+ * search_out.c: `pplan search` as pplan.search/1 JSON (with every priced
+ * layout's point for `pplan report html`, and the origin of each default)
+ * and as CSV, one row per ranked layout.
+ */
+#include "search_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonio.h"
+#include "report.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* v to 5 significant digits, so that JSON prints it short. */
+static double round_sig(double v)
+{
+	double scale;
+	if (v == 0 || !isfinite(v))
+		return v;
+	scale = pow(10, 4 - floor(log10(fabs(v))));
+	return round(v * scale) / scale;
+}
+
+static double mem_cap(const struct cli_inputs *in)
+{
+	return in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib
+					   : in->cluster.gpu.mem_gib;
+}
+
+/* Reasons with a count, most frequent first (ties: the earlier check). */
+static int sorted_rejects(const struct search_result *r, enum reject *out)
+{
+	int n = 0;
+	for (int i = REJECT_NONE + 1; i < REJECT_COUNT; i++) {
+		int j;
+		if (r->rejected[i] <= 0)
+			continue;
+		for (j = n; j > 0 && r->rejected[out[j - 1]] < r->rejected[i]; j--)
+			out[j] = out[j - 1];
+		out[j] = (enum reject)i;
+		n++;
+	}
+	return n;
+}
+
+cJSON *search_out_json(const struct cli_inputs *in, const struct search_params *sp,
+		       const struct search_result *r)
+{
+	cJSON *doc = cJSON_CreateObject(), *jrej, *arr, *d;
+	enum reject rej[REJECT_COUNT];
+	int n_rej = sorted_rejects(r, rej);
+
+	cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
+	cJSON_AddItemToObject(doc, "model", report_model_json(&in->model));
+	cJSON_AddItemToObject(doc, "cluster", report_cluster_json(&in->cluster));
+	cJSON_AddNumberToObject(doc, "global_batch", (double)in->global_batch);
+	cJSON_AddNumberToObject(doc, "seq_length", (double)in->opts.seq);
+	cJSON_AddStringToObject(doc, "precision", precision_name(in->opts.precision));
+	cJSON_AddItemToObject(doc, "framework", report_framework_json(&in->opts));
+	cJSON_AddNumberToObject(doc, "max_memory_gib", in->opts.max_memory_gib);
+	d = cJSON_AddObjectToObject(doc, "origins");
+	cJSON_AddStringToObject(d, "global_batch", in->gbs_note);
+	cJSON_AddStringToObject(d, "seq_length", in->seq_note);
+	cJSON_AddStringToObject(d, "max_memory_gib", in->mem_note);
+	cJSON_AddStringToObject(d, "framework", in->framework_arg ? "--framework" : "default");
+	cJSON_AddNumberToObject(doc, "cp_min_tokens", (double)sp->cp_min_tokens);
+	cJSON_AddBoolToObject(doc, "cp_widened", r->cp_widened);
+	cJSON_AddNumberToObject(doc, "evaluated", (double)r->evaluated);
+	cJSON_AddNumberToObject(doc, "feasible", (double)r->feasible);
+	cJSON_AddNumberToObject(doc, "search_time_s", r->seconds);
+	if (in->train_tokens > 0)
+		cJSON_AddNumberToObject(doc, "train_tokens", in->train_tokens);
+	jrej = cJSON_AddObjectToObject(doc, "rejected");
+	for (int i = 0; i < n_rej; i++)
+		cJSON_AddNumberToObject(jrej, reject_key(rej[i]), (double)r->rejected[rej[i]]);
+	arr = cJSON_AddArrayToObject(doc, "layouts");
+	for (int i = 0; i < r->n_top; i++) {
+		cJSON *it = report_prediction_fields(&r->top_preds[i]);
+		char os[32];
+		struct train_opts o = in->opts;
+		o.order = r->top_orders[i];
+		rank_order_format(&o.order, os, sizeof os);
+		cJSON_AddItemToObject(it, "layout", report_layout_json(&r->top_layouts[i], &o));
+		cJSON_AddStringToObject(it, "rank_order", os);
+		if (in->train_tokens > 0) {
+			double s = in->train_tokens / r->top_preds[i].tokens_per_s;
+			cJSON_AddNumberToObject(it, "train_time_s", s);
+			cJSON_AddNumberToObject(it, "train_gpu_hours",
+						s * (double)cluster_gpus(&in->cluster) / 3600);
+		}
+		cJSON_AddItemToArray(arr, it);
+	}
+	arr = cJSON_AddObjectToObject(doc, "families");
+	for (int f = 0; f < FAM_COUNT; f++) {
+		const struct search_family_result *fr = &r->family[f];
+		cJSON *it = cJSON_AddObjectToObject(arr, family_name((enum family)f));
+		cJSON_AddBoolToObject(it, "found", fr->found);
+		if (fr->found) {
+			struct train_opts o = in->opts;
+			o.order = fr->order;
+			cJSON_AddItemToObject(it, "layout", report_layout_json(&fr->layout, &o));
+			cJSON_AddNumberToObject(it, "step_time_s", fr->pred.step_time_s);
+			cJSON_AddNumberToObject(it, "mfu", fr->pred.mfu);
+			cJSON_AddNumberToObject(it, "memory_gib", fr->pred.mem.total / GIB);
+			if (in->train_tokens > 0)
+				cJSON_AddNumberToObject(it, "train_time_s",
+							in->train_tokens / fr->pred.tokens_per_s);
+		} else {
+			cJSON_AddStringToObject(it, "reason", reject_key(fr->why));
+			if (fr->any_oom)
+				cJSON_AddNumberToObject(it, "min_memory_gib", fr->min_oom_bytes / GIB);
+			cJSON_AddStringToObject(it, "why", fr->why_msg);
+		}
+	}
+	/* Every priced layout, for `pplan report html`'s plot: compact rows
+	 * named by point_fields (family: the index in families). */
+	cJSON_AddNumberToObject(doc, "memory_cap_gib", mem_cap(in));
+	arr = cJSON_AddArrayToObject(doc, "point_fields");
+	cJSON_AddItemToArray(arr, cJSON_CreateString("step_time_s"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("memory_gib"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("feasible"));
+	cJSON_AddItemToArray(arr, cJSON_CreateString("family"));
+	arr = cJSON_AddArrayToObject(doc, "family_names");
+	for (int f = 0; f < FAM_COUNT; f++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(family_name((enum family)f)));
+	cJSON_AddBoolToObject(doc, "points_incomplete", r->points_incomplete);
+	arr = cJSON_AddArrayToObject(doc, "points");
+	for (long i = 0; i < r->n_points; i++) {
+		const struct search_point *pt = &r->points[i];
+		double row[4] = { round_sig(pt->step_time_s), round_sig(pt->mem_gib),
+				  pt->feasible, pt->family };
+		cJSON_AddItemToArray(arr, cJSON_CreateDoubleArray(row, 4));
+	}
+	return doc;
+}
+
+enum pplan_status search_out_csv(const char *path, const struct cli_inputs *in,
+				 const struct search_result *r, struct perr *e)
+{
+	size_t cap = 512 + (size_t)r->n_top * 512, n = 0;
+	char *buf = malloc(cap);
+	enum pplan_status st;
+	if (!buf)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory for the CSV report");
+	n += (size_t)snprintf(buf + n, cap - n,
+		"rank,layout,rank_order,step_time_s,tokens_per_s,tflops_per_gpu,mfu,memory_gib,"
+		"compute_s,recompute_s,tp_comm_s,cp_comm_s,ep_comm_s,pp_comm_s,"
+		"dp_comm_exposed_s,bubble_time_s,bubble_fraction,optimizer_s%s\n",
+		in->train_tokens > 0 ? ",train_time_s,train_gpu_hours" : "");
+	for (int i = 0; i < r->n_top && n < cap; i++) {
+		const struct prediction *p = &r->top_preds[i];
+		char lb[256], os[32];
+		layout_format(&r->top_layouts[i], lb, sizeof lb);
+		rank_order_format(&r->top_orders[i], os, sizeof os);
+		n += (size_t)snprintf(buf + n, cap - n,
+			"%d,\"%s\",%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g",
+			i + 1, lb, os, p->step_time_s, p->tokens_per_s, p->tflops_per_gpu,
+			p->mfu, p->mem.total / GIB, p->time.compute, p->time.recompute,
+			p->time.tp_comm, p->time.cp_comm, p->time.ep_comm, p->time.pp_comm,
+			p->time.dp_comm_exposed, p->time.bubble, p->bubble_fraction,
+			p->time.optimizer);
+		if (in->train_tokens > 0 && n < cap) {
+			double s = in->train_tokens / p->tokens_per_s;
+			n += (size_t)snprintf(buf + n, cap - n, ",%.6g,%.6g", s,
+					      s * (double)cluster_gpus(&in->cluster) / 3600);
+		}
+		if (n < cap)
+			n += (size_t)snprintf(buf + n, cap - n, "\n");
+	}
+	st = text_write_atomic(path, buf, e);
+	free(buf);
+	return st;
+}
+

@@ -1,0 +1,22 @@
+/*
+ * search_out.h: the machine-readable reports of `pplan search`.  The JSON
+ * tree is the caller's (cJSON_Delete); the CSV is written to a temporary
+ * file and renamed.
+ */
+#ifndef PPLAN_SEARCH_OUT_H
+#define PPLAN_SEARCH_OUT_H
+
+#include <cjson/cJSON.h>
+
+#include "cli_common.h"
+#include "search.h"
+
+/* pplan.search/1 (DESIGN.md, "JSON contracts"). */
+cJSON *search_out_json(const struct cli_inputs *in, const struct search_params *sp,
+		       const struct search_result *r);
+
+/* One row per ranked layout, units in the column names. */
+enum pplan_status search_out_csv(const char *path, const struct cli_inputs *in,
+				 const struct search_result *r, struct perr *e);
+
+#endif
