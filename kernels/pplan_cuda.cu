@@ -1,14 +1,17 @@
 /*
  * pplan_cuda.cu: the CUDA module (libpplan_cuda.so), C-like CUDA behind the
- * plain C table of cuda_api.h.  Built only where the toolkit is present;
- * linked to the static CUDA runtime, so loading it needs only the driver
- * (libcuda.so.1), and without one every call reports why instead of
- * failing to load.
+ * plain C table of cuda_api.h: the device queries below, the kernels
+ * (cuda_ops.cu and the kernel files) and the backend's CUDA, cuBLAS and
+ * NCCL side (cuda_backend.cu).  Built only where the toolkit is present;
+ * linked to the static CUDA runtime (cuBLAS and NCCL are shared libraries
+ * found through the module's run path), so loading it needs no driver, and
+ * without one every call reports why instead of failing to load.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
 #include "cuda_api.h"
+#include "cuda_common.cuh"
 
 static int count(char *why, size_t len)
 {
@@ -47,7 +50,17 @@ static int p2p(int src, int dst, struct pplan_cuda_p2p *out)
 	return 0;
 }
 
-static const struct pplan_cuda_api api = { PPLAN_CUDA_API_VERSION, count, info, p2p };
+static struct pplan_cuda_api api;
+
+/* Filled at load time, before anyone can ask for it. */
+__attribute__((constructor)) static void api_init(void)
+{
+	api.version = PPLAN_CUDA_API_VERSION;
+	api.device_count = count;
+	api.device_info = info;
+	api.p2p = p2p;
+	kcu_fill_api(&api);
+}
 
 extern "C" const struct pplan_cuda_api *pplan_cuda_get_api(int version)
 {

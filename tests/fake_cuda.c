@@ -36,7 +36,14 @@ static int p2p(int src, int dst, struct pplan_cuda_p2p *out)
 	return 0;
 }
 
-static const struct pplan_cuda_api api = { PPLAN_CUDA_API_VERSION, count, info, p2p };
+/* The executor's entries (version 2) stay NULL: this fake has no GPU to
+ * run kernels on, and the CUDA backend says so. */
+static const struct pplan_cuda_api api = {
+	.version = PPLAN_CUDA_API_VERSION,
+	.device_count = count,
+	.device_info = info,
+	.p2p = p2p,
+};
 
 const struct pplan_cuda_api *pplan_cuda_get_api(int version)
 {

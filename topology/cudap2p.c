@@ -7,65 +7,22 @@
  */
 #include "cudap2p.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cuda_api.h"
-
-static const struct pplan_cuda_api *load(char *path, size_t plen, char *why,
-					 size_t wlen)
-{
-	const char *env = getenv("PPLAN_CUDA_MODULE");
-	void *lib, *sym;
-	pplan_cuda_get_api_fn get;
-	const struct pplan_cuda_api *api;
-
-	if (env && *env) {
-		snprintf(path, plen, "%s", env);
-	} else {
-		char exe[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		char *slash;
-		if (n <= 0) {
-			snprintf(why, wlen, "cannot locate the pplan executable");
-			return NULL;
-		}
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(path, plen, "%s/libpplan_cuda.so", exe);
-	}
-	/* Kept open for the life of the process: CUDA must not be unloaded. */
-	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(why, wlen, "%s cannot be loaded (pplan was built without CUDA, or the CUDA driver is missing)",
-			 path);
-		return NULL;
-	}
-	sym = dlsym(lib, PPLAN_CUDA_ENTRY);
-	memcpy(&get, &sym, sizeof get); /* object -> function pointer, as POSIX allows */
-	api = get ? get(PPLAN_CUDA_API_VERSION) : NULL;
-	if (!api || !api->device_count || !api->device_info || !api->p2p) {
-		snprintf(why, wlen, "%s has no version-%d interface", path,
-			 PPLAN_CUDA_API_VERSION);
-		return NULL;
-	}
-	return api;
-}
+#include "cudamod.h"
 
 enum pplan_status cudap2p_probe(struct host_topo *h, struct perr *e)
 {
-	char path[PATH_MAX + 32], why[256];
-	const struct pplan_cuda_api *api = load(path, sizeof path, why, sizeof why);
+	char path[PATH_MAX + 32], why[512];
+	const struct pplan_cuda_api *api = cudamod_load(path, sizeof path, why, sizeof why);
 	int n, map[HOST_MAX_GPUS], linked = 0, pairs = 0;
 
 	if (!api)
 		return perr_set(e, PPLAN_ENOTFOUND, "%s", why);
+	if (!api->device_count || !api->device_info || !api->p2p)
+		return perr_set(e, PPLAN_ENOTFOUND, "%s lacks the device queries", path);
 	n = api->device_count(why, sizeof why);
 	if (n < 0)
 		return perr_set(e, PPLAN_ENOTFOUND, "%s", why);

@@ -6,8 +6,8 @@
  * PCIe, not how many links they have.  Absence of the module, the driver
  * or a GPU is not an error: the probe says which.
  *
- * PPLAN_CUDA_MODULE names the module to load; by default it is
- * libpplan_cuda.so beside the pplan executable.
+ * The module is found as cudamod.h says (PPLAN_CUDA_MODULE, or beside the
+ * pplan executable).
  */
 #ifndef PPLAN_CUDAP2P_H
 #define PPLAN_CUDAP2P_H
