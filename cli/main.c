@@ -16,6 +16,7 @@ static const struct {
 	{ "search", cmd_search, "rank every parallel layout of a model on a cluster" },
 	{ "predict", cmd_predict, "explain one layout: memory and time, term by term" },
 	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
+	{ "exec", cmd_exec, "run one layout for real under mpirun or srun and measure it" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
 	{ "topo", cmd_topo, "discover this host's topology and write a cluster file" },
 	{ "report", cmd_report, "compare predicted and measured runs; draw them as a page" },

@@ -11,24 +11,25 @@
 
 void kern_gelu_fwd(kstream *ks, float *out, const float *inp, long n)
 {
+	const float k = (float)GELU_K, c = (float)GELU_C;
 	(void)ks;
 	for (long i = 0; i < n; i++) {
-		double x = inp[i];
-		out[i] = (float)(0.5 * x * (1.0 + tanh(GELU_K * (x + GELU_C * x * x * x))));
+		float x = inp[i];
+		out[i] = 0.5f * x * (1.0f + tanhf(k * (x + c * x * x * x)));
 	}
 }
 
 void kern_gelu_bwd(kstream *ks, float *dinp, const float *inp,
 		   const float *dout, long n)
 {
+	const float k = (float)GELU_K, c = (float)GELU_C;
 	(void)ks;
 	for (long i = 0; i < n; i++) {
-		double x = inp[i];
-		double u = GELU_K * (x + GELU_C * x * x * x);
-		double t = tanh(u);
-		double du = GELU_K * (1.0 + 3.0 * GELU_C * x * x);
-		double d = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du;
-		dinp[i] = (float)(d * dout[i]);
+		float x = inp[i];
+		float t = tanhf(k * (x + c * x * x * x));
+		float du = k * (1.0f + 3.0f * c * x * x);
+		float d = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * du;
+		dinp[i] = d * dout[i];
 	}
 }
 
@@ -37,10 +38,8 @@ void kern_swiglu_fwd(kstream *ks, float *out, const float *inp, long N, long F)
 	(void)ks;
 	for (long r = 0; r < N; r++) {
 		const float *g = inp + r * 2 * F, *u = g + F;
-		for (long f = 0; f < F; f++) {
-			double s = g[f] / (1.0 + exp(-(double)g[f]));
-			out[r * F + f] = (float)(s * u[f]);
-		}
+		for (long f = 0; f < F; f++)
+			out[r * F + f] = g[f] / (1.0f + expf(-g[f])) * u[f];
 	}
 }
 
@@ -53,10 +52,10 @@ void kern_swiglu_bwd(kstream *ks, float *dinp, const float *inp,
 		const float *g = inp + r * 2 * F, *u = g + F;
 		float *dg = dinp + r * 2 * F, *du = dg + F;
 		for (long f = 0; f < F; f++) {
-			double sg = 1.0 / (1.0 + exp(-(double)g[f]));
-			double dy = dout[r * F + f];
-			dg[f] = (float)(dy * u[f] * sg * (1.0 + g[f] * (1.0 - sg)));
-			du[f] = (float)(dy * g[f] * sg);
+			float sg = 1.0f / (1.0f + expf(-g[f]));
+			float dy = dout[r * F + f];
+			dg[f] = dy * u[f] * sg * (1.0f + g[f] * (1.0f - sg));
+			du[f] = dy * g[f] * sg;
 		}
 	}
 }

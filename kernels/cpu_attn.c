@@ -91,17 +91,19 @@ void kern_softmax_causal_fwd(kstream *ks, float *att, const float *scores,
 			const float *s = scores + (bh * Tq + i) * Tk;
 			float *a = att + (bh * Tq + i) * Tk;
 			long last = visible_last(i, Tk, q0, k0);
-			double mx = -INFINITY, sum = 0;
+			float mx = -INFINITY, inv;
+			double sum = 0;
 			for (long j = 0; j <= last; j++)
 				if (scale * s[j] > mx)
 					mx = scale * s[j];
 			for (long j = 0; j <= last; j++) {
-				double e = exp(scale * s[j] - mx);
-				a[j] = (float)e;
+				float e = expf(scale * s[j] - mx);
+				a[j] = e;
 				sum += e;
 			}
+			inv = (float)(1.0 / sum);
 			for (long j = 0; j <= last; j++)
-				a[j] = (float)(a[j] / sum);
+				a[j] *= inv;
 			for (long j = last < 0 ? 0 : last + 1; j < Tk; j++)
 				a[j] = 0.0f;
 		}
@@ -116,10 +118,12 @@ void kern_softmax_causal_bwd(kstream *ks, float *dscores, const float *datt,
 		const float *da = datt + r * Tk, *a = att + r * Tk;
 		float *ds = dscores + r * Tk;
 		double dot = 0;
+		float fd;
 		for (long j = 0; j < Tk; j++)
 			dot += (double)da[j] * a[j];
+		fd = (float)dot;
 		for (long j = 0; j < Tk; j++)
-			ds[j] = (float)(scale * a[j] * (da[j] - dot));
+			ds[j] = scale * a[j] * (da[j] - fd);
 	}
 }
 

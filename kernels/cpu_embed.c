@@ -76,12 +76,13 @@ void kern_xent_sums(kstream *ks, float *sumexp, float *tlogit,
 	(void)ks;
 	for (long n = 0; n < N; n++) {
 		const float *z = logits + n * Vl;
+		float m = rowmax[n];
 		double s = 0;
 		long t = (long)targets[n] - v0;
 		for (long j = 0; j < Vl; j++)
-			s += exp((double)z[j] - rowmax[n]);
+			s += expf(z[j] - m);
 		sumexp[n] = (float)s;
-		tlogit[n] = (t >= 0 && t < Vl) ? z[t] - rowmax[n] : 0.0f;
+		tlogit[n] = (t >= 0 && t < Vl) ? z[t] - m : 0.0f;
 	}
 }
 
@@ -94,11 +95,11 @@ void kern_xent_loss_grad(kstream *ks, float *loss, float *dlogits,
 	(void)ks;
 	for (long n = 0; n < N; n++) {
 		long t = (long)targets[n] - v0;
-		double inv = 1.0 / sumexp[n];
+		float m = rowmax[n], k = scale / sumexp[n];
 		loss[n] = (float)(log((double)sumexp[n]) - tlogit[n]);
-		for (long j = 0; j < Vl; j++) {
-			double p = exp((double)logits[n * Vl + j] - rowmax[n]) * inv;
-			dlogits[n * Vl + j] = (float)(scale * (p - (j == t ? 1.0 : 0.0)));
-		}
+		for (long j = 0; j < Vl; j++)
+			dlogits[n * Vl + j] = expf(logits[n * Vl + j] - m) * k;
+		if (t >= 0 && t < Vl)
+			dlogits[n * Vl + t] -= scale;
 	}
 }

@@ -14,16 +14,18 @@ void kern_adamw(kstream *ks, float *p, float *m, float *v, const float *g,
 		float *p_lp, long n, float lr, float beta1, float beta2,
 		float eps, float wd, long t, float gscale)
 {
-	double c1 = 1.0 - pow(beta1, (double)t), c2 = 1.0 - pow(beta2, (double)t);
+	float c1 = (float)(1.0 - pow(beta1, (double)t));
+	float c2 = (float)(1.0 - pow(beta2, (double)t));
+	float ic1 = 1.0f / c1, ic2 = 1.0f / c2;
 	(void)ks;
 	for (long i = 0; i < n; i++) {
-		double gi = (double)g[i] * gscale;
-		double mi = beta1 * (double)m[i] + (1.0 - beta1) * gi;
-		double vi = beta2 * (double)v[i] + (1.0 - beta2) * gi * gi;
-		double upd = (mi / c1) / (sqrt(vi / c2) + eps) + wd * (double)p[i];
-		m[i] = (float)mi;
-		v[i] = (float)vi;
-		p[i] = (float)(p[i] - lr * upd);
+		float gi = g[i] * gscale;
+		float mi = beta1 * m[i] + (1.0f - beta1) * gi;
+		float vi = beta2 * v[i] + (1.0f - beta2) * gi * gi;
+		float upd = (mi * ic1) / (sqrtf(vi * ic2) + eps) + wd * p[i];
+		m[i] = mi;
+		v[i] = vi;
+		p[i] -= lr * upd;
 		if (p_lp)
 			p_lp[i] = p[i];
 	}

@@ -144,9 +144,11 @@ static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 	double gated = mlp_is_gated(m->mlp);
 	double T_sp = l->sp ? T / t : T;
 	double act_bytes = 2.0 * T * h; /* one activation tensor, bf16 */
-	/* Attention runs in bf16 (in fp8 runs too), or fp16 on GPUs without
-	 * bf16 (V100, P100). */
-	enum precision ap = g->peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
+	/* The attention core runs in the training precision; under fp8 in
+	 * bf16, or fp16 on GPUs without bf16 (V100, P100); fp32 on the CPU. */
+	enum precision ap = x->o->precision;
+	if (ap == PREC_FP8 || g->peak_tflops[ap] <= 0)
+		ap = g->peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
 	double attn_peak = g->peak_tflops[ap] * 1e12 * g->gemm_eff_max[ap];
 
 	memset(lc, 0, sizeof *lc);

@@ -1,0 +1,568 @@
+/*
+ * cmd_exec.c: `pplan exec`: run one layout for real under mpirun or srun
+ * (one process per GPU or CPU slot), measure it, and print and write the
+ * measurement beside sim's prediction for the same model, layout and
+ * machine (pplan.report/1).  Every rank parses the same command line;
+ * only rank 0 speaks, and every rank leaves with the same exit status.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_common.h"
+#include "des.h"
+#include "exec.h"
+#include "framework.h"
+#include "jsonio.h"
+#include "memory.h"
+#include "predict.h"
+#include "run_report.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void usage(FILE *f)
+{
+	struct exec_opts d;
+	exec_opts_default(&d);
+	fprintf(f,
+		"usage: mpirun -np N pplan exec --model NAME|FILE --layout STR [options]\n"
+		"       srun -n N pplan exec ...\n\n"
+		"Runs the layout for real, one process per GPU (or CPU slot), and measures it.\n\n"
+		"  --model NAME|FILE      zoo model, pplan.model/1 JSON or HF config.json\n"
+		"  --layout STR           tp=2,pp=2,dp=1,mbs=1,gbs=16,vp=1,sp=on,recompute=none,zero=1,schedule=1f1b\n"
+		"                         (omitted: dp fills the ranks; gbs = mbs x dp x 4 x pp)\n"
+		"  --seq N                tokens per sequence (default: the model's)\n"
+		"  --steps N              timed steps (default %ld)\n"
+		"  --warmup K             untimed steps before them, K < N (default %ld)\n"
+		"  --backend B            auto (default: CUDA where a GPU answers, else the CPU), cuda, cpu\n"
+		"  --precision P          fp32 (the CPU; default there) or bf16 (the CUDA default)\n"
+		"  --gpu TYPE             the GPU to price the prediction with (default: as detected)\n"
+		"  --seed X               weights and batches (default %llu)\n"
+		"  --report FILE          write pplan.report/1 (predicted, measured, error); --json is the same\n"
+		"  --trace FILE           Chrome trace of the last step: a process per rank, compute and\n"
+		"                         communication tracks (Perfetto, chrome://tracing)\n"
+		"  --check                compare every step's loss and every tensor's gradient norm with\n"
+		"                         the same run on one rank (fp32: 1e-5 relative; bf16: 1e-2)\n"
+		"  --timeout S            a rank that makes no progress for S seconds ends the run (default %.0f s)\n"
+		"  --force                run even where the memory model says the model does not fit\n"
+		"  --help                 this text\n\n"
+		"Exit status: 0 done; 2 bad input or an impossible layout (one sentence on rank 0);\n"
+		"1 a failure of the run (a rank died or hung, MPI, CUDA), or a failed --check.\n",
+		d.steps, d.warmup, (unsigned long long)d.seed, d.timeout_s);
+}
+
+struct exec_args {
+	const char *model, *layout, *backend, *precision, *gpu, *report, *trace;
+	long seq, steps, warmup;
+	double timeout;
+	unsigned long long seed;
+	int check, force, help;
+	int steps_set, warmup_set;
+};
+
+static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, NULL, 'm' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "seq", required_argument, NULL, 'q' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "precision", required_argument, NULL, 'p' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "json", required_argument, NULL, 'r' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': a->model = optarg; break;
+		case 'l': a->layout = optarg; break;
+		case 'b': a->backend = optarg; break;
+		case 'p': a->precision = optarg; break;
+		case 'g': a->gpu = optarg; break;
+		case 'r': a->report = optarg; break;
+		case 't': a->trace = optarg; break;
+		case 'c': a->check = 1; break;
+		case 'f': a->force = 1; break;
+		case 'h': a->help = 1; break;
+		case 'q':
+			if (cli_parse_long(optarg, &a->seq) != 0)
+				return perr_set(e, PPLAN_EINPUT, "--seq must be a positive number of tokens, got '%s'", optarg);
+			break;
+		case 's':
+			a->steps = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end || a->steps < 1 || a->steps > 100000)
+				return perr_set(e, PPLAN_EINPUT, "--steps must be a whole number from 1 to 100000, got '%s'", optarg);
+			a->steps_set = 1;
+			break;
+		case 'w':
+			a->warmup = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end || a->warmup < 0 || a->warmup > 100000)
+				return perr_set(e, PPLAN_EINPUT, "--warmup must be a whole number from 0 to 100000, got '%s'", optarg);
+			a->warmup_set = 1;
+			break;
+		case 'S':
+			a->seed = strtoull(optarg, &end, 10);
+			if (*optarg == '\0' || *end)
+				return perr_set(e, PPLAN_EINPUT, "--seed must be a whole number, got '%s'", optarg);
+			break;
+		case 'T':
+			a->timeout = strtod(optarg, &end);
+			if (*optarg == '\0' || *end || !(a->timeout > 0) || !isfinite(a->timeout))
+				return perr_set(e, PPLAN_EINPUT, "--timeout must be a positive number of seconds, got '%s'", optarg);
+			break;
+		default:
+			return perr_set(e, PPLAN_EINPUT, "pplan exec: unknown or incomplete option '%s' (see pplan exec --help)",
+					argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return perr_set(e, PPLAN_EINPUT, "pplan exec: unexpected argument '%s'", argv[optind]);
+	return PPLAN_OK;
+}
+
+/* An output path whose directory exists and takes files, and that is a
+ * regular file if it exists. */
+static enum pplan_status writable(const char *opt, const char *path, struct perr *e)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat sb;
+	if (strcmp(path, "-") == 0)
+		return PPLAN_OK;
+	if (slash) {
+		size_t n = (size_t)(slash - path);
+		if (n >= sizeof dir)
+			return perr_set(e, PPLAN_EINPUT, "%s %s: the path is too long", opt, path);
+		memcpy(dir, path, n);
+		dir[n ? n : 1] = '\0';
+		if (n == 0)
+			dir[0] = '/';
+	} else {
+		snprintf(dir, sizeof dir, ".");
+	}
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return perr_set(e, PPLAN_EINPUT, "%s %s: the directory %s does not exist", opt, path, dir);
+	if (access(dir, W_OK) != 0)
+		return perr_set(e, PPLAN_EINPUT, "%s %s: the directory %s is not writable", opt, path, dir);
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return perr_set(e, PPLAN_EINPUT, "%s %s: exists and is not a regular file", opt, path);
+	return PPLAN_OK;
+}
+
+/* Refuses a layout whose model states and activations (sim's memory
+ * model, without a GPU's context and buffers) exceed what a rank has. */
+static enum pplan_status fits(const struct exec_opts *o, struct perr *e)
+{
+	struct cluster none;
+	struct train_opts t;
+	struct mem_breakdown mem;
+	double cap = exec_rank_memory_bytes(o), need;
+	if (!isfinite(cap))
+		return PPLAN_OK;
+	memset(&none, 0, sizeof none);
+	train_opts_default(&t, &o->model);
+	t.precision = o->precision;
+	t.switches.flash = 0;
+	t.switches.grad_bytes = 4;
+	t.order = o->order;
+	train_opts_resolve(&t, NULL);
+	memory_peak(&o->model, &none, &o->layout, &t, &mem);
+	need = mem.total - mem.other;
+	if (need > cap)
+		return perr_set(e, PPLAN_EINPUT,
+				"the memory model puts %.1f GiB on a rank of pipeline stage %d, more than the %.1f GiB a rank has here (host memory / ranks on the host); --force runs it anyway",
+				need / GIB, mem.stage, cap / GIB);
+	return PPLAN_OK;
+}
+
+/* The options, the model and the layout; the same on every rank. */
+static enum pplan_status resolve(const struct exec_args *a, int size,
+				 struct exec_opts *o, struct perr *e)
+{
+	unsigned set = 0;
+	enum reject why;
+	enum pplan_status st;
+
+	exec_opts_default(o);
+	if (a->steps_set)
+		o->steps = a->steps;
+	if (a->warmup_set)
+		o->warmup = a->warmup;
+	if (a->warmup_set && o->warmup >= o->steps)
+		return perr_set(e, PPLAN_EINPUT, "--warmup %ld must be smaller than --steps %ld", o->warmup, o->steps);
+	if (a->seed)
+		o->seed = a->seed;
+	if (a->timeout > 0)
+		o->timeout_s = a->timeout;
+	/* a test hook: the failures the fault handling must survive */
+	o->fault = getenv("PPLAN_EXEC_FAULT");
+	if (!a->model)
+		return perr_set(e, PPLAN_EINPUT, "--model is required (a zoo name, pplan.model/1 JSON or a HF config.json)");
+	if (!a->layout)
+		return perr_set(e, PPLAN_EINPUT, "--layout is required (e.g. --layout tp=2,pp=2)");
+	if ((st = model_resolve(a->model, &o->model, e)) != PPLAN_OK)
+		return st;
+	if (a->seq)
+		o->model.seq = a->seq;
+	if (a->backend) {
+		if (strcmp(a->backend, "auto") == 0)
+			o->backend = EXEC_BACKEND_AUTO;
+		else if (strcmp(a->backend, "cpu") == 0)
+			o->backend = EXEC_BACKEND_CPU;
+		else if (strcmp(a->backend, "cuda") == 0)
+			o->backend = EXEC_BACKEND_CUDA;
+		else
+			return perr_set(e, PPLAN_EINPUT, "--backend must be auto, cuda or cpu, got '%s'", a->backend);
+	}
+	o->precision = o->backend == EXEC_BACKEND_CPU ? PREC_FP32 : PREC_BF16;
+	if (a->precision) {
+		if (precision_parse(a->precision, &o->precision) != 0 ||
+		    (o->precision != PREC_FP32 && o->precision != PREC_BF16))
+			return perr_set(e, PPLAN_EINPUT, "--precision must be fp32 or bf16 for pplan exec, got '%s'", a->precision);
+		if (o->backend == EXEC_BACKEND_CPU && o->precision != PREC_FP32)
+			return perr_set(e, PPLAN_EINPUT, "--backend cpu computes in fp32; --precision %s needs --backend cuda", a->precision);
+	}
+	if (a->gpu && !gpu_find(a->gpu))
+		return perr_set(e, PPLAN_EINPUT, "--gpu: unknown GPU '%s'", a->gpu);
+	if ((st = layout_parse(a->layout, &o->layout, &set, e)) != PPLAN_OK)
+		return st;
+	layout_complete(&o->layout, set, size);
+	if (!(set & LK_GBS))
+		o->layout.gbs = (long)o->layout.mbs * o->layout.dp * 4 * o->layout.pp;
+	if (layout_gpus(&o->layout) != size)
+		return perr_set(e, PPLAN_EINPUT,
+				"the layout uses %ld ranks (tp %d x pp %d x dp %d x cp %d) but %d were started: run it with mpirun -np %ld",
+				layout_gpus(&o->layout), o->layout.tp, o->layout.pp, o->layout.dp,
+				o->layout.cp, size, layout_gpus(&o->layout));
+	if ((st = layout_check(&o->layout, &o->model, size, &why, e)) != PPLAN_OK)
+		return st;
+	if (a->report && (st = writable("--report", a->report, e)) != PPLAN_OK)
+		return st;
+	if (a->trace && (st = writable("--trace", a->trace, e)) != PPLAN_OK)
+		return st;
+	if (!a->force)
+		return fits(o, e);
+	return PPLAN_OK;
+}
+
+/* What the executor does, as the cost model's framework switches: its
+ * attention kernel, fp32 gradients reduced in fp32, the gradient
+ * reduction overlapped with the backward, no TP overlap. */
+static void train_opts_for(const struct exec_opts *o, const struct run_measured *m,
+			   struct train_opts *t)
+{
+	train_opts_default(t, &o->model);
+	t->precision = m->precision;
+	t->seq = o->model.seq;
+	t->order = o->order;
+	t->use_des = 1;
+	t->switches.flash = o->fused_attention || strcmp(m->backend, "cuda") == 0;
+	t->switches.grad_bytes = 4;
+	t->switches.overlap_grad_reduce = 1;
+	t->switches.tp_overlap = FW_TPO_NONE;
+	train_opts_resolve(t, NULL);
+}
+
+/* The GPU machine to price: --gpu, or the GPU table entry whose name the
+ * device string carries, one node of as many GPUs as ranks. */
+static enum pplan_status gpu_machine(const char *gpu, const struct run_measured *m,
+				     long ranks, struct cluster *c, struct perr *e)
+{
+	const struct gpu_spec *g = gpu ? gpu_find(gpu) : NULL;
+	int n;
+	const struct gpu_spec *tab = gpu_table(&n);
+	const char *preset;
+	enum pplan_status st;
+	for (int i = 0; !g && i < n; i++) {
+		char up[32];
+		size_t k;
+		for (k = 0; tab[i].name[k] && k < sizeof up - 1; k++)
+			up[k] = (char)(tab[i].name[k] >= 'a' && tab[i].name[k] <= 'z' ? tab[i].name[k] - 32 : tab[i].name[k]);
+		up[k] = '\0';
+		if (strchr(up, '-'))
+			*strchr(up, '-') = '\0';
+		if (strstr(m->device, up))
+			g = &tab[i];
+	}
+	if (!g)
+		return perr_set(e, PPLAN_EINPUT, "cannot tell which GPU '%s' is: give --gpu", m->device);
+	preset = cluster_preset_for_gpu(g->name);
+	if ((st = cluster_preset(preset ? preset : "dgx-h100", 0, c, e)) != PPLAN_OK)
+		return st;
+	c->gpu = *g;
+	if (ranks < c->gpus_per_node) {
+		c->gpus_per_node = (int)ranks;
+		c->nvlink_domain = (int)ranks;
+	} else {
+		c->num_nodes = (int)(ranks / c->gpus_per_node);
+	}
+	return PPLAN_OK;
+}
+
+struct predicted {
+	struct cluster machine;
+	struct train_opts t;
+	struct prediction p;
+	struct run_timeline tl;
+	struct mem_breakdown *stage_mem;
+};
+
+static enum pplan_status predict_run(const struct exec_opts *o, const struct exec_args *a,
+				     const struct run_measured *m, struct predicted *pr,
+				     struct perr *e)
+{
+	enum pplan_status st;
+	struct des_costs k;
+	struct des_result r;
+	struct pipe_schedule *s = NULL;
+	const struct layout *l = &o->layout;
+
+	memset(pr, 0, sizeof *pr);
+	if (strcmp(m->backend, "cpu") == 0)
+		pr->machine = m->machine;
+	else if ((st = gpu_machine(a->gpu, m, layout_gpus(l), &pr->machine, e)) != PPLAN_OK)
+		return st;
+	train_opts_for(o, m, &pr->t);
+	if ((st = predict_layout(&o->model, &pr->machine, l, &pr->t, &pr->p, e)) != PPLAN_OK)
+		return st;
+	pr->stage_mem = calloc((size_t)l->pp, sizeof *pr->stage_mem);
+	if (!pr->stage_mem)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory for the prediction");
+	for (int i = 0; i < l->pp; i++)
+		memory_stage(&o->model, &pr->machine, l, &pr->t, i, &pr->stage_mem[i]);
+	predict_des_costs(l, &pr->t, &pr->p, &k);
+	st = schedule_build(l, pr->p.microbatches,
+			    schedule_act_bytes(l, o->model.hidden, o->model.seq,
+					       precision_bytes(pr->t.precision)),
+			    &s, e);
+	if (st == PPLAN_OK)
+		st = des_run(s, &k, DES_TIMES, &r, e);
+	if (st == PPLAN_OK) {
+		st = run_timeline_predicted(&pr->p, s, &r, &pr->tl, e);
+		des_result_free(&r);
+	}
+	schedule_free(s);
+	return st;
+}
+
+static void row(const char *name, const char *unit, double pred, double meas, int pts)
+{
+	char pe[32], me[32], er[32];
+	snprintf(pe, sizeof pe, isfinite(pred) ? "%.4g" : "-", pred);
+	snprintf(me, sizeof me, isfinite(meas) ? "%.4g" : "-", meas);
+	if (pts)
+		snprintf(er, sizeof er, isfinite(pred - meas) ? "%+.1f pts" : "-", pred - meas);
+	else
+		snprintf(er, sizeof er, isfinite(pred) && isfinite(meas) && meas != 0 ? "%+.1f" : "-",
+			 100.0 * (pred - meas) / meas);
+	printf("  %-22s %-10s %12s %12s %10s\n", name, unit, pe, me, er);
+}
+
+static void print_results(const struct exec_opts *o, const struct run_measured *m,
+			  const struct predicted *pr, const struct run_check *chk)
+{
+	const struct layout *l = &o->layout;
+	double flops = cost_model_flops(&o->model, o->model.seq, l->gbs);
+	double gpus = (double)layout_gpus(l);
+	double mt = flops / m->step_time_s / gpus / 1e12;
+
+	printf("#\n#  step       loss     time\n#              (-)      (s)\n");
+	for (long s = 0; s < m->steps_done; s++) {
+		long t = s - o->warmup;
+		if (t < 0)
+			printf("  %5ld %10.5f  warm-up\n", s + 1, m->losses[s]);
+		else
+			printf("  %5ld %10.5f %8.4f\n", s + 1, m->losses[s], m->step_times_s[t]);
+	}
+	printf("#\n#  %-22s %-10s %12s %12s %10s\n", "", "", "predicted", "measured", "error");
+	printf("#  %-22s %-10s %12s %12s %10s\n", "", "", "", "", "(%)");
+	row("step time (median)", "s", pr ? pr->p.step_time_s : NAN, m->step_time_s, 0);
+	row("throughput", "tok/s", pr ? pr->p.tokens_per_s : NAN,
+	    (double)l->gbs * o->model.seq / m->step_time_s, 0);
+	row("model FLOP rate", "TFLOP/s/dev", pr ? pr->p.tflops_per_gpu : NAN, mt, 0);
+	row("MFU", "%", pr ? 100.0 * pr->p.mfu : NAN, m->peak_tflops > 0 ? 100.0 * mt / m->peak_tflops : NAN, 0);
+	row("bubble fraction", "%", pr ? 100.0 * pr->p.bubble_fraction : NAN, 100.0 * m->bubble_fraction, 1);
+	row("peak memory (max rank)", "GiB", pr ? pr->p.mem.total / GIB : NAN, m->mem_peak_bytes / GIB, 0);
+	printf("#  op classes, seconds per step (mean over ranks)\n");
+	for (int c = 0; c < OC_COUNT; c++)
+		row(op_class_key((enum op_class)c), "s", pr ? pr->tl.classes_s[c] : NAN, m->classes_s[c], 0);
+	printf("# step time spread %.4f .. %.4f s over %ld timed steps; time outside timed ops %.1f %%\n",
+	       m->step_min_s, m->step_max_s, o->steps, 100.0 * m->harness_overhead);
+	printf("# MFU against %.3f TFLOP/s per device (%s)\n", m->peak_tflops, m->peak_source);
+	if (chk)
+		printf("# check %s: loss max relative error %.2e, gradient norms %.2e (tolerance %.0e over %ld steps); worst: %s\n",
+		       chk->passed ? "passed" : "FAILED", chk->max_loss_rel_err, chk->max_grad_rel_err,
+		       chk->tolerance_rel, chk->steps, chk->worst);
+}
+
+static char *command_line(int argc, char **argv)
+{
+	size_t n = 16;
+	char *s;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	strcpy(s, "pplan");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int cmd_exec(int argc, char **argv)
+{
+	struct exec_args a;
+	struct exec_opts o;
+	struct perr e = { { 0 } };
+	struct run_measured m;
+	struct run_check chk;
+	struct predicted pr;
+	int rank = 0, size = 1, have_pred = 0, code = 0;
+	enum pplan_status st;
+	exec_t *x = NULL;
+	char *cmd = command_line(argc, argv);
+
+	memset(&a, 0, sizeof a);
+	memset(&m, 0, sizeof m);
+	memset(&pr, 0, sizeof pr);
+	if ((st = exec_mpi_init(&argc, &argv, &rank, &size, &e)) != PPLAN_OK) {
+		free(cmd);
+		return cli_fail(st, &e);
+	}
+	st = parse_args(argc, argv, &a, &e);
+	if (st == PPLAN_OK && a.help) {
+		if (rank == 0)
+			usage(stdout);
+		exec_mpi_finalize();
+		free(cmd);
+		return 0;
+	}
+	if (st == PPLAN_OK)
+		st = resolve(&a, size, &o, &e);
+	if (st == PPLAN_OK) {
+		o.force = a.force;
+		st = exec_open(&o, &x, &e);
+	}
+	st = exec_agree(st, &e);
+	if (st != PPLAN_OK) {
+		if (rank == 0)
+			fprintf(stderr, "pplan exec: %s\n", e.msg);
+		exec_close(x);
+		exec_mpi_finalize();
+		free(cmd);
+		return status_exit_code(st);
+	}
+	if (rank == 0) {
+		char lb[256];
+		layout_format(&o.layout, lb, sizeof lb);
+		printf("# pplan exec (pplan %s, git %s)\n", PPLAN_VERSION, PPLAN_GIT_HASH);
+		printf("# model     %s: %.2f M parameters, %d layers, hidden %ld, %d heads (%d kv), vocab %ld, seq %ld, %s\n",
+		       o.model.name, model_params_total(&o.model) / 1e6, o.model.layers, o.model.hidden,
+		       o.model.heads, o.model.kv_heads, o.model.vocab, o.model.seq, mlp_kind_name(o.model.mlp));
+		printf("# layout    %s (%ld microbatches per step)\n", lb, layout_microbatches(&o.layout));
+		printf("# backend   %s\n", exec_backend_note(x));
+		printf("# run       %d ranks, %ld timed steps after %ld warm-up, seed %llu, timeout %.0f s\n",
+		       size, o.steps, o.warmup, (unsigned long long)o.seed, o.timeout_s);
+		fflush(stdout);
+	}
+	st = exec_run(x, &m, &e);
+	if (st != PPLAN_OK)
+		exec_abort(e.msg, status_exit_code(st) == 2 ? 2 : 1);
+	if (a.check) {
+		st = exec_check_run(x, &m, &chk, &e);
+		if (st != PPLAN_OK)
+			exec_abort(e.msg, 1);
+	}
+	if (a.trace) {
+		struct run_timeline all;
+		st = exec_trace(x, &all, &e);
+		if (st != PPLAN_OK)
+			exec_abort(e.msg, 1);
+		if (rank == 0) {
+			cJSON *doc = report_run_trace(&all);
+			st = json_write_atomic(a.trace, doc, &e);
+			cJSON_Delete(doc);
+			if (st != PPLAN_OK)
+				fprintf(stderr, "pplan exec: %s\n", e.msg), code = 1;
+		}
+		run_timeline_free(&all);
+	}
+	if (rank == 0) {
+		st = predict_run(&o, &a, &m, &pr, &e);
+		if (st == PPLAN_OK)
+			have_pred = 1;
+		else
+			fprintf(stderr, "pplan exec: no prediction: %s\n", e.msg);
+		print_results(&o, &m, have_pred ? &pr : NULL, a.check ? &chk : NULL);
+		if (a.report) {
+			struct run_report rr;
+			cJSON *doc;
+			memset(&rr, 0, sizeof rr);
+			rr.status = "ok";
+			rr.model = &o.model;
+			rr.machine = have_pred ? &pr.machine : &m.machine;
+			rr.layout = &o.layout;
+			rr.opts = &pr.t;
+			rr.steps = o.steps;
+			rr.warmup = o.warmup;
+			rr.seed = (unsigned long long)o.seed;
+			rr.backend = m.backend;
+			rr.dtype = precision_name(m.precision);
+			rr.check_asked = a.check;
+			rr.pred = have_pred ? &pr.p : NULL;
+			rr.pred_tl = have_pred ? &pr.tl : NULL;
+			rr.pred_stage_mem = have_pred ? pr.stage_mem : NULL;
+			rr.meas = &m;
+			rr.check = a.check ? &chk : NULL;
+			rr.command = cmd;
+			rr.version = PPLAN_VERSION;
+			rr.git_hash = PPLAN_GIT_HASH;
+			if (!have_pred)
+				train_opts_for(&o, &m, &pr.t);
+			doc = report_run_json(&rr);
+			st = json_write_atomic(a.report, doc, &e);
+			cJSON_Delete(doc);
+			if (st != PPLAN_OK)
+				fprintf(stderr, "pplan exec: %s\n", e.msg), code = 1;
+			else
+				printf("# report    %s\n", a.report);
+		}
+		if (a.check && !chk.passed) {
+			fprintf(stderr, "pplan exec: --check failed: %s\n", chk.worst);
+			code = 1;
+		}
+	}
+	/* every rank leaves with rank 0's verdict */
+	{
+		struct perr ce = { { 0 } };
+		st = exec_agree(code ? PPLAN_ESYSTEM : PPLAN_OK, &ce);
+		code = st == PPLAN_OK ? 0 : 1;
+	}
+	run_timeline_free(&pr.tl);
+	free(pr.stage_mem);
+	run_measured_free(&m);
+	exec_close(x);
+	exec_mpi_finalize();
+	free(cmd);
+	return code;
+}

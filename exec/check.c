@@ -1,0 +1,103 @@
+/*
+ * check.c: `pplan exec --check`.  The parallel run must compute the same
+ * training step as one rank does: rank 0 builds the same seeded model on
+ * a communicator of its own (MPI_COMM_SELF) with tp = pp = dp = 1 and the
+ * same micro-batch size (so the same global batch), runs the same steps
+ * on the same batches, and compares the loss of every step and the norm
+ * of every parameter tensor's gradient (before clipping) with the
+ * parallel run's.  The other ranks wait at a barrier meanwhile.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "exec_internal.h"
+
+static double rel_err(double a, double b)
+{
+	double d = fabs(a - b), s = fabs(b) > 1e-30 ? fabs(b) : 1e-30;
+	return d / s;
+}
+
+static enum pplan_status reference(const struct exec_opts *o,
+				   const struct run_measured *run,
+				   struct run_check *out, struct perr *e)
+{
+	struct exec_opts ro = *o;
+	struct run_measured ref;
+	exec_t *rx = NULL;
+	enum pplan_status st;
+	long total = o->warmup + o->steps;
+
+	ro.layout.tp = ro.layout.pp = ro.layout.dp = ro.layout.cp = ro.layout.ep = 1;
+	ro.layout.vp = 1;
+	ro.layout.sp = 0;
+	ro.layout.zero = 0;
+	ro.layout.recompute = RECOMPUTE_NONE;
+	ro.layout.schedule = SCHED_1F1B;
+	ro.fault = NULL;
+	st = exec_open_comm(&ro, MPI_COMM_SELF, &rx, e);
+	if (st == PPLAN_OK)
+		st = exec_run(rx, &ref, e);
+	if (st != PPLAN_OK) {
+		perr_prefix(e, "the single-rank reference");
+		exec_close(rx);
+		return st;
+	}
+	out->steps = total;
+	out->max_loss_rel_err = 0;
+	out->max_grad_rel_err = 0;
+	snprintf(out->worst, sizeof out->worst, "-");
+	for (long s = 0; s < total; s++) {
+		double le = rel_err(run->losses[s], ref.losses[s]);
+		if (!(le <= out->max_loss_rel_err)) {
+			out->max_loss_rel_err = le;
+			if (!(le <= out->max_grad_rel_err))
+				snprintf(out->worst, sizeof out->worst, "loss of step %ld: %.9g vs %.9g",
+					 s + 1, run->losses[s], ref.losses[s]);
+		}
+		for (int i = 0; i < ref.ntensor_ids; i++) {
+			double a = run->grad_norms[s * run->ntensor_ids + i];
+			double b = ref.grad_norms[s * ref.ntensor_ids + i];
+			double ge;
+			if (isnan(a) && isnan(b))
+				continue;
+			ge = (isnan(a) || isnan(b)) ? INFINITY : rel_err(a, b);
+			if (!(ge <= out->max_grad_rel_err)) {
+				out->max_grad_rel_err = ge;
+				if (ge < out->max_loss_rel_err)
+					continue;
+				snprintf(out->worst, sizeof out->worst,
+					 "gradient norm of %s in step %ld: %.9g vs %.9g",
+					 ref.tensor_names ? ref.tensor_names[i] : "?", s + 1, a, b);
+			}
+		}
+	}
+	out->passed = out->max_loss_rel_err <= out->tolerance_rel &&
+		      out->max_grad_rel_err <= out->tolerance_rel;
+	run_measured_free(&ref);
+	exec_close(rx);
+	return PPLAN_OK;
+}
+
+enum pplan_status exec_check_run(exec_t *x, const struct run_measured *run,
+				 struct run_check *out, struct perr *e)
+{
+	enum pplan_status st = PPLAN_OK;
+	double saved = x->opt.timeout_s;
+
+	memset(out, 0, sizeof *out);
+	out->tolerance_rel = x->opt.precision == PREC_FP32 ? 1e-5 : 1e-2;
+	if (x->rank == 0)
+		st = reference(&x->opt, run, out, e);
+	/* one rank now does the work of all: wait for it generously */
+	x->opt.timeout_s = saved + 2.0 * x->size * (run ? run->step_time_s : 1.0) *
+				   (double)(x->opt.steps + x->opt.warmup) + 60.0;
+	{
+		enum pplan_status b = exec_barrier(x, e);
+		if (st == PPLAN_OK)
+			st = b;
+	}
+	x->opt.timeout_s = saved;
+	return st;
+}

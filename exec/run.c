@@ -1,0 +1,434 @@
+/*
+ * run.c: warm-up and timed steps, measured as nccl-tests measures:
+ * warm-up steps excluded, every op of the op list timed, the step time
+ * of a step the slowest rank's, the median and the spread over the timed
+ * steps, results reduced across ranks and gathered on rank 0.
+ *
+ * Per step every rank resolves its log (timeline.c) into op times and
+ * op classes; the first rank of each pipeline stage (tp = dp = 0) sends
+ * its timeline to rank 0, which splits each receive's wait into the part
+ * before the sender posted (idle: the bubble) and the transfer (pipeline
+ * communication), using the sender's own times.  Every gather is
+ * non-blocking and polled, so a dead rank cannot hang the others here
+ * either.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec_internal.h"
+
+static int op_class_of(int kind)
+{
+	switch (kind) {
+	case OP_FWD: return OC_FORWARD;
+	case OP_BWD:
+	case OP_BWD_INPUT:
+	case OP_BWD_WEIGHT: return OC_BACKWARD;
+	case RUN_OP_DP: return OC_DP;
+	case RUN_OP_OPTIMIZER: return OC_OPTIMIZER;
+	default: return OC_PP;
+	}
+}
+
+/* This rank's step in seconds: its ops, its classes, its step time and
+ * the time outside every op. */
+struct local_step {
+	long nops;
+	double step_s, outside_s;
+	double classes[OC_COUNT];
+	struct run_op ops[];
+};
+
+static struct local_step *resolve(struct exec *x)
+{
+	struct backend *b = x->be;
+	const struct exec_timeline *t = &x->tl;
+	struct local_step *ls = calloc(1, sizeof *ls + (size_t)t->nop * sizeof(struct run_op));
+	double covered = 0, prev_end = 0;
+	if (!ls)
+		return NULL;
+	for (int i = 0; i + 1 < t->nseg; i++) {
+		double t0 = b->ops->mark_seconds(b, t->seg[i].mark);
+		double t1 = b->ops->mark_seconds(b, t->seg[i + 1].mark);
+		if (t->seg[i].cls >= 0 && t->seg[i].cls < OC_COUNT)
+			ls->classes[t->seg[i].cls] += t1 - t0;
+	}
+	ls->step_s = t->nseg > 0 ? b->ops->mark_seconds(b, t->seg[t->nseg - 1].mark) : 0;
+	ls->nops = t->nop;
+	for (int i = 0; i < t->nop; i++) {
+		struct run_op *o = &ls->ops[i];
+		o->kind = t->op[i].kind;
+		o->mb = t->op[i].mb;
+		o->chunk = t->op[i].chunk;
+		o->cls = op_class_of(o->kind);
+		o->start_s = b->ops->mark_seconds(b, t->op[i].m0);
+		o->end_s = b->ops->mark_seconds(b, t->op[i].m1);
+		if (o->end_s > prev_end) {
+			covered += o->end_s - (o->start_s > prev_end ? o->start_s : prev_end);
+			prev_end = o->end_s;
+		}
+	}
+	ls->outside_s = ls->step_s > covered ? ls->step_s - covered : 0;
+	return ls;
+}
+
+static size_t local_bytes(const struct local_step *ls)
+{
+	return sizeof *ls + (size_t)ls->nops * sizeof(struct run_op);
+}
+
+/* The rank of stage s's first member. */
+static int stage_rank(const struct exec *x, int s)
+{
+	struct rank_coords rc;
+	memset(&rc, 0, sizeof rc);
+	rc.c[DIM_PP] = s;
+	return (int)layout_coords_rank(&x->l, &x->opt.order, &rc);
+}
+
+static int representative(const struct exec *x)
+{
+	return x->rc.c[DIM_TP] == 0 && x->rc.c[DIM_DP] == 0 && x->rc.c[DIM_CP] == 0;
+}
+
+/* Gathers a byte blob of every rank (0 bytes from most) on rank 0. */
+static enum pplan_status gather_blobs(struct exec *x, const void *mine, int len,
+				      char **all, int **lens, int **offs,
+				      struct perr *e)
+{
+	MPI_Request r;
+	enum pplan_status st;
+	int total = 0;
+	*all = NULL;
+	*lens = *offs = NULL;
+	if (x->rank == 0) {
+		*lens = calloc((size_t)x->size, sizeof(int));
+		*offs = calloc((size_t)x->size, sizeof(int));
+		if (!*lens || !*offs)
+			return perr_set(e, PPLAN_ENOMEM, "out of host memory for the gather");
+	}
+	MPI_Igather(&len, 1, MPI_INT, x->rank == 0 ? *lens : NULL, 1, MPI_INT, 0, x->world, &r);
+	if ((st = exec_wait_mpi(x, &r, "the other ranks' measurements", e)) != PPLAN_OK)
+		return st;
+	if (x->rank == 0) {
+		for (int i = 0; i < x->size; i++) {
+			(*offs)[i] = total;
+			total += (*lens)[i];
+		}
+		*all = malloc((size_t)(total > 0 ? total : 1));
+		if (!*all)
+			return perr_set(e, PPLAN_ENOMEM, "out of host memory for the gather");
+	}
+	MPI_Igatherv(mine, len, MPI_BYTE, *all, *lens, *offs, MPI_BYTE, 0, x->world, &r);
+	return exec_wait_mpi(x, &r, "the other ranks' measurements", e);
+}
+
+static int vstage(const struct exec *x, int stage, int chunk)
+{
+	return chunk * x->l.pp + stage;
+}
+
+/* Rank 0: the part of each receive's wait before its sender posted the
+ * transfer is idle time, not communication. */
+static void split_receives(const struct exec *x, struct run_timeline *t)
+{
+	for (int s = 0; s < t->stages; s++) {
+		struct run_stage *rs = &t->stage[s];
+		for (long i = 0; i < rs->nops;) {
+			long j = i;
+			double posted = -INFINITY, start = rs->ops[i].start_s, end = rs->ops[i].end_s;
+			int any = 0;
+			while (j < rs->nops && rs->ops[j].start_s == start && rs->ops[j].end_s == end &&
+			       rs->ops[j].cls == OC_PP && rs->ops[j].kind < OP_KIND_COUNT &&
+			       !op_is_compute((enum op_kind)rs->ops[j].kind)) {
+				const struct run_op *o = &rs->ops[j];
+				if (o->kind == OP_RECV_ACT || o->kind == OP_RECV_GRAD) {
+					int grad = o->kind == OP_RECV_GRAD;
+					int pv = vstage(x, s, o->chunk) + (grad ? 1 : -1);
+					int ps = pv % x->l.pp, pc = pv / x->l.pp;
+					int want = grad ? OP_SEND_GRAD : OP_SEND_ACT;
+					any = 1;
+					if (ps >= 0 && ps < t->stages)
+						for (long k = 0; k < t->stage[ps].nops; k++) {
+							const struct run_op *q = &t->stage[ps].ops[k];
+							if (q->kind == want && q->mb == o->mb && q->chunk == pc) {
+								if (q->start_s > posted)
+									posted = q->start_s;
+								break;
+							}
+						}
+				}
+				j++;
+			}
+			if (j == i)
+				j = i + 1;
+			if (any && posted > start) {
+				double idle = (posted < end ? posted : end) - start;
+				rs->classes_s[OC_PP] -= idle;
+				rs->classes_s[OC_IDLE] += idle;
+				if (rs->classes_s[OC_PP] < 0)
+					rs->classes_s[OC_PP] = 0;
+			}
+			i = j;
+		}
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Measured memory of this rank, by what holds it. */
+static void local_memory(const struct exec *x, struct mem_breakdown *m)
+{
+	double used, peak;
+	memset(m, 0, sizeof *m);
+	x->be->ops->memory(x->be, &used, &peak);
+	m->weights = (double)x->nparam * (double)x->esize;
+	m->gradients = (double)x->nparam * 4.0 + (x->grad_shard ? (double)x->shard_len * 4.0 : 0);
+	m->optimizer = 3.0 * (double)x->shard_len * 4.0;
+	m->activations = (double)x->slots_peak * (double)x->slot_bytes + (double)x->work_bytes +
+			 (double)(x->nsends + 1) * (double)x->d.Tl * (double)x->d.C * (double)x->esize;
+	m->total = peak;
+	m->other = peak - m->weights - m->gradients - m->optimizer - m->activations;
+	if (m->other < 0)
+		m->other = 0;
+	m->stage = x->stage;
+	m->inflight = x->slots_peak;
+}
+
+static enum pplan_status finish(struct exec *x, struct run_measured *r,
+				struct run_timeline *steps, long total,
+				struct perr *e)
+{
+	enum pplan_status st;
+	struct mem_breakdown mine;
+	char *all = NULL;
+	int *lens = NULL, *offs = NULL;
+	char host[64] = "";
+
+	/* memory: every rank's peak; each stage's breakdown from its first rank */
+	local_memory(x, &mine);
+	st = gather_blobs(x, &mine, (int)sizeof mine, &all, &lens, &offs, e);
+	if (st == PPLAN_OK && x->rank == 0) {
+		r->rank_mem_peak = calloc((size_t)x->size, sizeof(double));
+		r->stage_mem = calloc((size_t)x->l.pp, sizeof *r->stage_mem);
+		if (!r->rank_mem_peak || !r->stage_mem)
+			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the results");
+		for (int i = 0; st == PPLAN_OK && i < x->size; i++) {
+			const struct mem_breakdown *m = (const void *)(all + offs[i]);
+			r->rank_mem_peak[i] = m->total;
+			if (m->total > r->mem_peak_bytes)
+				r->mem_peak_bytes = m->total;
+		}
+		for (int s = 0; st == PPLAN_OK && s < x->l.pp; s++)
+			memcpy(&r->stage_mem[s], all + offs[stage_rank(x, s)], sizeof *r->stage_mem);
+	}
+	free(all);
+	free(lens);
+	free(offs);
+	all = NULL;
+	lens = offs = NULL;
+	if (st != PPLAN_OK)
+		return st;
+
+	/* hosts */
+	snprintf(host, sizeof host, "%s", x->host);
+	st = gather_blobs(x, host, (int)sizeof host, &all, &lens, &offs, e);
+	if (st == PPLAN_OK && x->rank == 0) {
+		r->hosts = calloc((size_t)x->size, sizeof(char *));
+		for (int i = 0; r->hosts && i < x->size; i++)
+			r->hosts[i] = strdup(all + offs[i]);
+	}
+	free(all);
+	free(lens);
+	free(offs);
+	if (st != PPLAN_OK || x->rank != 0)
+		return st;
+
+	/* the timed steps: median, spread, the median step's timeline */
+	{
+		long n = x->opt.steps, w = x->opt.warmup;
+		double *sorted = malloc((size_t)n * sizeof *sorted);
+		long med = w;
+		if (!sorted)
+			return perr_set(e, PPLAN_ENOMEM, "out of host memory for the results");
+		memcpy(sorted, r->step_times_s, (size_t)n * sizeof *sorted);
+		qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+		r->step_time_s = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+		r->step_min_s = sorted[0];
+		r->step_max_s = sorted[n - 1];
+		for (long i = 0; i < n; i++)
+			if (r->step_times_s[i] == sorted[(n - 1) / 2]) {
+				med = w + i;
+				break;
+			}
+		free(sorted);
+		r->median_step = med;
+		memset(r->classes_s, 0, sizeof r->classes_s);
+		r->bubble_fraction = 0;
+		for (long i = w; i < total; i++) {
+			for (int c = 0; c < OC_COUNT; c++)
+				r->classes_s[c] += steps[i].classes_s[c] / n;
+			r->bubble_fraction += steps[i].bubble_fraction / n;
+		}
+		r->timeline = steps[med];
+		memset(&steps[med], 0, sizeof steps[med]);
+	}
+	r->ranks = x->size;
+	snprintf(r->device, sizeof r->device, "%s", x->be->device);
+	snprintf(r->libraries, sizeof r->libraries, "%s", x->be->libraries);
+	r->backend = x->be->ops->name;
+	r->precision = x->opt.precision;
+	if (x->be->kind == BE_CPU) {
+		r->peak_tflops = x->probe_tflops;
+		r->peak_source = "sgemm probe";
+		probe_machine(x, &r->machine);
+	} else {
+		r->peak_source = "gpu table";
+	}
+	return PPLAN_OK;
+}
+
+enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
+{
+	long total = x->opt.warmup + x->opt.steps;
+	struct run_timeline *steps = NULL;
+	enum pplan_status st = PPLAN_OK;
+	double *harness = NULL;
+
+	memset(r, 0, sizeof *r);
+	if (x->rank == 0) {
+		r->step_times_s = calloc((size_t)x->opt.steps, sizeof(double));
+		r->losses = calloc((size_t)total, sizeof(double));
+		r->ntensor_ids = x->ntensor_ids;
+		r->grad_norms = calloc((size_t)total * (size_t)x->ntensor_ids, sizeof(double));
+		steps = calloc((size_t)total, sizeof *steps);
+		harness = calloc((size_t)total, sizeof *harness);
+		if (!r->step_times_s || !r->losses || !r->grad_norms || !steps || !harness)
+			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the results");
+	}
+	if ((st = exec_agree_comm(x->world, st, e)) != PPLAN_OK)
+		goto out;
+
+	for (long s = 0; s < total && st == PPLAN_OK; s++) {
+		struct local_step *ls;
+		double v[2], w[2];
+		MPI_Request rq;
+		char *all = NULL;
+		int *lens = NULL, *offs = NULL;
+
+		x->step = s;
+		if ((st = exec_step(x, e)) != PPLAN_OK)
+			break;
+		ls = resolve(x);
+		if (!ls) {
+			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the step's log");
+			break;
+		}
+		/* the slowest rank's step; the loss over every token */
+		v[0] = ls->step_s;
+		v[1] = x->step_loss;
+		MPI_Ireduce(v, w, 2, MPI_DOUBLE, MPI_SUM, 0, x->world, &rq);
+		st = exec_wait_mpi(x, &rq, "the step's loss", e);
+		if (st == PPLAN_OK) {
+			double tmax = 0;
+			MPI_Ireduce(&ls->step_s, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, x->world, &rq);
+			st = exec_wait_mpi(x, &rq, "the step time", e);
+			if (st == PPLAN_OK && x->rank == 0) {
+				r->losses[s] = w[1] / ((double)x->l.gbs * (double)x->d.S);
+				for (int i = 0; i < x->ntensor_ids; i++)
+					r->grad_norms[s * x->ntensor_ids + i] =
+						x->norms[i] > 0 ? sqrt(x->norms[i]) : NAN;
+				if (s >= x->opt.warmup)
+					r->step_times_s[s - x->opt.warmup] = tmax;
+			}
+		}
+		if (st == PPLAN_OK)
+			st = gather_blobs(x, ls, representative(x) ? (int)local_bytes(ls) : 0, &all,
+					  &lens, &offs, e);
+		if (st == PPLAN_OK && x->rank == 0) {
+			struct run_timeline *t = &steps[s];
+			t->stages = x->l.pp;
+			t->stage = calloc((size_t)x->l.pp, sizeof *t->stage);
+			for (int p = 0; t->stage && p < x->l.pp; p++) {
+				const struct local_step *q = (const void *)(all + offs[stage_rank(x, p)]);
+				struct run_stage *rs = &t->stage[p];
+				rs->stage = p;
+				rs->nops = q->nops;
+				rs->ops = malloc((size_t)(q->nops > 0 ? q->nops : 1) * sizeof *rs->ops);
+				if (rs->ops)
+					memcpy(rs->ops, q->ops, (size_t)q->nops * sizeof *rs->ops);
+				memcpy(rs->classes_s, q->classes, sizeof rs->classes_s);
+				harness[s] += q->outside_s / (q->step_s > 0 ? q->step_s : 1) / x->l.pp;
+			}
+			t->step_time_s = s >= x->opt.warmup ? r->step_times_s[s - x->opt.warmup] : ls->step_s;
+			split_receives(x, t);
+			run_timeline_summarise(t);
+		}
+		free(all);
+		free(lens);
+		free(offs);
+		free(ls);
+		r->steps_done = s + 1;
+	}
+	if (st == PPLAN_OK)
+		st = finish(x, r, steps, total, e);
+	if (st == PPLAN_OK && x->rank == 0) {
+		r->harness_overhead = 0;
+		for (long s = x->opt.warmup; s < total; s++)
+			r->harness_overhead += harness[s] / x->opt.steps;
+		if (r->mem_peak_bytes <= 0)
+			r->mem_peak_bytes = NAN;
+		r->ntensor_ids = x->ntensor_ids;
+		r->tensor_names = calloc((size_t)x->ntensor_ids, sizeof *r->tensor_names);
+		for (int i = 0; r->tensor_names && i < x->ntensor_ids; i++)
+			exec_tensor_name(&x->m, i, r->tensor_names[i], sizeof r->tensor_names[i]);
+	}
+out:
+	for (long s = 0; steps && s < total; s++)
+		run_timeline_free(&steps[s]);
+	free(steps);
+	free(harness);
+	return st;
+}
+
+
+enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *e)
+{
+	struct local_step *ls = resolve(x);
+	char *all = NULL;
+	int *lens = NULL, *offs = NULL;
+	enum pplan_status st;
+
+	memset(out, 0, sizeof *out);
+	if (!ls)
+		return perr_set(e, PPLAN_ENOMEM, "out of host memory for the trace");
+	st = gather_blobs(x, ls, (int)local_bytes(ls), &all, &lens, &offs, e);
+	if (st == PPLAN_OK && x->rank == 0) {
+		out->stages = x->size;
+		out->stage = calloc((size_t)x->size, sizeof *out->stage);
+		for (int r = 0; out->stage && r < x->size; r++) {
+			const struct local_step *q = (const void *)(all + offs[r]);
+			struct rank_coords rc;
+			layout_rank_coords(&x->l, &x->opt.order, r, &rc);
+			out->stage[r].stage = rc.c[DIM_PP];
+			out->stage[r].nops = q->nops;
+			out->stage[r].ops = malloc((size_t)(q->nops > 0 ? q->nops : 1) * sizeof(struct run_op));
+			if (out->stage[r].ops)
+				memcpy(out->stage[r].ops, q->ops, (size_t)q->nops * sizeof(struct run_op));
+		}
+		if (!out->stage)
+			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the trace");
+	}
+	free(all);
+	free(lens);
+	free(offs);
+	free(ls);
+	return st;
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# cli_exec_check.sh: `mpiexec pplan exec --backend cpu --check` on the small
+# GPT of tests/fixtures/exec/gpt-small.json (8 layers, hidden 256, 8 heads,
+# seq 256, vocab 4096, a Hugging Face config.json).  For every layout the
+# parallel run must compute the same training steps as one rank: the loss of
+# every step and the norm of every parameter tensor's gradient agree within
+# 1e-5 (rank 0 recomputes the single-rank reference).  Real MPI processes
+# (2 ranks, and 4 oversubscribed); never inside Criterion.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
+M=$S/tests/fixtures/exec/gpt-small.json
+MPIEXEC=${MPIEXEC:-mpiexec}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+
+# ranks layout (what the issue lists)
+cases="
+2 tp=2,pp=1
+2 pp=2
+2 dp=2,zero=0
+2 dp=2,zero=1
+2 tp=2,sp=on
+2 tp=2,sp=off
+2 pp=2,vp=2,gbs=4
+2 pp=2,schedule=zb-h1
+2 pp=2,schedule=gpipe
+2 tp=2,recompute=selective
+2 tp=2,recompute=full
+4 tp=2,pp=2
+4 tp=2,dp=2
+4 pp=2,dp=2
+4 pp=4
+4 dp=4,zero=1
+"
+while read -r np layout; do
+	[ -n "$np" ] || continue
+	n=$((n + 1))
+	timeout 300 "$MPIEXEC" -n "$np" "$B" exec --model "$M" --layout "$layout" \
+		--backend cpu --steps 2 --warmup 1 --check --timeout 120 \
+		--report "$tmp/r.json" >"$tmp/out" 2>&1 </dev/null
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q '^# check passed' "$tmp/out"; then
+		echo "FAIL: -n $np --layout $layout (exit $rc)"; cat "$tmp/out"; fail=1
+		continue
+	fi
+	if ! grep -Eq "\"schema\":[[:space:]]*\"pplan.report/1\"" "$tmp/r.json" ||
+	   ! grep -Eq "\"passed\":[[:space:]]*true" "$tmp/r.json"; then
+		echo "FAIL: -n $np --layout $layout: report"; fail=1
+	fi
+	echo "ok: -n $np --layout $layout: $(grep '^# check' "$tmp/out")"
+done <<<"$cases"
+echo "$n layouts checked against one rank"
+exit $fail

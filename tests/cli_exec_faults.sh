@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# cli_exec_faults.sh: a rank that dies, hangs or exits early, and a SIGINT to
+# the launcher, each end every rank of `pplan exec` within the timeout, with
+# a message naming the rank, exit status 1 (not 0, not 2), no process left
+# behind and no report written.  Faults come from the executor's test hook
+# PPLAN_EXEC_FAULT=RANK:STEP:exit|crash|sleep (exec/replay.c).
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
+M=$S/tests/fixtures/exec/gpt-small.json
+MPIEXEC=${MPIEXEC:-mpiexec}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# A seed no other test uses marks this test's processes.
+run() { # fault seed extra-args...
+	local fault=$1 seed=$2; shift 2
+	PPLAN_EXEC_FAULT=$fault timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
+		--layout pp=2 --backend cpu --steps 4 --warmup 1 --seed "$seed" \
+		--report "$tmp/r.json" "$@" >"$tmp/out" 2>&1
+}
+
+orphans() { # seed
+	sleep 1
+	if pgrep -f "exec --model .* --seed $1( |$)" >/dev/null; then
+		echo "FAIL: processes left behind (seed $1)"; pgrep -af "seed $1"; fail=1
+		pkill -9 -f "exec --model .* --seed $1( |$)"
+	fi
+}
+
+expect() { # what rc pattern seed
+	if [ "$2" -eq 0 ] || [ "$2" -eq 2 ] || [ "$2" -eq 124 ]; then
+		echo "FAIL: $1: exit $2"; cat "$tmp/out"; fail=1
+	elif ! grep -Eq "$3" "$tmp/out"; then
+		echo "FAIL: $1: no message matching /$3/"; cat "$tmp/out"; fail=1
+	elif [ -e "$tmp/r.json" ]; then
+		echo "FAIL: $1: a report was written"; fail=1
+	else
+		echo "ok: $1: exit $2: $(grep -Em1 "$3" "$tmp/out")"
+	fi
+	rm -f "$tmp/r.json"
+	orphans "$4"
+}
+
+run 1:2:exit 90001
+expect "a rank exits early" $? "rank 1|exiting early|exited" 90001
+
+run 1:2:crash 90002
+expect "a rank is killed (SIGKILL)" $? "rank 1|signal 9|Killed" 90002
+
+start=$(date +%s)
+run 1:2:sleep 90003 --timeout 5
+rc=$?
+took=$(( $(date +%s) - start ))
+expect "a rank hangs (timeout 5 s)" $rc "rank 1 has made no progress" 90003
+if [ $took -gt 60 ]; then
+	echo "FAIL: the hang was noticed after $took s, not within the timeout"; fail=1
+fi
+
+# SIGINT to the launcher mid-run.
+PPLAN_EXEC_FAULT= timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout pp=2 \
+	--backend cpu --steps 1000 --warmup 1 --seed 90004 --report "$tmp/r.json" \
+	>"$tmp/out" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do grep -q '^# run' "$tmp/out" && break; sleep 0.2; done
+sleep 2
+kill -INT $pid
+wait $pid
+expect "SIGINT to mpiexec" $? "SIGINT|SIGTERM|stopped|signal|Interrupt|abort" 90004
+exit $fail
