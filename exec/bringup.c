@@ -229,12 +229,6 @@ static enum pplan_status groups(struct exec *x, struct perr *e)
 		     &x->emb_comm, &x->emb, "embedding", e);
 }
 
-/* The CUDA backend is linked only where the build has one
- * (exec/backend_cuda.c); without it the symbol stays NULL. */
-extern enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
-				      MPI_Comm world, struct backend **out,
-				      struct perr *e) __attribute__((weak));
-
 static enum pplan_status open_backend(struct exec *x, struct perr *e)
 {
 	enum pplan_status st;
@@ -242,10 +236,7 @@ static enum pplan_status open_backend(struct exec *x, struct perr *e)
 	int want = x->opt.backend;
 	if (want != EXEC_BACKEND_CPU) {
 		enum kern_dtype dt = x->opt.precision == PREC_FP32 ? KD_F32 : KD_BF16;
-		if (be_cuda_open)
-			st = be_cuda_open(x->local_rank, dt, x->world, &x->be, &why);
-		else
-			st = perr_set(&why, PPLAN_ENOTFOUND, "this pplan was built without its CUDA backend");
+		st = be_cuda_open(x->local_rank, dt, x->world, &x->be, &why);
 		if (st == PPLAN_OK) {
 			snprintf(x->backend_note, sizeof x->backend_note,
 				 "cuda: %s", x->be->device);
