@@ -20,22 +20,22 @@ fail=0 n=0
 
 # ranks layout (what the issue lists)
 cases="
-2 tp=2,pp=1
-2 pp=2
-2 dp=2,zero=0
-2 dp=2,zero=1
-2 tp=2,sp=on
-2 tp=2,sp=off
+2 tp=2,pp=1,gbs=2
+2 pp=2,gbs=4
+2 dp=2,zero=0,gbs=4
+2 dp=2,zero=1,gbs=4
+2 tp=2,sp=on,gbs=2
+2 tp=2,sp=off,gbs=2
 2 pp=2,vp=2,gbs=4
-2 pp=2,schedule=zb-h1
-2 pp=2,schedule=gpipe
-2 tp=2,recompute=selective
-2 tp=2,recompute=full
-4 tp=2,pp=2
-4 tp=2,dp=2
-4 pp=2,dp=2
-4 pp=4
-4 dp=4,zero=1
+2 pp=2,schedule=zb-h1,gbs=4
+2 pp=2,schedule=gpipe,gbs=4
+2 tp=2,recompute=selective,gbs=2
+2 tp=2,recompute=full,gbs=2
+4 tp=2,pp=2,gbs=4
+4 tp=2,dp=2,gbs=4
+4 pp=2,dp=2,gbs=8
+4 pp=4,gbs=4
+4 dp=4,zero=1,gbs=4
 "
 while read -r np layout; do
 	[ -n "$np" ] || continue

@@ -24,7 +24,7 @@ ko() {
 }
 
 # ---- 1. option tables against the usage texts ------------------------------------
-for cmd in search predict simulate validate topo; do
+for cmd in search predict simulate validate topo exec; do
 	awk -v cmd="$cmd" '
 		/^<!-- options:/ { on = 0; for (i = 3; i < NF; i++) if ($i == cmd) on = 1; next }
 		on && /^\|/ { t = $0; gsub(/\\\|/, "/", t); split(t, c, "|"); s = c[2]
