@@ -149,8 +149,8 @@ static void collectives(struct ct *t, enum kern_dtype dt)
 	ct_release(t);
 }
 
-/* A mark before and after a GEMM of 2 * 512^3 FLOP: positive, and under a
- * second on any GPU this runs on; memory figures are positive. */
+/* A mark before and after a GEMM of 2 * 512^3 FLOP: in order and apart
+ * (no bound on the time itself); memory figures cover the buffers. */
 static void marks_memory(struct ct *t, enum kern_dtype dt)
 {
 	enum { S = 512 };
@@ -166,7 +166,7 @@ static void marks_memory(struct ct *t, enum kern_dtype dt)
 	ct_sync(t, "marks");
 	s = b->ops->mark_seconds(b, m1);
 	b->ops->memory(b, &used, &peak);
-	if (m0 != 0 || m1 != 1 || !(s > 0 && s < 1) || !(used > (double)(2 * bytes)) ||
+	if (m0 != 0 || m1 != 1 || !(s > 0) || !(used > (double)(2 * bytes)) ||
 	    !(peak >= used)) {
 		printf("FAIL marks and memory: marks %d %d, %.3g s; used %.0f, peak %.0f bytes\n",
 		       m0, m1, s, used, peak);
