@@ -9,6 +9,7 @@
 int cmd_search(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "defaults.h"
 #include "jsonio.h"
+#include "profile.h"
 #include "suggest.h"
 
 
@@ -134,6 +135,7 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 		return 1;
 	case OPT_RANK_ORDER: in->order_arg = arg; return 1;
 	case OPT_FRAMEWORK: in->framework_arg = arg; return 1;
+	case OPT_PROFILE: in->profile_arg = arg; return 1;
 	case OPT_TP_COMM_OVERLAP:
 		if (!strcmp(arg, "bulk"))
 			in->switches.tp_overlap = FW_TPO_BULK;
@@ -369,6 +371,17 @@ static enum pplan_status resolve_training(struct cli_inputs *in, struct perr *e)
 	st = train_opts_resolve(&in->opts, e);
 	if (st != PPLAN_OK)
 		return st;
+	if (in->profile_arg) {
+		struct profile pr;
+		st = profile_load(in->profile_arg, &pr, e);
+		if (st == PPLAN_OK)
+			st = profile_check_device(&pr, in->profile_arg, &in->cluster, 0, e);
+		in->profile_constants = pr.constants;
+		profile_free(&pr);
+		if (st != PPLAN_OK)
+			return st;
+		in->opts.params = &in->profile_constants;
+	}
 	if (in->order_arg) {
 		st = rank_order_parse(in->order_arg, &in->opts.order, e);
 		if (st != PPLAN_OK)

@@ -20,6 +20,8 @@ struct cli_inputs {
 	const char *precision_arg, *json_path, *order_arg, *framework_arg;
 	const char *tp_overlap_arg;   /* --tp-comm-overlap as given (for the hint) */
 	struct fw_switches switches;  /* --tp-comm-overlap ... as given */
+	const char *profile_arg;      /* --profile FILE */
+	struct cost_params profile_constants; /* its constants (opts.params points here) */
 	long gpus, nodes, gpus_per_node, seq, gbs, tokens_per_step;
 	double train_tokens;     /* tokens to train on; 0 = not asked */
 	double max_memory_gib;
@@ -46,7 +48,7 @@ enum cli_opt {
 	OPT_CLUSTER, OPT_GPU, OPT_SEQ, OPT_GLOBAL_BATCH, OPT_TOKENS_PER_STEP,
 	OPT_PRECISION, OPT_MAX_MEMORY, OPT_JSON, OPT_RANK_ORDER, OPT_TRAIN_TOKENS,
 	OPT_FRAMEWORK, OPT_TP_COMM_OVERLAP, OPT_NO_FLASH, OPT_GRAD_REDUCE_DTYPE,
-	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER,
+	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER, OPT_PROFILE,
 };
 
 /* Long options shared by the subcommands. */
@@ -71,7 +73,8 @@ enum cli_opt {
 	{ "no-flash-attention", no_argument, NULL, OPT_NO_FLASH },           \
 	{ "grad-reduce-dtype", required_argument, NULL, OPT_GRAD_REDUCE_DTYPE }, \
 	{ "overlap-grad-reduce", required_argument, NULL, OPT_OVERLAP_GRAD_REDUCE }, \
-	{ "overlap-param-gather", required_argument, NULL, OPT_OVERLAP_PARAM_GATHER }
+	{ "overlap-param-gather", required_argument, NULL, OPT_OVERLAP_PARAM_GATHER }, \
+	{ "profile", required_argument, NULL, OPT_PROFILE }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */

@@ -93,6 +93,8 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 		fprintf(f, "# framework %s%s: %s\n", in->opts.fw->label,
 			in->framework_arg ? "" : " (default)", what);
 	}
+	fprintf(f, "# constants %s\n", in->profile_arg ? in->profile_arg
+						      : "embedded (the fit on validation/calibration.json)");
 }
 
 void cli_common_usage(FILE *f)
@@ -133,7 +135,8 @@ void cli_common_usage(FILE *f)
 		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
 		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
 		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
-		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n",
+		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n"
+		"  --profile FILE         the cost model's constants from a pplan.profile/1 file (default: embedded)\n",
 		framework_default()->label, list);
 }
 
@@ -197,6 +200,8 @@ void cli_predict_hint(FILE *f, const struct cli_inputs *in,
 	}
 	if (in->framework_arg)
 		hint_arg(buf, sizeof buf, "--framework", in->framework_arg);
+	if (in->profile_arg)
+		hint_arg(buf, sizeof buf, "--profile", in->profile_arg);
 	if (in->tp_overlap_arg)
 		hint_arg(buf, sizeof buf, "--tp-comm-overlap", in->tp_overlap_arg);
 	if (in->switches.flash == 0)

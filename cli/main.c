@@ -18,6 +18,7 @@ static const struct {
 	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 	{ "exec", cmd_exec, "run one layout for real under mpirun or srun and measure it" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
+	{ "fit", cmd_fit, "fit the cost model's constants to measured runs; write a profile" },
 	{ "topo", cmd_topo, "discover this host's topology and write a cluster file" },
 	{ "report", cmd_report, "compare predicted and measured runs; draw them as a page" },
 };

@@ -3,13 +3,14 @@
  *
  * One transformer layer is priced for one microbatch on one GPU: GEMMs
  * from their real shapes under TP/CP/EP (sim/gemm.c), the attention core
- * as fused flash attention (or unfused batched GEMMs + softmax for the
- * frameworks of 2021-22), memory-bound element-wise kernels at HBM
- * bandwidth, and the TP, CP and EP collectives of the layer on the links
- * their groups use (sim/collective.c, cluster_group_link).  Chunks of
- * layers make pipeline stages; the pipeline, the data-parallel gradient
- * reduction and the optimizer step make the step.  Every formula and its
- * source is in sim/MODEL.md; the constants below are named there too.
+ * as fused flash attention or, for the frameworks that had none, unfused
+ * batched GEMMs and softmax through HBM, memory-bound element-wise kernels
+ * at HBM bandwidth, and the TP, CP and EP collectives of the layer on the
+ * links their groups use (sim/collective.c, cluster_group_link).  Stages
+ * are layers times that; the pipeline, the data-parallel gradient
+ * reduction and the optimizer step make the step.  cost_predict is a
+ * straight run of the named steps below.  Every formula and constant is in
+ * sim/MODEL.md; the fitted constants come from train_opts' cost_params.
  */
 #include "cost.h"
 
@@ -23,46 +24,49 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* Fused attention reaches this fraction of the GEMM ceiling, forward and
- * backward (FlashAttention-2 reports up to ~70% of A100 peak forward and
- * ~63% backward; with the A100 ceiling of 0.80 these give 0.68 and 0.56
- * of peak). */
-#define ATTN_FWD_REL 0.85
-#define ATTN_BWD_REL 0.70
-/* Kernel launches and small ops per layer that no formula above covers. */
-#define LAYER_FIXED_FWD_S 30e-6
-#define LAYER_FIXED_BWD_S 60e-6
-/* Share of TP communication left exposed when it is overlapped with the
- * GEMMs (userbuffers / tp-comm-overlap). */
-#define TP_OVERLAP_EXPOSED 0.15
-/* DeepSpeed's pipeline engine interprets one instruction per send or
- * receive and hands tensors over with blocking collectives: a fixed cost
- * per transfer on top of the bytes. */
-#define DS_PIPE_STEP_S 10e-3
-/* Optimizer: bytes moved per local parameter (read master, m, v, grad;
- * write master, m, v, half-precision weight) and a fixed cost for the
- * gradient-norm reduction and launches. */
-#define ADAM_BYTES_PER_PARAM 30.0
-#define OPTIMIZER_FIXED_S 5e-3
-/* ZeRO-3: share of the shorter of (gathers, compute) that prefetching
- * does not hide. */
-#define ZERO3_UNHIDDEN 0.30
-/* MoE: tokens on the busiest expert relative to the mean, and the bytes
- * per routed token and hidden unit that permuting tokens to their experts
- * and back (with the weighted sum) moves through HBM. */
-#define MOE_IMBALANCE 1.15
-#define MOE_PERMUTE_BYTES 10.0
+/* Causal attention computes half of the s x s score square. */
+#define CAUSAL_SHARE 0.5
 /* FlashAttention's backward does 2.5x the forward FLOPs (it recomputes
  * the scores: five matrix products instead of two). */
 #define FLASH_BWD_FLOPS 2.5
 /* Unfused attention: bytes per score through HBM forward (write scores,
- * read/write the softmax, dropout mask and output), twice that backward. */
+ * read/write the softmax, dropout mask and output); the backward twice. */
 #define UNFUSED_SCORE_BYTES 11.0
-/* fp8: casts and amax reductions add to the element-wise traffic. */
-#define FP8_ELEMENTWISE_FACTOR 1.3
-/* Overlapped DP communication still slows the GPU it shares (NCCL
- * kernels take SMs and HBM bandwidth): this share of it is never hidden. */
-#define DP_OVERLAP_UNHIDDEN 0.05
+/* Element-wise bytes per token and hidden unit in a layer's forward: two
+ * norms (read, write, 4 B each) and two dropout + residual adds (read two,
+ * write one, 2 B, plus a 1-byte mask: 7 B each) ... 22 B in all. */
+#define ELEM_BYTES_PER_H 22.0
+/* ... bias and activation on the MLP intermediate (read, write; gated:
+ * read two, write one), and rotary and layout changes on Q, K, V. */
+#define ELEM_BYTES_PER_F 4.0
+#define ELEM_BYTES_PER_F_GATED 6.0
+#define ELEM_BYTES_PER_QKV 4.0
+/* The backward of an element-wise kernel moves about twice its bytes. */
+#define ELEM_BWD_FACTOR 2.0
+/* MoE: bytes per routed token and hidden unit that permuting tokens to
+ * their experts and back, with the weighted sum, moves through HBM. */
+#define MOE_PERMUTE_BYTES 10.0
+/* The backward's fixed cost per layer relative to the forward's. */
+#define LAYER_FIXED_BWD_RATIO 2.0
+/* Embedding: gather and write forward (4 B per element), scatter-add of
+ * the gradient backward (8 B). */
+#define EMBED_FWD_BYTES 4.0
+#define EMBED_BWD_BYTES 8.0
+/* LM head: bf16 logits, fp32 softmax and cross-entropy, per logit, each
+ * way. */
+#define LOGIT_BYTES 10.0
+/* Adam: bytes per local parameter (read master, m, v, grad; write master,
+ * m, v, half-precision weight), and one fp32 pass over every gradient
+ * (norm, zeroing). */
+#define ADAM_BYTES_PER_PARAM 30.0
+#define GRAD_PASS_BYTES 4.0
+/* Activations move as bf16. */
+#define ACT_BYTES 2.0
+
+const struct cost_params *train_opts_params(const struct train_opts *o)
+{
+	return o->params ? o->params : cost_params_default();
+}
 
 void train_opts_default(struct train_opts *o, const struct model_spec *m)
 {
@@ -104,6 +108,7 @@ struct layer_cost {      /* one layer, one microbatch, one GPU, seconds */
 	double tp_f, tp_b;       /* exposed */
 	double cp_f, cp_b;
 	double ep_f, ep_b;
+	double recompute;        /* added to the backward */
 };
 
 struct ctx {
@@ -111,170 +116,331 @@ struct ctx {
 	const struct cluster *c;
 	const struct layout *l;
 	const struct train_opts *o;
-	const struct gpu_spec *g;
+	const struct cost_params *k;
+	struct gemm_rate run;    /* GEMMs in the run's precision */
+	struct gemm_rate half;   /* the attention core's precision (bf16 in fp8 runs) */
 	double b, s, sl, T, h, t;
-	struct link tp_link, cp_link, dp_link, pp_link, ep_link;
+	double heads_l, kv_l;    /* query and key/value heads per TP rank */
+	struct group_links links;
 };
+
+/* ---- the context -------------------------------------------------------- */
+
+static struct link scaled(struct link k, const struct cost_params *cp)
+{
+	k.eff *= k.cls == LINK_NET ? cp->net_eff_scale : cp->nvlink_eff_scale;
+	if (k.eff > 1.0)
+		k.eff = 1.0;
+	return k;
+}
+
+static void ctx_init(struct ctx *x, const struct model_spec *m,
+		     const struct cluster *c, const struct layout *l,
+		     const struct train_opts *o)
+{
+	memset(x, 0, sizeof *x);
+	x->m = m; x->c = c; x->l = l; x->o = o;
+	x->k = train_opts_params(o);
+	gemm_rate_init(&x->run, &c->gpu, o->precision, x->k);
+	/* The attention core runs in the training precision; under fp8 in
+	 * bf16, or fp16 on GPUs without bf16 (V100, P100); fp32 on a CPU. */
+	{
+		enum precision ap = o->precision;
+		if (ap == PREC_FP8 || c->gpu.peak_tflops[ap] <= 0)
+			ap = c->gpu.peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
+		gemm_rate_init(&x->half, &c->gpu, ap, x->k);
+	}
+	x->b = l->mbs;
+	x->s = (double)o->seq;
+	x->sl = x->s / l->cp;
+	x->T = x->b * x->sl;
+	x->h = (double)m->hidden;
+	x->t = l->tp;
+	x->heads_l = (double)m->heads / x->t;
+	x->kv_l = m->kv_heads >= l->tp ? (double)m->kv_heads / x->t : 1.0;
+	cost_group_links(c, l, o, &x->links);
+	x->links.tp = scaled(x->links.tp, x->k);
+	x->links.cp = scaled(x->links.cp, x->k);
+	x->links.dp = scaled(x->links.dp, x->k);
+	x->links.pp = scaled(x->links.pp, x->k);
+	x->links.ep = scaled(x->links.ep, x->k);
+}
 
 /* Forward + data-gradient + weight-gradient time of one linear layer
  * with `tokens` rows, input width k, output width n. */
-static void linear(const struct ctx *x, double tokens, double n, double k,
-		   double *f, double *b, double *bw)
+static void linear(const struct gemm_rate *r, double tokens, double n, double k,
+		   struct layer_cost *lc)
 {
-	enum precision p = x->o->precision;
-	double tf = gemm_time(x->g, p, tokens, n, k);
-	double td = gemm_time(x->g, p, tokens, k, n);
-	double tw = gemm_time(x->g, p, k, n, tokens);
-	*f += tf;
-	*b += td + tw;
-	*bw += tw;
+	double tw = gemm_time(r, k, n, tokens);
+	lc->gemm_f += gemm_time(r, tokens, n, k);
+	lc->gemm_b += gemm_time(r, tokens, k, n) + tw;
+	lc->gemm_bw += tw;
+}
+
+/* ---- one layer ------------------------------------------------------------ */
+
+static void layer_gemms(const struct ctx *x, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	double T = x->T, h = x->h, t = x->t, dh = (double)m->head_dim;
+	double f = (double)m->ffn, up = mlp_is_gated(m->mlp) ? 2.0 : 1.0;
+
+	linear(&x->run, T, (x->heads_l + 2.0 * x->kv_l) * dh, h, lc);
+	linear(&x->run, T, h, x->heads_l * dh, lc);
+	if (m->num_experts > 1) {
+		/* Each GPU holds E/ep experts; balanced routing gives each
+		 * T*ep*k/E tokens (the EP group's, k copies), and the busiest
+		 * sets the pace. */
+		double local = (double)m->num_experts / x->l->ep;
+		double tok = T * x->l->ep * m->top_k / m->num_experts * x->k->moe_imbalance;
+		struct layer_cost one = { 0 };
+		/* The local experts' GEMMs are alike: price one, count them. */
+		linear(&x->run, tok, up * f / t, h, &one);
+		linear(&x->run, tok, h, f / t, &one);
+		lc->gemm_f += local * one.gemm_f;
+		lc->gemm_b += local * one.gemm_b;
+		lc->gemm_bw += local * one.gemm_bw;
+		linear(&x->run, T, m->num_experts, h, lc); /* router */
+	} else {
+		linear(&x->run, T, up * f / t, h, lc);
+		linear(&x->run, T, h, f / t, lc);
+	}
+}
+
+static void layer_attention(const struct ctx *x, struct layer_cost *lc)
+{
+	const struct gemm_rate *r = &x->half;
+	double dh = (double)x->m->head_dim;
+
+	if (x->o->b.attention == FW_ATTN_FLASH) {
+		/* Causal: half of the s_l x s scores (load-balanced ring
+		 * attention keeps that under CP); one kernel per ring step,
+		 * saturating like a GEMM of its size. */
+		double fl = 4.0 * x->b * x->sl * x->s * x->heads_l * dh * CAUSAL_SHARE;
+		double kernel = fl / x->l->cp;
+		double rate = r->peak_flops * r->ceiling * x->k->attn_fwd_rel *
+			      kernel / (kernel + r->half_flops);
+		lc->attn_f = fl / rate;
+		lc->attn_b = FLASH_BWD_FLOPS * fl / (rate * x->k->attn_bwd_fwd);
+	} else {
+		/* Batched QK^T and PV over the full square, then
+		 * scale-mask-softmax and dropout through HBM. */
+		double batches = x->b * x->heads_l;
+		double gemms = gemm_time_batched(r, batches, x->sl, x->s, dh) +
+			       gemm_time_batched(r, batches, x->sl, dh, x->s);
+		double scores = batches * x->sl * x->s;
+		lc->attn_f = gemms + hbm_time(r, UNFUSED_SCORE_BYTES * scores);
+		lc->attn_b = 2.0 * gemms + hbm_time(r, 2.0 * UNFUSED_SCORE_BYTES * scores);
+	}
+}
+
+static void layer_elementwise(const struct ctx *x, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	int moe = m->num_experts > 1;
+	double top = moe ? m->top_k : 1;
+	double T = x->T, h = x->h, t = x->t;
+	double T_sp = x->l->sp ? T / t : T;
+	double per_f = mlp_is_gated(m->mlp) ? ELEM_BYTES_PER_F_GATED : ELEM_BYTES_PER_F;
+	double bytes = ELEM_BYTES_PER_H * T_sp * h + per_f * T * (double)m->ffn * top / t +
+		       ELEM_BYTES_PER_QKV * T * (x->heads_l + 2.0 * x->kv_l) * m->head_dim;
+	double fixed = x->k->layer_fixed_us * 1e-6;
+
+	if (x->o->precision == PREC_FP8)
+		bytes *= x->k->fp8_elementwise;
+	if (moe)
+		bytes += MOE_PERMUTE_BYTES * T * top * h;
+	lc->elem_f = hbm_time(&x->run, bytes) + fixed;
+	lc->elem_b = hbm_time(&x->run, ELEM_BWD_FACTOR * bytes) + LAYER_FIXED_BWD_RATIO * fixed;
+}
+
+/* Two collectives forward and two backward per layer (all-reduces; with
+ * SP all-gathers and reduce-scatters, the input gathered again for the
+ * weight gradient), overlapped as the framework does. */
+static void layer_tp_comm(const struct ctx *x, struct layer_cost *lc)
+{
+	int n = x->l->tp;
+	double act = ACT_BYTES * x->T * x->h, fwd, bwd;
+	const struct link *k = &x->links.tp;
+	double res = x->k->tp_overlap_exposed;
+
+	if (n <= 1)
+		return;
+	if (x->l->sp) {
+		double ag = coll_time(COLL_ALLGATHER, act, n, k);
+		double rs = coll_time(COLL_REDUCESCATTER, act, n, k);
+		fwd = 2 * ag + 2 * rs;
+		bwd = 4 * ag + 2 * rs;
+	} else {
+		double ar = coll_time(COLL_ALLREDUCE, act, n, k);
+		fwd = 2 * ar;
+		bwd = 2 * ar;
+	}
+	/* Pipelined overlap hides each collective behind the GEMM it feeds,
+	 * both ways; bulk only the backward's, behind the weight-gradient
+	 * GEMMs that do not depend on it.  Either needs peer memory access
+	 * (Transformer Engine's userbuffers): a TP group over the network
+	 * gets none. */
+	if (k->cls != LINK_NET && x->o->b.tp_overlap == FW_TPO_PIPELINED) {
+		fwd = fmax(res * fwd, fwd - lc->gemm_f);
+		bwd = fmax(res * bwd, bwd - lc->gemm_b);
+	} else if (k->cls != LINK_NET && x->o->b.tp_overlap == FW_TPO_BULK) {
+		bwd = fmax(res * bwd, bwd - lc->gemm_bw);
+	}
+	lc->tp_f = fwd;
+	lc->tp_b = bwd;
+}
+
+/* Ring attention: K and V blocks go round the cp ranks, c-1 steps
+ * forward and with their gradients backward, each hidden behind that
+ * step's attention. */
+static void layer_cp_comm(const struct ctx *x, struct layer_cost *lc)
+{
+	int n = x->l->cp;
+	double kv, step;
+	if (n <= 1)
+		return;
+	kv = 2.0 * ACT_BYTES * x->b * x->sl * x->kv_l * x->m->head_dim;
+	step = coll_time(COLL_SENDRECV, kv, 2, &x->links.cp);
+	lc->cp_f = fmax(0.0, (n - 1) * step - lc->attn_f * (n - 1) / n) + step;
+	lc->cp_b = fmax(0.0, 2.0 * (n - 1) * step - lc->attn_b * (n - 1) / n) + step;
+}
+
+/* Dispatch and combine all-to-alls, forward and again backward, of the
+ * routed tokens (k copies). */
+static void layer_ep_comm(const struct ctx *x, struct layer_cost *lc)
+{
+	double T_sp, a2a;
+	if (x->m->num_experts <= 1 || x->l->ep <= 1)
+		return;
+	T_sp = x->l->sp ? x->T / x->t : x->T;
+	a2a = coll_time(COLL_ALLTOALL, ACT_BYTES * T_sp * x->h * x->m->top_k, x->l->ep,
+			&x->links.ep);
+	lc->ep_f = 2 * a2a;
+	lc->ep_b = 2 * a2a;
+}
+
+/* Full recomputation replays the layer's forward in its backward;
+ * selective only the attention core. */
+static void layer_recompute(const struct ctx *x, struct layer_cost *lc)
+{
+	if (x->l->recompute == RECOMPUTE_FULL)
+		lc->recompute = lc->gemm_f + lc->attn_f + lc->elem_f + lc->tp_f +
+				lc->cp_f + lc->ep_f;
+	else if (x->l->recompute == RECOMPUTE_SELECTIVE)
+		lc->recompute = lc->attn_f;
 }
 
 static void layer_cost(const struct ctx *x, struct layer_cost *lc)
 {
-	const struct model_spec *m = x->m;
-	const struct layout *l = x->l;
-	const struct gpu_spec *g = x->g;
-	double T = x->T, h = x->h, t = x->t, dh = (double)m->head_dim;
-	double heads_l = (double)m->heads / t;
-	double kv_l = m->kv_heads >= l->tp ? (double)m->kv_heads / t : 1.0;
-	double f = (double)m->ffn;
-	int moe = m->num_experts > 1;
-	double top = moe ? m->top_k : 1;
-	double gated = mlp_is_gated(m->mlp);
-	double T_sp = l->sp ? T / t : T;
-	double act_bytes = 2.0 * T * h; /* one activation tensor, bf16 */
-	/* The attention core runs in the training precision; under fp8 in
-	 * bf16, or fp16 on GPUs without bf16 (V100, P100); fp32 on the CPU. */
-	enum precision ap = x->o->precision;
-	if (ap == PREC_FP8 || g->peak_tflops[ap] <= 0)
-		ap = g->peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
-	double attn_peak = g->peak_tflops[ap] * 1e12 * g->gemm_eff_max[ap];
-
 	memset(lc, 0, sizeof *lc);
+	layer_gemms(x, lc);
+	layer_attention(x, lc);
+	layer_elementwise(x, lc);
+	layer_tp_comm(x, lc);
+	layer_cp_comm(x, lc);
+	layer_ep_comm(x, lc);
+	layer_recompute(x, lc);
+}
 
-	/* GEMMs. */
-	linear(x, T, (heads_l + 2.0 * kv_l) * dh, h, &lc->gemm_f, &lc->gemm_b,
-	       &lc->gemm_bw);
-	linear(x, T, h, heads_l * dh, &lc->gemm_f, &lc->gemm_b, &lc->gemm_bw);
-	if (moe) {
-		/* Each GPU holds E/ep experts; balanced routing gives each
-		 * T*ep*k/E tokens (the ep group's tokens, k experts each). */
-		double local = (double)m->num_experts / l->ep;
-		double tok = T * l->ep * top / m->num_experts;
-		/* The busiest expert sets the pace: routing balanced by an
-		 * auxiliary loss still leaves it MOE_IMBALANCE x the mean. */
-		double ef = 0, eb = 0, ebw = 0;
-		tok *= MOE_IMBALANCE;
-		/* The local experts' GEMMs are alike: price one, count them
-		 * (a loop over 2^20 experts per layout made search take hours). */
-		linear(x, tok, (gated ? 2.0 : 1.0) * f / t, h, &ef, &eb, &ebw);
-		linear(x, tok, h, f / t, &ef, &eb, &ebw);
-		lc->gemm_f += local * ef;
-		lc->gemm_b += local * eb;
-		lc->gemm_bw += local * ebw;
-		linear(x, T, m->num_experts, h, &lc->gemm_f, &lc->gemm_b,
-		       &lc->gemm_bw);
-	} else {
-		linear(x, T, (gated ? 2.0 : 1.0) * f / t, h, &lc->gemm_f,
-		       &lc->gemm_b, &lc->gemm_bw);
-		linear(x, T, h, f / t, &lc->gemm_f, &lc->gemm_b, &lc->gemm_bw);
+/* ---- chunks, edges and stages --------------------------------------------- */
+
+/* The largest stage's layer count: the reference a chunk is priced on. */
+static int most_stage_layers(const struct ctx *x)
+{
+	int most = 0;
+	for (int i = 0; i < x->l->pp; i++) {
+		int n = memory_stage_layers(x->m, x->l, x->o, i);
+		if (n > most)
+			most = n;
 	}
+	return most;
+}
 
-	/* Attention core. */
-	if (x->o->b.attention == FW_ATTN_FLASH) {
-		/* Causal: half of the s_q x s_kv score matrix is computed
-		 * (ring attention with load balancing keeps that under CP). */
-		double fl = 4.0 * x->b * x->sl * x->s * heads_l * dh * 0.5;
-		/* One kernel per ring step (one step without CP) on s/cp x
-		 * s/cp blocks; small kernels saturate the GPU as small GEMMs
-		 * do. */
-		double kernel = fl / l->cp / 1e9;
-		double sat = kernel / (kernel + g->gemm_half_gflop);
-		lc->attn_f = fl / (attn_peak * ATTN_FWD_REL * sat);
-		lc->attn_b = FLASH_BWD_FLOPS * fl / (attn_peak * ATTN_BWD_REL * sat);
-	} else {
-		/* Unfused: batched QK^T and AV GEMMs over the full square,
-		 * then scale-mask-softmax and dropout through HBM (about 11
-		 * bytes per score forward, twice that backward). */
-		double batches = x->b * heads_l;
-		double qk = gemm_time(g, ap, x->sl, x->s, dh);
-		double av = gemm_time(g, ap, x->sl, dh, x->s);
-		double scores = batches * x->sl * x->s;
-		lc->attn_f = batches * (qk + av) + hbm_time(g, UNFUSED_SCORE_BYTES * scores);
-		lc->attn_b = batches * 2.0 * (qk + av) +
-			     hbm_time(g, 2.0 * UNFUSED_SCORE_BYTES * scores);
-	}
+static void chunk_costs(const struct ctx *x, const struct layer_cost *lc,
+			double chunk_layers, struct prediction *p)
+{
+	p->chunk.fwd_s = chunk_layers * (lc->gemm_f + lc->attn_f + lc->elem_f + lc->tp_f +
+					 lc->cp_f + lc->ep_f);
+	p->chunk.recompute_s = chunk_layers * lc->recompute;
+	p->chunk.bwd_s = chunk_layers * (lc->gemm_b + lc->attn_b + lc->elem_b + lc->tp_b +
+					 lc->cp_b + lc->ep_b) + p->chunk.recompute_s;
+	p->chunk.bwd_w_s = chunk_layers * lc->gemm_bw;
+}
 
-	/* Element-wise kernels: two norms, two dropout+residual adds on
-	 * T_sp tokens; bias/activation on the MLP intermediate; rotary and
-	 * layout changes on Q, K, V.  Backward moves about twice the bytes. */
-	{
-		double bytes = 22.0 * T_sp * h +
-			       (gated ? 6.0 : 4.0) * T * f * top / t +
-			       4.0 * T * (heads_l + 2.0 * kv_l) * dh;
-		if (x->o->precision == PREC_FP8)
-			bytes *= FP8_ELEMENTWISE_FACTOR;
-		if (moe) /* permute tokens to experts and back, weighted sum */
-			bytes += MOE_PERMUTE_BYTES * T * top * h;
-		lc->elem_f = hbm_time(g, bytes) + LAYER_FIXED_FWD_S;
-		lc->elem_b = hbm_time(g, 2.0 * bytes) + LAYER_FIXED_BWD_S;
-	}
+/* The embedding on the first stage, the LM head and loss on the last
+ * (never recomputed). */
+static void edge_costs(const struct ctx *x, struct prediction *p)
+{
+	struct layer_cost head = { 0 };
+	double T = x->T, h = x->h, V = (double)x->m->vocab, t = x->t;
+	linear(&x->run, T, V / t, h, &head);
+	p->first_extra_fwd_s = hbm_time(&x->run, EMBED_FWD_BYTES * T * h);
+	p->first_extra_bwd_s = hbm_time(&x->run, EMBED_BWD_BYTES * T * h);
+	p->last_extra_fwd_s = head.gemm_f + hbm_time(&x->run, LOGIT_BYTES * T * V / t);
+	p->last_extra_bwd_s = head.gemm_b + hbm_time(&x->run, LOGIT_BYTES * T * V / t);
+}
 
-	/* Tensor-parallel collectives: two all-reduces forward and two
-	 * backward, or with SP two all-gathers + two reduce-scatters forward
-	 * and two reduce-scatters + four all-gathers backward (the input is
-	 * gathered again for the weight gradient). */
-	if (l->tp > 1) {
-		int n = l->tp;
-		double fwd, bwd;
-		if (l->sp) {
-			double ag = coll_time(COLL_ALLGATHER, act_bytes, n, &x->tp_link);
-			double rs = coll_time(COLL_REDUCESCATTER, act_bytes, n,
-					      &x->tp_link);
-			fwd = 2 * ag + 2 * rs;
-			bwd = 4 * ag + 2 * rs;
-		} else {
-			double ar = coll_time(COLL_ALLREDUCE, act_bytes, n, &x->tp_link);
-			fwd = 2 * ar;
-			bwd = 2 * ar;
+/* One activation (or its gradient) per microbatch and boundary: the
+ * TP/SP shard for Megatron and torch, the whole activation from every TP
+ * rank for DeepSpeed's engine, which also interprets one instruction per
+ * transfer. */
+static void pipeline_p2p(const struct ctx *x, struct prediction *p)
+{
+	double bytes = ACT_BYTES * x->T * x->h;
+	p->p2p_s = 0;
+	if (x->l->pp <= 1)
+		return;
+	if (x->o->b.pipe != FW_PIPE_DEEPSPEED)
+		bytes /= x->t;
+	p->p2p_s = coll_time(COLL_SENDRECV, bytes, 2, &x->links.pp);
+	if (x->o->b.pipe == FW_PIPE_DEEPSPEED)
+		p->p2p_s += x->k->ds_pipe_step_ms * 1e-3;
+}
+
+struct stage_times {
+	double t_max, t_avg;     /* per microbatch, all chunks of a stage */
+	double body_max;         /* the busiest stage's transformer layers alone */
+	double layer_mb;         /* one layer's forward + backward, one microbatch */
+};
+
+static void stage_times(const struct ctx *x, const struct layer_cost *lc,
+			const struct prediction *p, struct stage_times *st)
+{
+	int pp = x->l->pp;
+	double sum = 0, first = p->first_extra_fwd_s + p->first_extra_bwd_s;
+	double last = p->last_extra_fwd_s + p->last_extra_bwd_s;
+
+	st->layer_mb = lc->gemm_f + lc->attn_f + lc->elem_f + lc->tp_f + lc->cp_f + lc->ep_f +
+		       lc->gemm_b + lc->attn_b + lc->elem_b + lc->tp_b + lc->cp_b + lc->ep_b +
+		       lc->recompute;
+	st->t_max = 0;
+	st->body_max = 0;
+	for (int i = 0; i < pp; i++) {
+		double body = memory_stage_layers(x->m, x->l, x->o, i) * st->layer_mb;
+		double t = body + (i == 0 ? first : 0) + (i == pp - 1 ? last : 0);
+		sum += t;
+		if (t > st->t_max) {
+			st->t_max = t;
+			st->body_max = body;
 		}
-		/* Pipelined overlap (ring exchange split into GEMM chunks)
-		 * hides each collective behind the GEMM it feeds, both ways;
-		 * bulk overlap only the backward's, behind the weight-gradient
-		 * GEMMs that do not depend on it. */
-		/* Either needs peer memory access (Transformer Engine's
-		 * userbuffers): a TP group that spans the network gets none. */
-		int peer = x->tp_link.cls != LINK_NET;
-		if (peer && x->o->b.tp_overlap == FW_TPO_PIPELINED) {
-			fwd = fmax(TP_OVERLAP_EXPOSED * fwd, fwd - lc->gemm_f);
-			bwd = fmax(TP_OVERLAP_EXPOSED * bwd, bwd - lc->gemm_b);
-		} else if (peer && x->o->b.tp_overlap == FW_TPO_BULK) {
-			bwd = fmax(TP_OVERLAP_EXPOSED * bwd, bwd - lc->gemm_bw);
-		}
-		lc->tp_f = fwd;
-		lc->tp_b = bwd;
 	}
+	st->t_avg = sum / pp;
+}
 
-	/* Context parallelism: ring attention passes K and V blocks around
-	 * the cp ranks, cp-1 steps forward (K, V) and backward (K, V and
-	 * their gradients), overlapped with the attention of each step. */
-	if (l->cp > 1) {
-		int n = l->cp;
-		double kv = 2.0 * 2.0 * x->b * x->sl * kv_l * dh;
-		double step = coll_time(COLL_SENDRECV, kv, 2, &x->cp_link);
-		double cf = (n - 1) * step, cb = 2.0 * (n - 1) * step;
-		lc->cp_f = fmax(0.0, cf - lc->attn_f * (n - 1) / n) + step;
-		lc->cp_b = fmax(0.0, cb - lc->attn_b * (n - 1) / n) + step;
-	}
+/* ---- data parallelism and the optimizer ------------------------------------- */
 
-	/* Expert parallelism: dispatch and combine all-to-alls forward and
-	 * again backward, each moving the routed tokens (k copies). */
-	if (moe && l->ep > 1) {
-		double bytes = 2.0 * T_sp * h * top;
-		double a2a = coll_time(COLL_ALLTOALL, bytes, l->ep, &x->ep_link);
-		lc->ep_f = 2 * a2a;
-		lc->ep_b = 2 * a2a;
+/* The parameters a GPU holds: the larger of the first, a middle and the
+ * last stage. */
+static void largest_stage_params(const struct ctx *x, struct stage_params *out)
+{
+	int cand[3] = { 0, x->l->pp / 2, x->l->pp - 1 };
+	memory_stage_params(x->m, x->l, x->o, 0, out);
+	for (int i = 1; i < 3; i++) {
+		struct stage_params s;
+		memory_stage_params(x->m, x->l, x->o, cand[i], &s);
+		if (s.dense + s.expert > out->dense + out->expert)
+			*out = s;
 	}
 }
 
@@ -289,9 +455,158 @@ static int zero3_gathers(const struct train_opts *o, const struct layout *l)
 	return l->recompute == RECOMPUTE_FULL ? 3 : 2;
 }
 
-static double busbw(const struct link *k)
+static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
+			 const struct stage_times *st, struct prediction *p)
 {
-	return k->bw_gbps * k->eff;
+	const struct layout *l = x->l;
+	const struct link *k = &x->links.dp;
+	struct time_breakdown *tb = &p->time;
+	double g = x->o->b.grad_bytes; /* the same bytes as in memory */
+	double w = x->o->b.fp8_weights ? 1.0 : ACT_BYTES; /* the weights gathered */
+	double res = x->k->dp_overlap_unhidden;
+	int n = l->dp * l->cp, ne = n / l->ep;
+	double rs = 0, ag = 0, rs_exposed, ag_exposed = 0;
+	long micro = layout_microbatches(l);
+
+	if (l->zero == 0) {
+		rs = coll_time(COLL_ALLREDUCE, g * sp->dense, n, k) +
+		     coll_time(COLL_ALLREDUCE, g * sp->expert, ne, k);
+	} else if (l->zero <= 2) {
+		/* Reduce-scatter the gradients; all-gather the updated weights. */
+		rs = coll_time(COLL_REDUCESCATTER, g * sp->dense, n, k) +
+		     coll_time(COLL_REDUCESCATTER, g * sp->expert, ne, k);
+		ag = coll_time(COLL_ALLGATHER, w * sp->dense, n, k) +
+		     coll_time(COLL_ALLGATHER, w * sp->expert, ne, k);
+	}
+	tb->dp_comm_total = rs + ag;
+	if (l->zero >= 3) {
+		/* Gathers issued layer by layer, one collective per GPU on its
+		 * own rail: no sharing of a node's NICs across channels. */
+		struct link z3 = *k;
+		double all = sp->dense + sp->expert, per_mb, exposed;
+		if (z3.cls == LINK_NET)
+			z3.bw_gbps = x->c->net.bw_gbps;
+		per_mb = coll_time(COLL_ALLGATHER, w * all, n, &z3) * zero3_gathers(x->o, l) +
+			 coll_time(COLL_REDUCESCATTER, g * all, n, &z3);
+		exposed = fmax(0.0, per_mb - st->t_max) +
+			  x->k->zero3_unhidden * fmin(per_mb, st->t_max);
+		p->dp_reduce_s = 0;
+		tb->dp_comm_total = per_mb * micro;
+		tb->dp_comm_exposed = exposed * micro;
+		return;
+	}
+	/* The gradient buckets reduce while the last microbatch's backward
+	 * walks back through the stage's chunks; the weight buckets gather
+	 * while the next step's first forward walks forward through them. */
+	rs_exposed = x->o->b.overlap_grad_reduce
+			     ? fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs
+			     : rs;
+	if (ag > 0)
+		ag_exposed = x->o->b.overlap_param_gather
+				     ? fmax(0.0, ag - l->vp * p->chunk.fwd_s) + res * ag
+				     : ag;
+	p->dp_reduce_s = rs;
+	p->dp_gather_exposed_s = ag_exposed;
+	tb->dp_comm_exposed = rs_exposed + ag_exposed;
+}
+
+static double optimizer_step(const struct ctx *x, const struct stage_params *sp)
+{
+	int n = x->l->dp * x->l->cp, ne = n / x->l->ep;
+	double local = x->l->zero >= 1 ? sp->dense / n + sp->expert / ne
+				       : sp->dense + sp->expert;
+	return hbm_time(&x->run, ADAM_BYTES_PER_PARAM * local +
+				      GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
+	       x->k->step_fixed_ms * 1e-3;
+}
+
+/* ---- the step ----------------------------------------------------------- */
+
+static double closed_form_bubble(const struct ctx *x, const struct stage_times *st,
+				 const struct prediction *p)
+{
+	double pp = x->l->pp, v = x->l->vp, p2p = p->p2p_s;
+	if (x->l->pp <= 1)
+		return 0;
+	switch (x->l->schedule) {
+	case SCHED_INTERLEAVED:
+		return (pp - 1) * (st->t_avg / v + 2.0 * p2p);
+	case SCHED_ZB_H1:
+		return fmax(0.0, (pp - 1) * (st->t_avg - 2.0 * v * p->chunk.bwd_w_s + 2.0 * p2p));
+	case SCHED_GPIPE:
+	case SCHED_1F1B:
+		break;
+	}
+	return (pp - 1) * (st->t_avg + 2.0 * p2p);
+}
+
+/* The bottleneck stage's microbatches, the fill and drain of the
+ * pipeline, the blocking transfers, the exposed DP reduction and the
+ * optimizer; the bottleneck stage's time split into terms. */
+static void assemble_step(const struct ctx *x, const struct layer_cost *lc,
+			  const struct stage_times *st, struct prediction *p)
+{
+	double micro = (double)p->microbatches;
+	double layers = st->layer_mb > 0 ? st->body_max / st->layer_mb : 0;
+	struct time_breakdown *tb = &p->time;
+
+	tb->bubble = closed_form_bubble(x, st, p);
+	/* Each chunk's forward and backward wait for one transfer. */
+	tb->pp_comm = x->l->pp > 1 ? micro * 2.0 * p->p2p_s * x->l->vp : 0;
+	tb->optimizer = p->optimizer_s;
+	tb->compute = micro * (layers * (lc->gemm_f + lc->gemm_b + lc->attn_f + lc->attn_b +
+					 lc->elem_f + lc->elem_b) +
+			       (st->t_max - st->body_max));
+	tb->tp_comm = micro * layers * (lc->tp_f + lc->tp_b);
+	tb->cp_comm = micro * layers * (lc->cp_f + lc->cp_b);
+	tb->ep_comm = micro * layers * (lc->ep_f + lc->ep_b);
+	tb->recompute = micro * layers * lc->recompute;
+	p->step_time_s = micro * st->t_max + tb->bubble + tb->pp_comm + tb->dp_comm_exposed +
+			 tb->optimizer;
+	{
+		double span = micro * st->t_max + tb->bubble + tb->pp_comm;
+		p->bubble_fraction = x->l->pp > 1 && span > 0 ? 1.0 - micro * st->t_avg / span : 0;
+	}
+}
+
+static void throughput(const struct ctx *x, struct prediction *p)
+{
+	double gpus = (double)layout_gpus(x->l);
+	double peak = x->run.peak_flops;
+	p->model_flops = cost_model_flops(x->m, x->o->seq, x->l->gbs);
+	p->hw_flops = p->model_flops * (x->l->recompute == RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
+	p->tokens_per_s = (double)x->l->gbs * x->o->seq / p->step_time_s;
+	p->tflops_per_gpu = p->model_flops / p->step_time_s / gpus / 1e12;
+	p->mfu = p->model_flops / (p->step_time_s * gpus * peak);
+	p->hfu = p->hw_flops / (p->step_time_s * gpus * peak);
+}
+
+/* ---- memory and rejections -------------------------------------------------- */
+
+static void predict_memory(const struct ctx *x, struct prediction *p)
+{
+	double cap = (x->o->max_memory_gib > 0 ? x->o->max_memory_gib : x->c->gpu.mem_gib) * GIB;
+	memory_peak(x->m, x->c, x->l, x->o, &p->mem);
+	p->feasible = 1;
+	if (p->mem.total > cap) {
+		p->feasible = 0;
+		p->reject = REJECT_OOM;
+		snprintf(p->reject_msg, sizeof p->reject_msg,
+			 "needs %.1f GiB per GPU, has %.1f", p->mem.total / GIB, cap / GIB);
+	}
+}
+
+/* What the framework cannot run outranks memory; the prediction is still
+ * made, for simulate to show. */
+static void framework_reject(const struct ctx *x, struct prediction *p)
+{
+	enum reject r = framework_check_layout(x->o->fw, x->o->precision, x->l);
+	if (r == REJECT_NONE)
+		return;
+	p->feasible = 0;
+	p->reject = r;
+	snprintf(p->reject_msg, sizeof p->reject_msg, "%s cannot run it: %s",
+		 x->o->fw->label, reject_key(r));
 }
 
 void cost_group_links(const struct cluster *c, const struct layout *l,
@@ -307,12 +622,12 @@ void cost_group_links(const struct cluster *c, const struct layout *l,
 	/* Gradients are reduced over the dp x cp ranks that share weights:
 	 * one group when cp and dp are adjacent in the order, else as slow
 	 * as the slower of the two. */
-	if (l->cp > 1 && g->dp_stride == g->cp_stride * l->cp)
+	if (l->cp > 1 && g->dp_stride == g->cp_stride * l->cp) {
 		g->dp = cluster_group_link(c, l->dp * l->cp, (int)g->cp_stride);
-	else {
+	} else {
 		struct link d = cluster_group_link(c, l->dp, (int)g->dp_stride);
 		g->dp = d;
-		if (l->cp > 1 && busbw(&g->cp) < busbw(&d))
+		if (l->cp > 1 && g->cp.bw_gbps * g->cp.eff < d.bw_gbps * d.eff)
 			g->dp = g->cp;
 	}
 	/* Expert-parallel groups are consecutive ranks of the data-parallel
@@ -329,11 +644,8 @@ enum pplan_status cost_predict(const struct model_spec *m,
 {
 	struct ctx x;
 	struct layer_cost lc;
-	double lc_layers, v = l->vp, pp = l->pp;
-	double fwd, bwd, recomp, body_mb, extra_first, extra_last;
-	double t_first, t_last, t_mid, t_max, t_avg;
-	long micro;
-	double cap;
+	struct stage_times st;
+	struct stage_params sp;
 
 	memset(p, 0, sizeof *p);
 	/* Every divisor below is a degree: none may be 0, whoever built l
@@ -344,256 +656,30 @@ enum pplan_status cost_predict(const struct model_spec *m,
 				"tp, pp, dp, cp, ep, vp, mbs and seq must all be at least 1");
 	if (c->gpu.peak_tflops[o->precision] <= 0) {
 		p->reject = REJECT_PRECISION;
-		snprintf(p->reject_msg, sizeof p->reject_msg,
-			 "%s has no %s tensor cores", c->gpu.name,
-			 precision_name(o->precision));
+		snprintf(p->reject_msg, sizeof p->reject_msg, "%s has no %s tensor cores",
+			 c->gpu.name, precision_name(o->precision));
 		return perr_set(e, PPLAN_EINPUT, "%s", p->reject_msg);
 	}
 	if (layout_gpus(l) != cluster_gpus(c))
 		return perr_set(e, PPLAN_EINPUT,
 				"the layout uses %ld GPUs but the cluster has %ld",
 				layout_gpus(l), cluster_gpus(c));
+	ctx_init(&x, m, c, l, o);
+	p->microbatches = layout_microbatches(l);
 
-	x.m = m; x.c = c; x.l = l; x.o = o; x.g = &c->gpu;
-	x.b = l->mbs;
-	x.s = (double)o->seq;
-	x.sl = x.s / l->cp;
-	x.T = x.b * x.sl;
-	x.h = (double)m->hidden;
-	x.t = l->tp;
-	{
-		struct group_links gl;
-		cost_group_links(c, l, o, &gl);
-		x.tp_link = gl.tp;
-		x.cp_link = gl.cp;
-		x.dp_link = gl.dp;
-		x.pp_link = gl.pp;
-		x.ep_link = gl.ep;
-	}
-
-	micro = layout_microbatches(l);
-	p->microbatches = micro;
-
-	/* Memory first: what does not fit is rejected with its size. */
-	memory_peak(m, c, l, o, &p->mem);
-	cap = (o->max_memory_gib > 0 ? o->max_memory_gib : c->gpu.mem_gib) * GIB;
-	p->feasible = 1;
-	if (p->mem.total > cap) {
-		p->feasible = 0;
-		p->reject = REJECT_OOM;
-		snprintf(p->reject_msg, sizeof p->reject_msg,
-			 "needs %.1f GiB per GPU, has %.1f", p->mem.total / GIB,
-			 cap / GIB);
-	}
-	/* What the framework cannot run is rejected first; the prediction
-	 * is still made, for simulate to show. */
-	{
-		enum reject fr = framework_check_layout(o->fw, o->precision, l);
-		if (fr != REJECT_NONE) {
-			p->feasible = 0;
-			p->reject = fr;
-			snprintf(p->reject_msg, sizeof p->reject_msg, "%s cannot run it: %s",
-				 o->fw->label, reject_key(fr));
-		}
-	}
-
-	/* One layer, then one model chunk (layers / (pp * vp)). */
+	predict_memory(&x, p);
 	layer_cost(&x, &lc);
-	{
-		int most = 0;
-		for (int i = 0; i < l->pp; i++) {
-			int n = memory_stage_layers(m, l, o, i);
-			if (n > most)
-				most = n;
-		}
-		lc_layers = (double)most / v;
-	}
-	fwd = lc_layers * (lc.gemm_f + lc.attn_f + lc.elem_f + lc.tp_f +
-			   lc.cp_f + lc.ep_f);
-	bwd = lc_layers * (lc.gemm_b + lc.attn_b + lc.elem_b + lc.tp_b +
-			   lc.cp_b + lc.ep_b);
-	recomp = 0;
-	if (l->recompute == RECOMPUTE_FULL)
-		recomp = fwd;
-	else if (l->recompute == RECOMPUTE_SELECTIVE)
-		recomp = lc_layers * lc.attn_f; /* the core attention again */
-	p->chunk.fwd_s = fwd;
-	p->chunk.bwd_s = bwd + recomp;
-	p->chunk.bwd_w_s = lc_layers * lc.gemm_bw;
-	p->chunk.recompute_s = recomp;
-
-	/* Embedding (first stage) and LM head + loss (last stage). */
-	{
-		double T = x.T, h = x.h, V = (double)m->vocab, t = x.t;
-		double head_f = 0, head_b = 0, head_bw = 0;
-		linear(&x, T, V / t, h, &head_f, &head_b, &head_bw);
-		p->first_extra_fwd_s = hbm_time(x.g, 4.0 * T * h);
-		p->first_extra_bwd_s = hbm_time(x.g, 8.0 * T * h);
-		p->last_extra_fwd_s = head_f + hbm_time(x.g, 10.0 * T * V / t);
-		p->last_extra_bwd_s = head_b + hbm_time(x.g, 10.0 * T * V / t);
-	}
-
-	/* Pipeline: one activation (or its gradient) per microbatch per
-	 * boundary, T*h/tp elements (Megatron's scatter/gather or SP). */
-	if (pp > 1) {
-		/* DeepSpeed's pipeline engine sends the whole activation from
-		 * every TP rank; Megatron-LM sends 1/tp of it and gathers. */
-		double bytes = 2.0 * x.T * x.h;
-		if (o->b.pipe != FW_PIPE_DEEPSPEED)
-			bytes /= x.t;
-		p->p2p_s = coll_time(COLL_SENDRECV, bytes, 2, &x.pp_link);
-		if (o->b.pipe == FW_PIPE_DEEPSPEED)
-			p->p2p_s += DS_PIPE_STEP_S;
-	} else {
-		p->p2p_s = 0;
-	}
-
-	body_mb = v * (p->chunk.fwd_s + p->chunk.bwd_s);
-	extra_first = p->first_extra_fwd_s + p->first_extra_bwd_s;
-	extra_last = p->last_extra_fwd_s + p->last_extra_bwd_s;
-	if (pp > 1) {
-		t_first = body_mb + extra_first;
-		t_last = body_mb + extra_last;
-		t_mid = body_mb;
-		t_avg = (t_first + t_last + (pp - 2) * t_mid) / pp;
-	} else {
-		t_first = t_last = t_mid = t_avg = body_mb + extra_first + extra_last;
-	}
-	t_max = fmax(t_first, fmax(t_last, t_mid));
-
-	/* Data-parallel gradient reduction (and ZeRO parameter gathers). */
-	{
-		struct stage_params sp;
-		/* The framework's gradient dtype: the same bytes as in memory. */
-		double grad_b = o->b.grad_bytes;
-		int n = l->dp * l->cp;
-		int ne = n / l->ep;
-		double dense, expert, t_dp = 0;
-		memory_stage_params(m, l, o, 0, &sp);
-		{
-			struct stage_params sl;
-			memory_stage_params(m, l, o, l->pp - 1, &sl);
-			if (sl.dense + sl.expert > sp.dense + sp.expert)
-				sp = sl;
-		}
-		dense = sp.dense;
-		expert = sp.expert;
-		if (l->zero == 0) {
-			t_dp = coll_time(COLL_ALLREDUCE, grad_b * dense, n, &x.dp_link) +
-			       coll_time(COLL_ALLREDUCE, grad_b * expert, ne, &x.dp_link);
-		} else if (l->zero <= 2) {
-			t_dp = coll_time(COLL_REDUCESCATTER, grad_b * dense, n, &x.dp_link) +
-			       coll_time(COLL_ALLGATHER, 2.0 * dense, n, &x.dp_link) +
-			       coll_time(COLL_REDUCESCATTER, grad_b * expert, ne, &x.dp_link) +
-			       coll_time(COLL_ALLGATHER, 2.0 * expert, ne, &x.dp_link);
-		}
-		p->time.dp_comm_total = t_dp;
-		p->dp_reduce_s = t_dp;
-		if (l->zero >= 3) {
-			/* Per microbatch: gather the weights for the forward,
-			 * again for the recomputation and the backward, and
-			 * reduce-scatter the gradients; prefetching overlaps
-			 * them with compute. */
-			struct link z3 = x.dp_link;
-			double ag, rs, per_mb, exposed;
-			/* Parameter gathers are issued layer by layer, one
-			 * collective per GPU on its own rail: no sharing of the
-			 * node's NICs across channels (MODEL.md, ZeRO-3). */
-			if (z3.cls == LINK_NET)
-				z3.bw_gbps = c->net.bw_gbps;
-			ag = coll_time(COLL_ALLGATHER, 2.0 * (dense + expert), n, &z3);
-			rs = coll_time(COLL_REDUCESCATTER, grad_b * (dense + expert), n, &z3);
-			per_mb = ag * zero3_gathers(o, l) + rs;
-			exposed = fmax(0.0, per_mb - t_max) +
-				  ZERO3_UNHIDDEN * fmin(per_mb, t_max);
-			p->time.dp_comm_total = per_mb * micro;
-			p->time.dp_comm_exposed = exposed * micro;
-		} else if (o->b.overlap_grad_reduce) {
-			/* Buckets reduce while the last microbatch's backward
-			 * walks back through the stage's chunks. */
-			double window = v * p->chunk.bwd_s;
-			p->time.dp_comm_exposed = fmax(0.0, t_dp - window) +
-						  DP_OVERLAP_UNHIDDEN * t_dp;
-		} else {
-			p->time.dp_comm_exposed = t_dp;
-		}
-		/* Optimizer step on the local shard. */
-		{
-			double local = l->zero >= 1 ? dense / n + expert / ne
-						    : dense + expert;
-			p->optimizer_s = hbm_time(x.g, ADAM_BYTES_PER_PARAM * local +
-							       4.0 * (dense + expert)) +
-					 OPTIMIZER_FIXED_S;
-		}
-	}
-
-	/* The step: the bottleneck stage's microbatches, the fill and drain
-	 * of the pipeline (the bubble), exposed p2p, exposed DP, optimizer. */
-	{
-		double bubble;
-		/* Blocking send/recv: each chunk's forward and backward wait
-		 * for one transfer (see sim/predict.c). */
-		double pp_exposed = 2.0 * p->p2p_s * v;
-		switch (l->schedule) {
-		case SCHED_INTERLEAVED:
-			bubble = (pp - 1) * (t_avg / v + 2.0 * p->p2p_s);
-			break;
-		case SCHED_ZB_H1: {
-			double w = v * p->chunk.bwd_w_s;
-			bubble = (pp - 1) * (t_avg - 2.0 * w + 2.0 * p->p2p_s);
-			if (bubble < 0)
-				bubble = 0;
-			break;
-		}
-		case SCHED_GPIPE:
-		case SCHED_1F1B:
-		default:
-			bubble = (pp - 1) * (t_avg + 2.0 * p->p2p_s);
-			break;
-		}
-		if (pp == 1) {
-			bubble = 0;
-			pp_exposed = 0;
-		}
-		p->time.bubble = bubble;
-		p->time.pp_comm = micro * pp_exposed;
-		p->time.optimizer = p->optimizer_s;
-		{
-			/* Split the bottleneck stage's microbatch time into terms. */
-			double lcl = v * lc_layers;
-			double scale = micro;
-			double comp = lcl * (lc.gemm_f + lc.gemm_b + lc.attn_f +
-					     lc.attn_b + lc.elem_f + lc.elem_b);
-			double extra = t_max - body_mb;
-			p->time.compute = scale * (comp + extra);
-			p->time.tp_comm = scale * lcl * (lc.tp_f + lc.tp_b);
-			p->time.cp_comm = scale * lcl * (lc.cp_f + lc.cp_b);
-			p->time.ep_comm = scale * lcl * (lc.ep_f + lc.ep_b);
-			p->time.recompute = scale * v * p->chunk.recompute_s;
-		}
-		p->step_time_s = micro * t_max + p->time.bubble + p->time.pp_comm +
-				 p->time.dp_comm_exposed + p->time.optimizer;
-		{
-			double span = micro * t_max + bubble + p->time.pp_comm;
-			p->bubble_fraction = span > 0 ? 1.0 - micro * t_avg / span : 0;
-			if (pp == 1)
-				p->bubble_fraction = 0;
-		}
-	}
-
-	/* Throughput and utilisation. */
-	{
-		double gpus = (double)layout_gpus(l);
-		double peak = c->gpu.peak_tflops[o->precision] * 1e12;
-		double recomp_flops = 0;
-		p->model_flops = cost_model_flops(m, o->seq, l->gbs);
-		if (l->recompute == RECOMPUTE_FULL)
-			recomp_flops = p->model_flops / 3.0;
-		p->hw_flops = p->model_flops + recomp_flops;
-		p->tokens_per_s = (double)l->gbs * o->seq / p->step_time_s;
-		p->tflops_per_gpu = p->model_flops / p->step_time_s / gpus / 1e12;
-		p->mfu = p->model_flops / (p->step_time_s * gpus * peak);
-		p->hfu = p->hw_flops / (p->step_time_s * gpus * peak);
-	}
+	p->split_layers = m->layers;
+	p->split_ref = most_stage_layers(&x);
+	chunk_costs(&x, &lc, (double)p->split_ref / l->vp, p);
+	edge_costs(&x, p);
+	pipeline_p2p(&x, p);
+	stage_times(&x, &lc, p, &st);
+	largest_stage_params(&x, &sp);
+	dp_reduction(&x, &sp, &st, p);
+	p->optimizer_s = optimizer_step(&x, &sp);
+	assemble_step(&x, &lc, &st, p);
+	throughput(&x, p);
+	framework_reject(&x, p);
 	return PPLAN_OK;
 }

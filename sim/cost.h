@@ -12,7 +12,7 @@
 #include "layout.h"
 #include "framework.h"
 #include "model.h"
-
+#include "params.h"
 
 struct train_opts {
 	long seq;                 /* tokens per sequence */
@@ -23,7 +23,11 @@ struct train_opts {
 	struct fw_behaviour b;    /* fw for this precision, switches applied */
 	struct rank_order order;  /* rank placement, innermost first (tp-cp-dp-pp) */
 	int use_des;              /* step time from the event simulation */
+	const struct cost_params *params; /* the constants; NULL = the embedded defaults */
 };
+
+/* o's constants: o->params, or the embedded defaults. */
+const struct cost_params *train_opts_params(const struct train_opts *o);
 
 /* bf16, the model's sequence, the default framework (newest
  * megatron-core) and no switches, resolved. */
@@ -73,10 +77,15 @@ struct prediction {
 	 * forward/backward of the first stage (embedding) and last stage
 	 * (LM head, loss). */
 	struct chunk_cost chunk;
+	int split_layers, split_ref;   /* the model's layers, and the layers of the
+					* stage `chunk` was priced on (vp chunks) */
 	double first_extra_fwd_s, first_extra_bwd_s;
 	double last_extra_fwd_s, last_extra_bwd_s;
 	double p2p_s;                  /* one activation send between stages */
-	double dp_reduce_s;            /* one stage's whole gradient reduction */
+	double dp_reduce_s;            /* one stage's gradient reduction (reduce-scatter
+					* or all-reduce), overlapped with the backward */
+	double dp_gather_exposed_s;    /* the ZeRO-1/2 parameter all-gather's part that
+					* the next step's forward does not hide */
 	double optimizer_s;
 };
 

@@ -32,6 +32,7 @@ void des_costs_from_prediction(const struct prediction *p,
 	out->dp_buckets = 4;
 	out->dp_overlap = 1;
 	out->optimizer_s = p->optimizer_s;
+	out->dp_after_s = p->dp_gather_exposed_s;
 }
 
 struct stage_state {
@@ -42,34 +43,51 @@ struct stage_state {
 	double first_fwd;       /* start of the first forward, <0 none yet */
 	double busy;
 	long inflight, peak;
+	double scale;           /* this stage's layers over the reference stage's */
 };
 
-/* Duration of compute op kind on virtual stage vs of nv. */
-static double op_duration(const struct des_costs *c, int kind, int vs, int nv)
+/* Duration of compute op kind on virtual stage vs of nv, on a stage
+ * whose layers are `scale` times the reference stage's. */
+static double op_duration(const struct des_costs *c, int kind, int vs, int nv,
+			  double scale)
 {
 	int first = vs == 0, last = vs == nv - 1;
 	switch (kind) {
 	case OP_FWD:
-		return c->fwd_s + first * c->first_extra_fwd_s +
+		return scale * c->fwd_s + c->op_fixed_s + first * c->first_extra_fwd_s +
 		       last * c->last_extra_fwd_s;
 	case OP_BWD:
-		return c->bwd_s + first * c->first_extra_bwd_s +
+		return scale * c->bwd_s + c->op_fixed_s + first * c->first_extra_bwd_s +
 		       last * c->last_extra_bwd_s;
 	case OP_BWD_INPUT: /* the LM head's input gradient is on the path */
-		return c->bwd_s - c->bwd_w_s + last * c->last_extra_bwd_s;
+		return scale * (c->bwd_s - c->bwd_w_s) + c->op_fixed_s +
+		       last * c->last_extra_bwd_s;
 	case OP_BWD_WEIGHT: /* the embedding's backward is a weight gradient */
-		return c->bwd_w_s + first * c->first_extra_bwd_s;
+		return scale * c->bwd_w_s + first * c->first_extra_bwd_s;
 	}
 	return 0;
+}
+
+/* Stage i's layers over the reference stage's (1 when all are alike). */
+static double stage_scale(const struct des_split *sp, int pp, int stage)
+{
+	struct layout l;
+	if (sp->ref <= 0 || sp->layers <= 0)
+		return 1.0;
+	layout_default(&l);
+	l.pp = pp;
+	l.pp_first = sp->pp_first;
+	l.pp_last = sp->pp_last;
+	return (double)layout_stage_layers(&l, sp->layers, sp->partition, stage) / sp->ref;
 }
 
 static enum pplan_status check_costs(const struct des_costs *c,
 				     struct perr *e)
 {
-	const double v[] = { c->fwd_s, c->bwd_s, c->bwd_w_s,
+	const double v[] = { c->fwd_s, c->bwd_s, c->bwd_w_s, c->op_fixed_s,
 			     c->first_extra_fwd_s, c->first_extra_bwd_s,
 			     c->last_extra_fwd_s, c->last_extra_bwd_s, c->p2p_s,
-			     c->dp_reduce_s, c->optimizer_s };
+			     c->dp_reduce_s, c->optimizer_s, c->dp_after_s };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		if (!(v[i] >= 0) || !isfinite(v[i]))
 			return perr_set(e, PPLAN_EINPUT,
@@ -129,7 +147,7 @@ static long advance(const struct pipe_schedule *s, const struct des_costs *c,
 				grad_arr[cell - m] = end;
 			break;
 		default:
-			d = op_duration(c, op->kind, vs, nv);
+			d = op_duration(c, op->kind, vs, nv, ss->scale);
 			start = ss->t;
 			end = start + d;
 			ss->t = ss->last_end = end;
@@ -247,6 +265,7 @@ enum pplan_status des_run(const struct pipe_schedule *s,
 		ss[i].pos = s->first[i];
 		ss[i].end = s->first[i + 1];
 		ss[i].first_fwd = -1.0;
+		ss[i].scale = stage_scale(&c->split, pp, i);
 	}
 
 	do {
@@ -291,7 +310,7 @@ enum pplan_status des_run(const struct pipe_schedule *s,
 			win > 0 ? (win - ss[i].busy) / win : 0;
 		o->dp_end_s = dp_end > ss[i].t ? dp_end : ss[i].t;
 		o->dp_exposed_s = o->dp_end_s - ss[i].t;
-		o->end_s = o->dp_end_s + c->optimizer_s;
+		o->end_s = o->dp_end_s + c->optimizer_s + c->dp_after_s;
 		o->peak_inflight_chunks = ss[i].peak;
 		o->peak_inflight = (double)ss[i].peak / vp;
 		assert(ss[i].inflight == 0);

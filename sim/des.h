@@ -41,8 +41,20 @@
 #include "schedule.h"
 #include "status.h"
 
+/* How a pipeline's stages differ in layers: the chunk durations below
+ * are for a stage of `ref` layers, and stage i's are scaled by its
+ * layers (layout_stage_layers) over ref.  ref = 0: all stages alike. */
+struct des_split {
+	int layers, ref;
+	enum stage_partition partition;
+	int pp_first, pp_last;
+};
+
 struct des_costs {
 	double fwd_s, bwd_s;     /* one microbatch on one model chunk */
+	struct des_split split;  /* stages of other sizes */
+	double op_fixed_s;       /* added to every F and B (Bi) op, not scaled:
+				  * the blocking transfer each waits for */
 	double bwd_w_s;          /* the weight-gradient part of bwd_s (W) */
 	double first_extra_fwd_s, first_extra_bwd_s; /* embedding: virtual stage 0 */
 	double last_extra_fwd_s, last_extra_bwd_s;   /* LM head + loss: last virtual stage */
@@ -51,6 +63,8 @@ struct des_costs {
 	int dp_buckets;          /* buckets per model chunk, >= 1 */
 	int dp_overlap;          /* buckets start during the backward */
 	double optimizer_s;
+	double dp_after_s;       /* DP work after the optimizer step that nothing hides
+				  * (the parameter all-gather's exposed part) */
 };
 
 /* Copies the durations of p (cost.h) into out; dp_buckets = 4 and

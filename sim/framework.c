@@ -84,13 +84,14 @@ static const struct framework table[] = {
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1 },
 	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
-	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap. */
+	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap,
+	 * fp8_params in fp8 runs. */
 	{ .name = "nemo", .versions = "23.05 23.08 23.11 24.01 24.03 24.05 24.07",
 	  .year_from = 2023, .year_to = 2024, .label = "NeMo 1.x (23.05-24.07)",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
-	  .grad_bytes = GRADS(2, 2, 2), .pipe = FW_PIPE_MEGATRON,
+	  .grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .pipe = FW_PIPE_MEGATRON,
 	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
@@ -104,7 +105,7 @@ static const struct framework table[] = {
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
-	  .grad_bytes = GRADS(2, 2, 2), .pipe = FW_PIPE_MEGATRON,
+	  .grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .pipe = FW_PIPE_MEGATRON,
 	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
@@ -116,7 +117,7 @@ static const struct framework table[] = {
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
-	  .grad_bytes = GRADS(2, 2, 2), .pipe = FW_PIPE_MEGATRON,
+	  .grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .pipe = FW_PIPE_MEGATRON,
 	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
@@ -394,6 +395,7 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	b->grad_bytes = fw->grad_bytes[p];
 	b->half_grad_copy = fw->half_grad_copy && b->grad_bytes == 4 &&
 			    p != PREC_FP16;
+	b->fp8_weights = fw->fp8_weights && p == PREC_FP8;
 	b->pipe = fw->pipe;
 	b->sharding = fw->sharding;
 	b->reshard_after_forward = fw->reshard_after_forward;
@@ -481,11 +483,12 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
-		 "%d-byte gradients, %s pipeline, zero = %s",
+		 "%d-byte gradients%s, %s pipeline, zero = %s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
-		 b->grad_bytes, fw_pipe_name(b->pipe), fw_sharding_name(b->sharding));
+		 b->grad_bytes, b->fp8_weights ? ", fp8 weights" : "",
+		 fw_pipe_name(b->pipe), fw_sharding_name(b->sharding));
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,
@@ -507,5 +510,7 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 		return REJECT_ZERO_PP;
 	if (l->pp > 1 && !(fw->schedules & FW_SCHED_BIT(l->schedule)))
 		return REJECT_FW_SCHEDULE;
+	if ((l->pp_first > 0 || l->pp_last > 0) && fw->partition != PART_FIRST_LAST)
+		return REJECT_FW_UNEVEN;
 	return REJECT_NONE;
 }

@@ -46,6 +46,7 @@ struct fw_behaviour {
 	int overlap_param_gather;        /* ZeRO parameter all-gather during forward */
 	int grad_bytes;                  /* gradient buffer and DP reduction dtype, bytes */
 	int half_grad_copy;              /* a 2-byte .grad beside a 4-byte accumulation buffer */
+	int fp8_weights;                 /* fp8 runs keep and gather the weights in fp8 */
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;       /* FSDP: gather again for the backward */
@@ -73,6 +74,7 @@ struct framework {
 	int overlap_grad_reduce, overlap_param_gather;
 	int grad_bytes[PREC_COUNT];      /* by run precision */
 	int half_grad_copy;
+	int fp8_weights;                 /* in fp8 runs (fp8 parameters) */
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;

@@ -5,6 +5,23 @@
 
 /* Tensor-core tile edge below which a dimension wastes part of a tile. */
 #define GEMM_TILE_DIM 128.0
+/* GEMM outputs are written in half precision (in fp32 by fp32 GEMMs). */
+#define GEMM_HALF_BYTES 2.0
+
+void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,
+		    enum precision p, const struct cost_params *cp)
+{
+	double ceiling = cp->gemm_ceiling[g->arch];
+	if (p == PREC_FP8)
+		ceiling *= cp->gemm_fp8_rel[g->arch];
+	r->peak_flops = g->peak_tflops[p] * 1e12;
+	r->ceiling = g->gemm_eff_max[p] > 0 ? g->gemm_eff_max[p] : ceiling;
+	r->half_flops = g->gemm_half_gflop > 0 ? g->gemm_half_gflop * 1e9
+					       : cp->gemm_half_us * 1e-6 * r->peak_flops;
+	r->hbm_bps = g->hbm_gbps * 1e9 * (g->hbm_eff > 0 ? g->hbm_eff : cp->hbm_eff);
+	r->in_bytes = (double)precision_bytes(p);
+	r->out_bytes = r->in_bytes < GEMM_HALF_BYTES ? GEMM_HALF_BYTES : r->in_bytes;
+}
 
 static double tile_factor(double d)
 {
@@ -13,33 +30,37 @@ static double tile_factor(double d)
 	return d / (tiles * GEMM_TILE_DIM);
 }
 
-double gemm_efficiency(const struct gpu_spec *g, enum precision p, double m,
-		       double n, double k)
+static double efficiency(const struct gemm_rate *r, double flops, double m, double n)
 {
-	double gflop = 2.0 * m * n * k / 1e9;
-	double eff;
-	if (gflop <= 0)
+	if (flops <= 0)
 		return 0;
-	eff = g->gemm_eff_max[p] * gflop / (gflop + g->gemm_half_gflop);
-	eff *= tile_factor(m) * tile_factor(n);
-	return eff;
+	return r->ceiling * flops / (flops + r->half_flops) * tile_factor(m) *
+	       tile_factor(n);
 }
 
-double hbm_time(const struct gpu_spec *g, double bytes)
+double gemm_efficiency(const struct gemm_rate *r, double m, double n, double k)
 {
-	return bytes / (g->hbm_gbps * 1e9 * g->hbm_eff);
+	return efficiency(r, 2.0 * m * n * k, m, n);
 }
 
-double gemm_time(const struct gpu_spec *g, enum precision p, double m,
-		 double n, double k)
+double hbm_time(const struct gemm_rate *r, double bytes)
 {
-	double flops = 2.0 * m * n * k;
-	double eff, t_math, t_mem, elsize;
-	if (flops <= 0 || g->peak_tflops[p] <= 0)
+	return bytes / r->hbm_bps;
+}
+
+double gemm_time_batched(const struct gemm_rate *r, double batch, double m, double n,
+			 double k)
+{
+	double flops = 2.0 * m * n * k * batch;
+	double t_math, t_mem;
+	if (flops <= 0 || r->peak_flops <= 0 || r->ceiling <= 0)
 		return 0;
-	eff = gemm_efficiency(g, p, m, n, k);
-	t_math = flops / (g->peak_tflops[p] * 1e12 * eff);
-	elsize = p == PREC_FP8 ? 1.0 : 2.0;
-	t_mem = hbm_time(g, elsize * (m * k + k * n) + 2.0 * m * n);
+	t_math = flops / (r->peak_flops * efficiency(r, flops, m, n));
+	t_mem = hbm_time(r, batch * (r->in_bytes * (m * k + k * n) + r->out_bytes * m * n));
 	return fmax(t_math, t_mem);
+}
+
+double gemm_time(const struct gemm_rate *r, double m, double n, double k)
+{
+	return gemm_time_batched(r, 1.0, m, n, k);
 }

@@ -84,7 +84,8 @@ static const struct {
 	{ "tp", LK_TP }, { "pp", LK_PP }, { "dp", LK_DP }, { "cp", LK_CP },
 	{ "ep", LK_EP }, { "vp", LK_VP }, { "mbs", LK_MBS }, { "gbs", LK_GBS },
 	{ "sp", LK_SP }, { "recompute", LK_RECOMPUTE }, { "zero", LK_ZERO },
-	{ "schedule", LK_SCHEDULE },
+	{ "schedule", LK_SCHEDULE }, { "etp", LK_ETP }, { "pp_first", LK_PP_FIRST },
+	{ "pp_last", LK_PP_LAST },
 };
 
 static enum pplan_status set_key(struct layout *l, unsigned bit,
@@ -93,7 +94,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 	long x;
 	switch (bit) {
 	case LK_TP: case LK_PP: case LK_DP: case LK_CP: case LK_EP:
-	case LK_VP: case LK_MBS:
+	case LK_VP: case LK_MBS: case LK_ETP: case LK_PP_FIRST: case LK_PP_LAST:
 		if (parse_pos_int(v, LAYOUT_MAX_DEGREE, &x) != 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"layout: %s must be a positive whole number, got '%s'",
@@ -104,6 +105,9 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 		else if (bit == LK_CP) l->cp = (int)x;
 		else if (bit == LK_EP) l->ep = (int)x;
 		else if (bit == LK_VP) l->vp = (int)x;
+		else if (bit == LK_ETP) l->etp = (int)x;
+		else if (bit == LK_PP_FIRST) l->pp_first = (int)x;
+		else if (bit == LK_PP_LAST) l->pp_last = (int)x;
 		else l->mbs = (int)x;
 		return PPLAN_OK;
 	case LK_GBS:
@@ -175,7 +179,7 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		if (i == sizeof keys / sizeof keys[0]) {
 			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: unknown key '%s'%s (keys: tp pp dp cp ep vp mbs gbs sp recompute zero schedule)",
+					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute zero schedule pp_first pp_last)",
 					tok,
 					suggest_phrase(dym, sizeof dym,
 						       suggest_table(tok, keys, sizeof keys / sizeof keys[0],
@@ -219,12 +223,89 @@ void layout_complete(struct layout *l, unsigned set, long gpus)
 
 void layout_format(const struct layout *l, char *buf, size_t len)
 {
-	snprintf(buf, len,
-		 "tp=%d,pp=%d,dp=%d,cp=%d,ep=%d,vp=%d,mbs=%d,gbs=%ld,sp=%s,"
-		 "recompute=%s,zero=%d,schedule=%s",
-		 l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs, l->gbs,
-		 l->sp ? "on" : "off", recompute_name(l->recompute), l->zero,
-		 schedule_name(l->schedule));
+	int n = snprintf(buf, len,
+			 "tp=%d,pp=%d,dp=%d,cp=%d,ep=%d,vp=%d,mbs=%d,gbs=%ld,sp=%s,"
+			 "recompute=%s,zero=%d,schedule=%s",
+			 l->tp, l->pp, l->dp, l->cp, l->ep, l->vp, l->mbs, l->gbs,
+			 l->sp ? "on" : "off", recompute_name(l->recompute), l->zero,
+			 schedule_name(l->schedule));
+	/* The keys with a "not set" value appear only when set. */
+	if (l->etp > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",etp=%d", l->etp);
+	if (l->pp_first > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",pp_first=%d", l->pp_first);
+	if (l->pp_last > 0 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",pp_last=%d", l->pp_last);
+}
+
+int layout_etp(const struct layout *l)
+{
+	return l->etp > 0 ? l->etp : l->tp;
+}
+
+/* DeepSpeed's partition_uniform over the layers and two embedding units:
+ * every stage gets floor(units/pp), the first units % pp one more; the
+ * first and the last stage give one unit to an embedding. */
+static int deepspeed_stage_layers(int layers, int pp, int stage)
+{
+	long units = (long)layers + 2, chunk = units / pp, residual = units % pp;
+	long n = chunk + (stage < residual);
+	if (stage == 0)
+		n--;
+	if (stage == pp - 1)
+		n--;
+	return n > 0 ? (int)n : 0;
+}
+
+int layout_stage_layers(const struct layout *l, int layers, enum stage_partition part,
+			int stage)
+{
+	int pp = l->pp, edges = 0;
+	long rest = layers;
+	if (pp <= 1)
+		return layers;
+	if (part == PART_DEEPSPEED && layers % pp != 0)
+		return deepspeed_stage_layers(layers, pp, stage);
+	if (l->pp_first <= 0 && l->pp_last <= 0)
+		return layers / pp;
+	if (stage == 0 && l->pp_first > 0)
+		return l->pp_first;
+	if (stage == pp - 1 && l->pp_last > 0)
+		return l->pp_last;
+	if (l->pp_first > 0) {
+		rest -= l->pp_first;
+		edges++;
+	}
+	if (l->pp_last > 0) {
+		rest -= l->pp_last;
+		edges++;
+	}
+	if (pp == edges || rest <= 0 || rest % (pp - edges) != 0)
+		return 0;
+	return (int)(rest / (pp - edges));
+}
+
+/* With first/last stage counts: do they add up, and do all stages split
+ * into vp chunks? */
+static enum reject stage_split_reject(const struct layout *l, const struct model_spec *m)
+{
+	long first = l->pp_first, last = l->pp_last, mid;
+	int edges = (first > 0) + (last > 0);
+	if (l->pp < 2 || (l->pp == edges && first + last != m->layers))
+		return REJECT_STAGE_LAYERS;
+	if (first + last >= m->layers && l->pp > edges)
+		return REJECT_STAGE_LAYERS;
+	mid = l->pp > edges ? (m->layers - first - last) % (l->pp - edges) : 0;
+	if (mid != 0)
+		return REJECT_STAGE_LAYERS;
+	for (int i = 0; i < l->pp; i++) {
+		int n = layout_stage_layers(l, m->layers, PART_FIRST_LAST, i);
+		if (n <= 0)
+			return REJECT_STAGE_LAYERS;
+		if (n % l->vp != 0)
+			return REJECT_VP_LAYERS;
+	}
+	return REJECT_NONE;
 }
 
 long layout_gpus(const struct layout *l)
@@ -260,6 +341,8 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_EP_NO_EXPERTS] = "ep needs experts",
 	[REJECT_EP_EXPERTS] = "ep does not divide experts",
 	[REJECT_EP_DP] = "ep does not divide dp*cp",
+	[REJECT_ETP] = "etp does not divide the expert ffn",
+	[REJECT_STAGE_LAYERS] = "stage layers do not add up",
 	[REJECT_ZERO_DP] = "zero needs dp > 1",
 	[REJECT_ZERO_PP] = "zero-2/3 with pp",
 	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
@@ -367,7 +450,21 @@ void reject_describe(enum reject r, const struct layout *l,
 			 m->num_experts);
 		break;
 	case REJECT_EP_DP:
-		snprintf(buf, len, "ep=%d must divide dp*cp = %d", l->ep, l->dp * l->cp);
+		if (l->etp > 0 && l->etp != l->tp)
+			snprintf(buf, len, "ep*etp = %d*%d must divide tp*dp*cp = %ld", l->ep, l->etp,
+				 (long)l->tp * l->dp * l->cp);
+		else
+			snprintf(buf, len, "ep=%d must divide dp*cp = %d", l->ep, l->dp * l->cp);
+		break;
+	case REJECT_ETP:
+		snprintf(buf, len, "etp=%d does not divide the expert MLP width %ld of %s",
+			 layout_etp(l), m->ffn, m->name);
+		break;
+	case REJECT_STAGE_LAYERS:
+		snprintf(buf, len, "pp_first=%d and pp_last=%d leave %ld of the %d layers of %s, which do not split evenly over the other %d stages",
+			 l->pp_first, l->pp_last, (long)m->layers - l->pp_first - l->pp_last,
+			 m->layers, m->name,
+			 l->pp - (l->pp_first > 0) - (l->pp_last > 0));
 		break;
 	case REJECT_ZERO_DP:
 		snprintf(buf, len, "zero=%d shards over data-parallel ranks, but dp*cp = 1",
@@ -402,7 +499,7 @@ static enum reject first_reject(const struct layout *l,
 	/* Layouts from strings and files are bounded where they are read;
 	 * this keeps every division below well defined whatever the caller. */
 	if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 ||
-	    l->vp < 1 || l->mbs < 1)
+	    l->vp < 1 || l->mbs < 1 || l->etp < 0 || l->pp_first < 0 || l->pp_last < 0)
 		return REJECT_DEGREE;
 	if ((double)l->tp * l->pp * l->dp * l->cp > INT_MAX)
 		return REJECT_TOO_MANY_GPUS;
@@ -412,10 +509,15 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_TP_HEADS;
 	if (m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
 		return REJECT_TP_KV_HEADS;
-	if (m->layers % l->pp != 0 && part != PART_DEEPSPEED)
+	if (l->pp_first > 0 || l->pp_last > 0) {
+		enum reject r = stage_split_reject(l, m);
+		if (r != REJECT_NONE)
+			return r;
+	} else if (m->layers % l->pp != 0 && part != PART_DEEPSPEED) {
 		return REJECT_PP_LAYERS;
-	if (m->layers % l->pp == 0 && m->layers % ((long)l->pp * l->vp) != 0)
+	} else if (m->layers % l->pp == 0 && m->layers % ((long)l->pp * l->vp) != 0) {
 		return REJECT_VP_LAYERS;
+	}
 	if (l->vp > 1 && l->pp == 1)
 		return REJECT_VP_NEEDS_PP;
 	if (l->vp > 1 && l->schedule != SCHED_INTERLEAVED)
@@ -436,13 +538,15 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_CP_SEQ;
 	if (l->sp && (m->seq / l->cp) % l->tp != 0)
 		return REJECT_TP_SEQ;
-	if (l->ep > 1) {
-		if (m->num_experts < 2)
-			return REJECT_EP_NO_EXPERTS;
+	if (l->ep > 1 && m->num_experts < 2)
+		return REJECT_EP_NO_EXPERTS;
+	if (m->num_experts > 1) {
 		if (m->num_experts % l->ep != 0)
 			return REJECT_EP_EXPERTS;
-		if (((long)l->dp * l->cp) % l->ep != 0)
+		if (((long)l->tp * l->dp * l->cp) % ((long)layout_etp(l) * l->ep) != 0)
 			return REJECT_EP_DP;
+		if (m->ffn % layout_etp(l) != 0)
+			return REJECT_ETP;
 	}
 	if (l->zero > 0 && l->dp * l->cp == 1)
 		return REJECT_ZERO_DP;

@@ -39,7 +39,11 @@ int schedule_parse(const char *s, enum schedule *out);
 
 struct layout {
 	int tp, pp, dp, cp, ep;
+	int etp;                /* expert tensor parallelism; 0 = tp (experts split like the rest) */
 	int vp;                 /* virtual stages (model chunks) per pipeline rank */
+	int pp_first, pp_last;  /* transformer layers on the first / last pipeline
+				 * stage; 0 = as many as the others (Megatron's
+				 * --decoder-first/last-pipeline-num-layers) */
 	int mbs;                /* micro-batch size, sequences */
 	long gbs;               /* global batch, sequences; 0 = not set */
 	int sp;                 /* sequence parallelism (needs tp > 1) */
@@ -53,7 +57,8 @@ enum layout_key {
 	LK_TP = 1 << 0, LK_PP = 1 << 1, LK_DP = 1 << 2, LK_CP = 1 << 3,
 	LK_EP = 1 << 4, LK_VP = 1 << 5, LK_MBS = 1 << 6, LK_GBS = 1 << 7,
 	LK_SP = 1 << 8, LK_RECOMPUTE = 1 << 9, LK_ZERO = 1 << 10,
-	LK_SCHEDULE = 1 << 11,
+	LK_SCHEDULE = 1 << 11, LK_ETP = 1 << 12, LK_PP_FIRST = 1 << 13,
+	LK_PP_LAST = 1 << 14,
 };
 
 /* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
@@ -73,6 +78,17 @@ void layout_complete(struct layout *l, unsigned set, long gpus);
 void layout_format(const struct layout *l, char *buf, size_t len);
 
 long layout_gpus(const struct layout *l);
+
+/* The expert tensor-parallel degree (etp, or tp when etp is 0). */
+int layout_etp(const struct layout *l);
+
+/* Transformer layers on pipeline stage `stage` for a model of `layers`
+ * layers split as `part` says: evenly; with pp_first / pp_last set, those
+ * on the edge stages and the rest evenly over the others (Megatron); or
+ * DeepSpeed's partition_uniform over the layers and the two embeddings.
+ * 0 for a split that does not add up (layout_check rejects it). */
+int layout_stage_layers(const struct layout *l, int layers, enum stage_partition part,
+			int stage);
 /* Microbatches per step per pipeline (gbs / (mbs * dp)). */
 long layout_microbatches(const struct layout *l);
 
@@ -100,7 +116,9 @@ enum reject {
 	REJECT_TP_SEQ,           /* sp: the per-cp sequence is not a multiple of tp */
 	REJECT_EP_NO_EXPERTS,
 	REJECT_EP_EXPERTS,       /* ep does not divide the experts */
-	REJECT_EP_DP,            /* ep does not divide dp*cp */
+	REJECT_EP_DP,            /* ep*etp does not divide tp*dp*cp */
+	REJECT_ETP,              /* etp does not divide the expert ffn */
+	REJECT_STAGE_LAYERS,     /* pp_first/pp_last leave layers that do not split evenly */
 	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
 	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism (the framework's) */
 	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */

@@ -17,31 +17,15 @@
 #include <math.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
-/* CUDA context with cuBLAS/cuDNN kernels loaded; NCCL channel buffers of
- * the process's communicators; the caching allocator's unused reserve as
- * a share of the activation memory that churns every microbatch. */
-#define MEM_CONTEXT_GIB 1.0
-#define MEM_NCCL_GIB 1.0
-#define MEM_FRAGMENTATION 0.08
+/* DeepSpeed ZeRO-1/2: a reduce and an all-gather bucket of 5e8 elements,
+ * 2 bytes each; ZeRO-3 caps the gathered parameters at 1e9 elements. */
+#define DS_BUCKET_ELEMS 5e8
+#define DS_MAX_LIVE_PARAMS 1e9
 
 int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 			const struct train_opts *o, int stage)
 {
-	int units, chunk, residual, n;
-	if (m->layers % l->pp == 0 || o->b.partition != PART_DEEPSPEED)
-		return m->layers / l->pp;
-	/* DeepSpeed's partition_uniform over layers + 2 embedding units:
-	 * every stage gets floor(units/pp), the first units % pp one more;
-	 * the first and the last stage give one unit to an embedding. */
-	units = m->layers + 2;
-	chunk = units / l->pp;
-	residual = units % l->pp;
-	n = chunk + (stage < residual);
-	if (stage == 0)
-		n--;
-	if (stage == l->pp - 1)
-		n--;
-	return n > 0 ? n : 0;
+	return layout_stage_layers(l, m->layers, o->b.partition, stage);
 }
 
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
@@ -147,12 +131,15 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	double params, act_layer, inflight, act, work, other;
 	long micro = layout_microbatches(l);
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
+	const struct cost_params *k = train_opts_params(o);
 
 	memory_stage_params(m, l, o, stage, &sp);
 	params = sp.dense + sp.expert;
 
 	/* Weights: half precision, or under FSDP the sharded fp32 master
 	 * copy (the half-precision layer is gathered when used, in other). */
+	if (o->b.fp8_weights)
+		w_b = 1.0;
 	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP)
 		w_b = 4.0;
 	out->weights = w_b * (l->zero >= 3 ? sp.dense / dp_shard + sp.expert / ep_shard
@@ -201,19 +188,19 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	/* What a real run adds: CUDA context and cuBLAS workspace, NCCL
 	 * channel buffers, and the caching allocator's fragmentation of the
 	 * activation memory that is freed and reallocated every microbatch. */
-	other = MEM_CONTEXT_GIB * GIB;
+	other = k->mem_context_gib * GIB;
 	if (layout_gpus(l) > 1)
-		other += MEM_NCCL_GIB * GIB;
+		other += k->mem_nccl_gib * GIB;
 	if (o->b.sharding == FW_SHARD_DEEPSPEED && l->zero >= 1 && l->zero <= 2)
-		other += 2.0 * 5e8 * 2.0; /* reduce and all-gather buckets, 5e8 elements each */
-	other += MEM_FRAGMENTATION * out->activations;
+		other += 2.0 * DS_BUCKET_ELEMS * 2.0;
+	other += k->mem_fragmentation * work;
 	if (l->zero >= 3) {
 		/* Gathered full layers: the one in use and the prefetched
 		 * next; DeepSpeed caps live parameters at 1e9 elements. */
 		double live = 2.0 * (sp.dense + sp.expert) / sp.layers;
-		if (o->b.sharding == FW_SHARD_DEEPSPEED && live > 1e9)
-			live = 1e9;
-		other += 2.0 * live;
+		if (o->b.sharding == FW_SHARD_DEEPSPEED && live > DS_MAX_LIVE_PARAMS)
+			live = DS_MAX_LIVE_PARAMS;
+		other += (o->b.fp8_weights ? 1.0 : 2.0) * live;
 	}
 	/* The optimizer step makes an fp32 copy of the gradient shard when
 	 * the gradients are narrower.  The activations are free by then, so
@@ -221,7 +208,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	if (g_b < 4) {
 		double shard = l->zero >= 1 ? sp.dense / dp_shard + sp.expert / ep_shard
 					    : params;
-		double freed = out->activations * (1.0 + MEM_FRAGMENTATION);
+		double freed = out->activations * (1.0 + k->mem_fragmentation);
 		if (4.0 * shard > freed)
 			other += 4.0 * shard - freed;
 	}
@@ -236,11 +223,13 @@ void memory_peak(const struct model_spec *m, const struct cluster *c,
 		 const struct layout *l, const struct train_opts *o,
 		 struct mem_breakdown *out)
 {
-	int cand[3] = { 0, l->pp / 2, l->pp - 1 };
+	/* The edges (embedding, head, their own layer counts), the first
+	 * full stage (most in flight), the middle and the one before last. */
+	int cand[5] = { 0, 1, l->pp / 2, l->pp - 2, l->pp - 1 };
 	out->total = -1;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 5; i++) {
 		struct mem_breakdown mb;
-		if (i > 0 && cand[i] == cand[i - 1])
+		if (cand[i] < 0 || cand[i] >= l->pp || (i > 0 && cand[i] <= cand[i - 1]))
 			continue;
 		memory_stage(m, c, l, o, cand[i], &mb);
 		if (mb.total > out->total)

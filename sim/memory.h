@@ -24,10 +24,9 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 			 const struct train_opts *o, int stage,
 			 struct stage_params *out);
 
-/* Transformer layers on pipeline stage `stage`.  pp divides the layers
- * for Megatron-LM; DeepSpeed's pipeline engine also partitions uneven
- * counts, treating the embeddings as two more layers
- * (partition_method "type:transformer|embedding"). */
+/* Transformer layers on pipeline stage `stage`, split as the framework
+ * does (layout_stage_layers): evenly, with Megatron's first/last stage
+ * counts, or DeepSpeed's partition of layers and embeddings. */
 int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 			const struct train_opts *o, int stage);
 

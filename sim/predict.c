@@ -23,9 +23,14 @@ void predict_des_costs(const struct layout *l, const struct train_opts *o,
 	 * chunk's forward and backward also pays one transfer, and the data
 	 * is at the peer when that op ends: the transfer itself adds
 	 * nothing more. */
-	k->fwd_s += p->p2p_s;
-	k->bwd_s += p->p2p_s;
+	k->op_fixed_s = p->p2p_s;
 	k->p2p_s = 0;
+	/* Stages of other layer counts than the one the chunk was priced on. */
+	k->split.layers = p->split_layers;
+	k->split.ref = p->split_ref;
+	k->split.partition = o->b.partition;
+	k->split.pp_first = l->pp_first;
+	k->split.pp_last = l->pp_last;
 }
 
 enum pplan_status predict_simulate(const struct layout *l,

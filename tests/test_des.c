@@ -470,3 +470,31 @@ Test(des, text_timeline_of_1f1b)
 	des_result_free(&r);
 	schedule_free(s);
 }
+
+/* Uneven stages: 6 layers on 2 stages with pp_first = 2, the chunk priced
+ * on the 4-layer stage (F = 1, B = 2).  Stage 0's ops take half as long.
+ * GPipe, one microbatch, by hand: F0 = 0.5, F1 = 1, B1 = 2, B0 = 1, all
+ * in sequence: the span is 4.5; the bubble of stage 0 is (4.5 - 1.5) /
+ * 4.5 and of stage 1 (4.5 - 3) / 4.5.  A fixed 0.25 per op (the blocking
+ * transfer) is not scaled: each op of both stages gains it. */
+Test(des, uneven_stages_scale_their_ops)
+{
+	struct pipe_schedule *s = build(SCHED_GPIPE, 2, 1, 1);
+	struct des_costs k = uniform(SCHED_GPIPE);
+	struct des_result r;
+
+	k.split.layers = 6;
+	k.split.ref = 4;
+	k.split.partition = PART_FIRST_LAST;
+	k.split.pp_first = 2;
+	run(s, &k, 0, &r);
+	cr_expect_float_eq(r.pipeline_span_s, 4.5, 1e-12, "span %g", r.pipeline_span_s);
+	cr_expect_float_eq(r.stage[0].busy_s, 1.5, 1e-12);
+	cr_expect_float_eq(r.stage[1].busy_s, 3.0, 1e-12);
+	des_result_free(&r);
+	k.op_fixed_s = 0.25;
+	run(s, &k, 0, &r);
+	cr_expect_float_eq(r.pipeline_span_s, 4.5 + 4 * 0.25, 1e-12, "span %g", r.pipeline_span_s);
+	des_result_free(&r);
+	schedule_free(s);
+}

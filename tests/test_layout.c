@@ -554,3 +554,99 @@ Test(layout_names, round_trip)
 	cr_assert_str_eq(recompute_name(RECOMPUTE_SELECTIVE), "selective");
 	cr_assert_str_eq(schedule_name(SCHED_ZB_H1), "zb-h1");
 }
+
+/* ---- uneven stages and expert TP ---------------------------------------------- */
+
+/* Llama 3.1 405B's 126 layers on 16 stages, as Megatron runs it:
+ * --decoder-first-pipeline-num-layers 7 --decoder-last-pipeline-num-layers 7
+ * leave 112 = 14 x 8 for the middle stages. */
+Test(layout_stages, first_and_last_counts)
+{
+	const struct model_spec *m = model_find("llama3.1-405b");
+	struct layout l;
+	unsigned set = 0;
+	struct perr e = { "" };
+	enum reject why = REJECT_COUNT;
+	char buf[256];
+	int sum = 0;
+
+	cr_assert_not_null(m);
+	cr_assert_eq(layout_parse("tp=8,pp=16,dp=1,pp_first=7,pp_last=7,gbs=16", &l, &set, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_expect(set & LK_PP_FIRST && set & LK_PP_LAST);
+	cr_expect_eq(layout_check(&l, m, 128, &why, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < 16; i++) {
+		int n = layout_stage_layers(&l, m->layers, PART_FIRST_LAST, i);
+		cr_expect_eq(n, i == 0 || i == 15 ? 7 : 8, "stage %d: %d", i, n);
+		sum += n;
+	}
+	cr_expect_eq(sum, 126);
+	layout_format(&l, buf, sizeof buf);
+	cr_expect(strstr(buf, ",pp_first=7,pp_last=7") != NULL, "%s", buf);
+	/* Without them 126 does not split over 16. */
+	l.pp_first = l.pp_last = 0;
+	cr_expect_eq(layout_check(&l, m, 128, &why, &e), PPLAN_EINPUT);
+	cr_expect_eq(why, REJECT_PP_LAYERS);
+	/* Only the first: 119 over 15 stages does not split. */
+	l.pp_first = 7;
+	cr_expect_eq(layout_check(&l, m, 128, &why, &e), PPLAN_EINPUT);
+	cr_expect_eq(why, REJECT_STAGE_LAYERS);
+	cr_expect(strstr(e.msg, "pp_first=7") && strstr(e.msg, "119"), "%s", e.msg);
+	/* 6 + 8 x 15 = 126: the first stage lighter, the rest even. */
+	l.pp_first = 6;
+	cr_expect_eq(layout_check(&l, m, 128, &why, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(layout_stage_layers(&l, m->layers, PART_FIRST_LAST, 15), 8);
+	/* Interleaving needs every stage to split into vp chunks: 6 / 4 does not. */
+	l.vp = 4;
+	l.schedule = SCHED_INTERLEAVED;
+	cr_expect_eq(layout_check(&l, m, 128, &why, &e), PPLAN_EINPUT);
+	cr_expect_eq(why, REJECT_VP_LAYERS);
+}
+
+/* DeepSpeed's partition_uniform of BLOOM's 70 layers and 2 embeddings on
+ * 12 stages: 72 / 12 = 6 units each; the first and last give one to an
+ * embedding: 5, 6 x 10, 5.  A Megatron split never does this. */
+Test(layout_stages, deepspeed_partition)
+{
+	struct layout l;
+	int sum = 0;
+	layout_default(&l);
+	l.pp = 12;
+	for (int i = 0; i < 12; i++) {
+		int n = layout_stage_layers(&l, 70, PART_DEEPSPEED, i);
+		cr_expect_eq(n, i == 0 || i == 11 ? 5 : 6, "stage %d: %d", i, n);
+		sum += n;
+	}
+	cr_expect_eq(sum, 70);
+	/* 31 layers + 2 on 6 stages: 33 / 6 = 5 r 3: 6-1, 6, 6, 5, 5, 5-1. */
+	l.pp = 6;
+	cr_expect_eq(layout_stage_layers(&l, 31, PART_DEEPSPEED, 0), 5);
+	cr_expect_eq(layout_stage_layers(&l, 31, PART_DEEPSPEED, 2), 6);
+	cr_expect_eq(layout_stage_layers(&l, 31, PART_DEEPSPEED, 3), 5);
+	cr_expect_eq(layout_stage_layers(&l, 31, PART_DEEPSPEED, 5), 4);
+	/* pp dividing the layers splits evenly. */
+	cr_expect_eq(layout_stage_layers(&l, 30, PART_DEEPSPEED, 5), 5);
+}
+
+/* Expert TP: experts split etp ways, ep x etp ranks of the tp*dp*cp
+ * plane.  Mixtral (8 experts, ffn 14336) on tp=4, dp=2: ep=8 with etp=1
+ * uses all 8 ranks; with etp = tp = 4 it needs 32. */
+Test(layout_stages, expert_tensor_parallel)
+{
+	const struct model_spec *m = model_find("mixtral-8x7b");
+	struct layout l;
+	unsigned set = 0;
+	struct perr e = { "" };
+	enum reject why = REJECT_COUNT;
+	cr_assert_not_null(m);
+	cr_assert_eq(layout_parse("tp=4,dp=2,ep=8,etp=1,gbs=16", &l, &set, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(layout_etp(&l), 1);
+	cr_expect_eq(layout_check(&l, m, 8, &why, &e), PPLAN_OK, "%s", e.msg);
+	l.etp = 0;
+	cr_expect_eq(layout_etp(&l), 4);
+	cr_expect_eq(layout_check(&l, m, 8, &why, &e), PPLAN_EINPUT);
+	cr_expect_eq(why, REJECT_EP_DP);
+	l.etp = 3; /* 14336 % 3 != 0, and 8 % 3 */
+	l.ep = 1;
+	cr_expect_eq(layout_check(&l, m, 8, &why, &e), PPLAN_EINPUT);
+}

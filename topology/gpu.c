@@ -1,15 +1,13 @@
 /*
  * gpu.c: the embedded GPU table.  Peak rates are dense tensor-core rates
  * from the vendors' data sheets (A100: 312 TFLOP/s bf16/fp16; H100 SXM and
- * H200: 989 bf16/fp16, 1979 fp8; B200 (HGX, 1000 W): 2250 bf16, 4500 fp8).
- * GEMM ceilings (the fraction of peak that large GEMMs reach inside a
- * training step, power and clocks included): A100 from cuBLAS's large-GEMM
- * rates; the H100-family values were set against the DGX Cloud GPT-3 175B
- * and Nemotron-4 15B runs of validation/calibration.json (sim/MODEL.md,
- * "GEMM efficiency"); H200 and B200 scale those.  A measured calibration
- * of the machine at hand (a later `pplan calibrate`) is meant to replace
- * them.  The h100-96gb figures (the 500 W HBM2e part) are scaled from the
- * H100 SXM by its lower power limit: treat them as estimates.
+ * H200: 989 bf16/fp16, 1979 fp8; B200 (HGX, 1000 W): 2250 bf16, 4500 fp8;
+ * V100 SXM2 125 fp16, no bf16; P100 21.2 fp16, no tensor cores).  The
+ * h100-96gb figures (the 500 W HBM2e part) are scaled from the H100 SXM by
+ * its lower power limit: treat them as estimates.  "GiB" is what a process
+ * can allocate (the device total PyTorch reports).  sim/MODEL.md section 3
+ * gives the sources; the GEMM efficiencies are the cost model's fitted
+ * constants per architecture, not entries here.
  */
 #include "gpu.h"
 
@@ -18,27 +16,37 @@
 #include <string.h>
 #include <strings.h>
 
+#define PEAK(bf16, fp16, fp8) { [PREC_BF16] = bf16, [PREC_FP16] = fp16, [PREC_FP8] = fp8 }
+
 static const struct gpu_spec gpus[] = {
-	/* Older parts, for the recorded DGX-1 / DGX-2 / POWER8 topologies:
-	 * V100 SXM2 has fp16 tensor cores only (125 TFLOP/s), P100 none. */
-	{ "p100-sxm2", "NVIDIA Tesla P100-SXM2-16GB", { 0, 21.2, 0 },
-	  15.9, 732, 80, 4, 56, { 0, 0.80, 0 }, 1.0, 0.85 },
-	{ "v100-sxm2", "NVIDIA Tesla V100-SXM2-32GB", { 0, 125, 0 },
-	  31.7, 900, 150, 6, 80, { 0, 0.70, 0 }, 1.5, 0.85 },
-	{ "a100-40gb", "NVIDIA A100-SXM4-40GB", { 312, 312, 0 },
-	  39.39, 1555, 300, 12, 108, { 0.80, 0.80, 0 }, 2.0, 0.85 },
-	{ "a100-80gb", "NVIDIA A100-SXM4-80GB", { 312, 312, 0 },
-	  79.35, 2039, 300, 12, 108, { 0.80, 0.80, 0 }, 2.0, 0.85 },
-	{ "h100-sxm", "NVIDIA H100-SXM5-80GB", { 989, 989, 1979 },
-	  79.19, 3350, 450, 18, 132, { 0.62, 0.62, 0.50 }, 6.0, 0.85 },
-	{ "h100-96gb", "NVIDIA H100 96GB HBM2e (500 W)", { 835, 835, 1670 },
-	  95.6, 2400, 450, 18, 132, { 0.62, 0.62, 0.50 }, 6.0, 0.85 },
-	{ "h800", "NVIDIA H800-SXM5-80GB", { 989, 989, 1979 },
-	  79.19, 3350, 200, 8, 132, { 0.62, 0.62, 0.50 }, 6.0, 0.85 },
-	{ "h200", "NVIDIA H200-SXM-141GB", { 989, 989, 1979 },
-	  140.4, 4800, 450, 18, 132, { 0.64, 0.64, 0.52 }, 6.0, 0.85 },
-	{ "b200", "NVIDIA B200-SXM-180GB", { 2250, 2250, 4500 },
-	  178.4, 8000, 900, 18, 148, { 0.62, 0.62, 0.50 }, 14.0, 0.85 },
+	/* Older parts, for the recorded DGX-1 / DGX-2 / POWER8 topologies. */
+	{ .name = "p100-sxm2", .description = "NVIDIA Tesla P100-SXM2-16GB",
+	  .peak_tflops = PEAK(0, 21.2, 0), .mem_gib = 15.9, .hbm_gbps = 732,
+	  .nvlink_gbps = 80, .nvlink_links = 4, .sm_count = 56, .arch = ARCH_PASCAL },
+	{ .name = "v100-sxm2", .description = "NVIDIA Tesla V100-SXM2-32GB",
+	  .peak_tflops = PEAK(0, 125, 0), .mem_gib = 31.7, .hbm_gbps = 900,
+	  .nvlink_gbps = 150, .nvlink_links = 6, .sm_count = 80, .arch = ARCH_VOLTA },
+	{ .name = "a100-40gb", .description = "NVIDIA A100-SXM4-40GB",
+	  .peak_tflops = PEAK(312, 312, 0), .mem_gib = 39.39, .hbm_gbps = 1555,
+	  .nvlink_gbps = 300, .nvlink_links = 12, .sm_count = 108, .arch = ARCH_AMPERE },
+	{ .name = "a100-80gb", .description = "NVIDIA A100-SXM4-80GB",
+	  .peak_tflops = PEAK(312, 312, 0), .mem_gib = 79.35, .hbm_gbps = 2039,
+	  .nvlink_gbps = 300, .nvlink_links = 12, .sm_count = 108, .arch = ARCH_AMPERE },
+	{ .name = "h100-sxm", .description = "NVIDIA H100-SXM5-80GB",
+	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 79.19, .hbm_gbps = 3350,
+	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
+	{ .name = "h100-96gb", .description = "NVIDIA H100 96GB HBM2e (500 W)",
+	  .peak_tflops = PEAK(835, 835, 1670), .mem_gib = 95.6, .hbm_gbps = 2400,
+	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
+	{ .name = "h800", .description = "NVIDIA H800-SXM5-80GB",
+	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 79.19, .hbm_gbps = 3350,
+	  .nvlink_gbps = 200, .nvlink_links = 8, .sm_count = 132, .arch = ARCH_HOPPER },
+	{ .name = "h200", .description = "NVIDIA H200-SXM-141GB",
+	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 140.4, .hbm_gbps = 4800,
+	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
+	{ .name = "b200", .description = "NVIDIA B200-SXM-180GB",
+	  .peak_tflops = PEAK(2250, 2250, 4500), .mem_gib = 178.4, .hbm_gbps = 8000,
+	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
 };
 
 static const struct {
@@ -57,6 +65,15 @@ static const struct {
 	{ "H200-SXM-141GB", "h200" }, { "H200-141GB", "h200" },
 	{ "B200-SXM-180GB", "b200" }, { "B200-180GB", "b200" },
 };
+
+const char *gpu_arch_name(enum gpu_arch a)
+{
+	static const char *const names[ARCH_COUNT] = {
+		[ARCH_CPU] = "cpu", [ARCH_PASCAL] = "pascal", [ARCH_VOLTA] = "volta", [ARCH_AMPERE] = "ampere",
+		[ARCH_HOPPER] = "hopper", [ARCH_BLACKWELL] = "blackwell",
+	};
+	return (a >= 0 && a < ARCH_COUNT) ? names[a] : "?";
+}
 
 const char *precision_name(enum precision p)
 {

@@ -1,9 +1,10 @@
 /*
  * gpu.h: GPU types as data.  Dense peak rates per precision, memory size
- * and bandwidth, NVLink bandwidth, and the two constants of the GEMM
- * efficiency curve that sim/gemm.c uses (see sim/MODEL.md, "GEMM
- * efficiency").  Figures are the vendors' data-sheet numbers for dense
- * (non-sparse) math; sources are listed in sim/MODEL.md.
+ * and bandwidth, NVLink bandwidth and the architecture.  Figures are the
+ * vendors' data-sheet numbers for dense (non-sparse) math; sources are
+ * listed in sim/MODEL.md.  How fast a GEMM runs on the part (its ceiling
+ * and saturation) is not a data-sheet fact: it is a fitted constant of the
+ * cost model per architecture (sim/params.h).
  */
 #ifndef PPLAN_GPU_H
 #define PPLAN_GPU_H
@@ -22,6 +23,12 @@ int precision_parse(const char *s, enum precision *out);
 /* Bytes of one element stored in precision p (fp8 1, bf16/fp16 2, fp32 4). */
 int precision_bytes(enum precision p);
 
+/* The architecture: GPUs of one share the cost model's fitted GEMM and
+ * attention efficiencies (sim/params.h). */
+enum gpu_arch { ARCH_CPU = 0, ARCH_PASCAL, ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER,
+		ARCH_BLACKWELL, ARCH_COUNT };
+const char *gpu_arch_name(enum gpu_arch a);
+
 struct gpu_spec {
 	char name[32];            /* pplan name, e.g. "h100-sxm" */
 	char description[64];
@@ -31,12 +38,13 @@ struct gpu_spec {
 	double nvlink_gbps;       /* NVLink bandwidth per GPU, one direction, GB/s */
 	int nvlink_links;         /* NVLink links per GPU */
 	int sm_count;
-	/* GEMM efficiency curve (sim/gemm.c): the fraction of peak that very
-	 * large GEMMs reach, and the GEMM size in GFLOP at which the achieved
-	 * rate is half of that ceiling. */
-	double gemm_eff_max[PREC_COUNT];
-	double gemm_half_gflop;
-	double hbm_eff;           /* fraction of hbm_gbps streaming kernels reach */
+	enum gpu_arch arch;
+	/* A device measured where it runs (pplan exec's CPU probe) states its
+	 * own GEMM curve and streaming efficiency; 0 = the cost model's fitted
+	 * constants for its architecture (sim/params.h). */
+	double gemm_eff_max[PREC_COUNT];  /* fraction of peak_tflops large GEMMs reach */
+	double gemm_half_gflop;           /* GEMM size at half of it */
+	double hbm_eff;                   /* fraction of hbm_gbps streaming reaches */
 };
 
 /* The embedded table; *n receives its length. */

@@ -1,0 +1,119 @@
+/*
+ * profile.h: pplan.profile/1 (docs/profile-format.md), what a machine
+ * measured or what a fit found, read and written.
+ *
+ * The reader enforces every rule of the format (exact schema; positive
+ * GEMM shapes and rates, non-decreasing in FLOPs per precision and shape
+ * aspect; element-wise and collective points sorted by bytes with
+ * positive values; constants the cost model knows, inside their ranges)
+ * and keeps every section, present or not, so the commands that use the
+ * measured curves and those that use the constants read one struct.  A
+ * struct profile owns its arrays: profile_free releases them.
+ */
+#ifndef PPLAN_PROFILE_H
+#define PPLAN_PROFILE_H
+
+#include "cluster.h"
+#include "params.h"
+#include "status.h"
+
+enum profile_kind { PROFILE_MEASURED = 0, PROFILE_FITTED, PROFILE_PUBLISHED };
+
+/* device.name of a fitted profile whose runs used several GPU types: its
+ * per-architecture constants say which part they describe. */
+#define PROFILE_ANY_DEVICE "any"
+
+struct profile_gemm {
+	enum precision precision;
+	double m, n, k;            /* shape */
+	double tflops;             /* achieved */
+};
+
+struct profile_elementwise {
+	double bytes, gbps;
+};
+
+struct profile_attention {
+	enum precision precision;
+	long batch, heads, kv_heads, seq, head_dim;
+	int causal, fused;
+	double fwd_tflops, bwd_tflops;
+};
+
+struct profile_coll_point {
+	double bytes, time_s;
+	double algbw_gbps, busbw_gbps;   /* NAN when not given */
+};
+
+struct profile_collective {
+	char op[16];               /* all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, send_recv */
+	int ranks;
+	char link[16];             /* nvswitch, nvlink, pcie, net, shm */
+	double alpha_s, busbw_gbps;
+	struct profile_coll_point *points;
+	int n_points;
+};
+
+#define PROFILE_MAX_LIBS 8
+#define PROFILE_MAX_SOURCES 32
+
+struct profile {
+	enum profile_kind kind;
+	/* device */
+	char device_name[32];
+	char device_description[128];
+	char backend[16];          /* "cuda", "cpu" or "" (null) */
+	double peak_tflops[PREC_COUNT]; /* NAN = null */
+	double mem_gib, hbm_gbps;  /* NAN = null */
+	/* host, or has_host = 0 */
+	int has_host;
+	char hostname[64], cpu_model[128];
+	long cores;
+	double host_mem_gib;
+	/* measured curves */
+	struct profile_gemm *gemm;
+	int n_gemm;
+	struct profile_elementwise *elementwise;
+	int n_elementwise;
+	struct profile_attention *attention;
+	int n_attention;
+	struct profile_collective *collectives;
+	int n_collectives;
+	/* constants: the embedded defaults with those the file names set */
+	int has_constants;
+	struct cost_params constants;
+	/* fit, or has_fit = 0 */
+	int has_fit;
+	char fit_runs[256];
+	int fit_cases;
+	char fit_objective[64];
+	double fit_value;
+	char fit_sources[PROFILE_MAX_SOURCES][96];
+	int n_fit_sources;
+	/* provenance */
+	char pplan_version[32], git_hash[48], command[512], date[40];
+	char lib_name[PROFILE_MAX_LIBS][32], lib_version[PROFILE_MAX_LIBS][32];
+	int n_libs;
+};
+
+/* An empty measured profile: no sections, every number NAN. */
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+
+/* Reads and checks path.  A violation is PPLAN_EINPUT with one sentence
+ * naming the file and the key; nothing is left to free on failure. */
+enum pplan_status profile_load(const char *path, struct profile *p, struct perr *e);
+
+/* Writes p to path (temporary file, then rename).  Sections without
+ * entries are left out; `constants` are written when has_constants, every
+ * fitted constant and those that differ from the embedded defaults. */
+enum pplan_status profile_save(const struct profile *p, const char *path, struct perr *e);
+
+/* The commands that take a profile refuse one for another GPU: device
+ * name must be the cluster's GPU, PROFILE_ANY_DEVICE, or "cpu" with the
+ * CPU backend (cpu_backend != 0). */
+enum pplan_status profile_check_device(const struct profile *p, const char *path,
+				       const struct cluster *c, int cpu_backend,
+				       struct perr *e);
+
+#endif

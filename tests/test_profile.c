@@ -1,0 +1,190 @@
+/*
+ * test_profile.c: pplan.profile/1 read, checked and written
+ * (docs/profile-format.md), and the constants table behind it.
+ *
+ * tests/fixtures/profile/good.json has every section; each bad-*.json
+ * breaks one rule and must be refused with a sentence naming the file and
+ * the key.  A profile written and read back gives the same numbers.  The
+ * embedded defaults are the fit in validation/calibration-fit.json (to the
+ * four significant digits params.c keeps).
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile.h"
+
+#define FIX PPLAN_SOURCE_DIR "/tests/fixtures/profile/"
+
+Test(profile, good_has_every_section)
+{
+	struct profile p;
+	struct perr e = { "" };
+	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(p.kind, PROFILE_MEASURED);
+	cr_expect_str_eq(p.device_name, "h100-sxm");
+	cr_expect_str_eq(p.backend, "cuda");
+	cr_expect_eq(p.peak_tflops[PREC_BF16], 989);
+	cr_expect(isnan(p.peak_tflops[PREC_FP32]), "null stays NAN");
+	cr_expect(p.has_host && p.cores == 112);
+	cr_expect_eq(p.n_gemm, 4);
+	cr_expect_eq(p.gemm[3].precision, PREC_FP8);
+	cr_expect_eq(p.n_elementwise, 2);
+	cr_expect_eq(p.n_attention, 1);
+	cr_expect(p.attention[0].causal && p.attention[0].fused);
+	cr_expect_eq(p.n_collectives, 1);
+	cr_expect_eq(p.collectives[0].n_points, 2);
+	cr_expect_str_eq(p.collectives[0].link, "nvswitch");
+	cr_expect(p.has_constants);
+	cr_expect_eq(p.constants.gemm_ceiling[ARCH_HOPPER], 0.66);
+	cr_expect_eq(p.constants.mem_context_gib, 1.5);
+	/* What the file does not name keeps the embedded value. */
+	cr_expect_eq(p.constants.gemm_ceiling[ARCH_AMPERE],
+		     cost_params_default()->gemm_ceiling[ARCH_AMPERE]);
+	cr_expect(!p.has_fit);
+	cr_expect_eq(p.n_libs, 2);
+	profile_free(&p);
+}
+
+struct bad_profile {
+	char file[40];
+	char needle[64];
+};
+
+ParameterizedTestParameters(profile, bad_files)
+{
+	static struct bad_profile cases[] = {
+		{ "bad-schema.json", "schema must be \"pplan.profile/1\"" },
+		{ "bad-kind.json", "kind must be measured, fitted or published" },
+		{ "bad-constant-name.json", "did you mean gemm_ceiling.hopper" },
+		{ "bad-constant-range.json", "gemm_ceiling.hopper must be within [0.3, 0.95]" },
+		{ "bad-gemm-monotone.json", "non-monotonic" },
+		{ "bad-gemm-shape.json", "gemm[0]: m must be a positive number" },
+		{ "bad-elementwise-order.json", "sorted by bytes" },
+		{ "bad-points-order.json", "collectives[0].points[1]" },
+		{ "bad-collective-time.json", "time_s must be a positive number" },
+		{ "bad-collective-op.json", "all_scatter" },
+		{ "bad-device.json", "device must be an object" },
+	};
+	return cr_make_param_array(struct bad_profile, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct bad_profile *c, profile, bad_files)
+{
+	char path[512];
+	struct profile p;
+	struct perr e = { "" };
+	snprintf(path, sizeof path, "%s%s", FIX, c->file);
+	cr_assert_eq(profile_load(path, &p, &e), PPLAN_EINPUT, "%s was accepted", c->file);
+	cr_expect(strstr(e.msg, c->file) != NULL, "names the file: %s", e.msg);
+	cr_expect(strstr(e.msg, c->needle) != NULL, "'%s' not in: %s", c->needle, e.msg);
+	cr_expect(strchr(e.msg, '\n') == NULL, "one line: %s", e.msg);
+	cr_expect_null(p.gemm, "nothing left to free");
+}
+
+Test(profile, round_trip)
+{
+	struct profile p, q;
+	struct perr e = { "" };
+	char path[] = "/tmp/pplan-profile-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(profile_save(&p, path, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(profile_load(path, &q, &e), PPLAN_OK, "%s", e.msg);
+	unlink(path);
+	cr_expect_str_eq(q.device_name, p.device_name);
+	cr_expect_eq(q.n_gemm, p.n_gemm);
+	for (int i = 0; i < p.n_gemm; i++)
+		cr_expect_eq(q.gemm[i].tflops, p.gemm[i].tflops);
+	cr_expect_eq(q.collectives[0].points[1].time_s, p.collectives[0].points[1].time_s);
+	cr_expect_eq(q.constants.gemm_ceiling[ARCH_HOPPER], 0.66);
+	cr_expect_eq(q.constants.mem_context_gib, 1.5);
+	cr_expect_str_eq(q.lib_version[1], p.lib_version[1]);
+	profile_free(&p);
+	profile_free(&q);
+}
+
+Test(profile, device_must_be_the_clusters)
+{
+	struct profile p;
+	struct cluster a100, h100;
+	struct perr e = { "" };
+	cr_assert_eq(cluster_preset("dgx-a100", 8, &a100, &e), PPLAN_OK);
+	cr_assert_eq(cluster_preset("dgx-h100", 8, &h100, &e), PPLAN_OK);
+	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(profile_check_device(&p, "good.json", &h100, 0, &e), PPLAN_OK);
+	cr_expect_eq(profile_check_device(&p, "good.json", &a100, 0, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "h100-sxm") && strstr(e.msg, "a100-80gb"), "%s", e.msg);
+	profile_free(&p);
+	/* A fit over several GPU types applies to any. */
+	cr_assert_eq(profile_load(FIX "fitted-any.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(p.kind, PROFILE_FITTED);
+	cr_expect(p.has_fit && p.fit_cases == 10 && p.n_fit_sources == 2);
+	cr_expect_eq(profile_check_device(&p, "fitted-any.json", &a100, 0, &e), PPLAN_OK);
+	profile_free(&p);
+}
+
+/* ---- the constants ----------------------------------------------------------- */
+
+Test(params, table_is_sane)
+{
+	int n;
+	const struct cost_param_info *t = cost_param_table(&n);
+	struct cost_params prior;
+	cost_params_prior(&prior);
+	cr_assert_gt(n, 10);
+	for (int i = 0; i < n; i++) {
+		double d = cost_param_get(cost_params_default(), &t[i]);
+		cr_expect(t[i].min < t[i].max, "%s: range", t[i].name);
+		cr_expect(t[i].prior >= t[i].min && t[i].prior <= t[i].max, "%s: prior in range",
+			  t[i].name);
+		cr_expect(d >= t[i].min && d <= t[i].max, "%s: default %g in range", t[i].name, d);
+		cr_expect_eq(cost_param_get(&prior, &t[i]), t[i].prior, "%s", t[i].name);
+		cr_expect_eq(cost_param_find(t[i].name), &t[i]);
+		for (int j = 0; j < i; j++)
+			cr_expect_str_neq(t[i].name, t[j].name);
+	}
+	/* Not fitted: the default is the prior. */
+	for (int i = 0; i < n; i++)
+		if (!t[i].fitted)
+			cr_expect_eq(cost_param_get(cost_params_default(), &t[i]), t[i].prior,
+				     "%s", t[i].name);
+}
+
+Test(params, set_refuses_unknown_and_out_of_range)
+{
+	struct cost_params p = *cost_params_default();
+	struct perr e = { "" };
+	cr_expect_eq(cost_param_set(&p, "step_fixed_ms", 12.5, "x", &e), PPLAN_OK);
+	cr_expect_eq(p.step_fixed_ms, 12.5);
+	cr_expect_eq(cost_param_set(&p, "step_fixd_ms", 1, "x", &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "did you mean step_fixed_ms"), "%s", e.msg);
+	cr_expect_eq(cost_param_set(&p, "warp_speed", 1, "x", &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "known:") && strstr(e.msg, "gemm_half_us"), "%s", e.msg);
+	cr_expect_eq(cost_param_set(&p, "hbm_eff", 1.5, "x", &e), PPLAN_EINPUT);
+	cr_expect_eq(cost_param_set(&p, "hbm_eff", NAN, "x", &e), PPLAN_EINPUT);
+}
+
+/* The embedded defaults are the committed fit (4 significant digits). */
+Test(params, defaults_are_the_committed_fit)
+{
+	struct profile p;
+	struct perr e = { "" };
+	int n;
+	const struct cost_param_info *t = cost_param_table(&n);
+	cr_assert_eq(profile_load(PPLAN_SOURCE_DIR "/validation/calibration-fit.json", &p, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_assert(p.has_constants && p.has_fit);
+	for (int i = 0; i < n; i++) {
+		double want = cost_param_get(&p.constants, &t[i]);
+		double got = cost_param_get(cost_params_default(), &t[i]);
+		cr_expect(fabs(got - want) <= 5e-4 * fabs(want) + 1e-12,
+			  "%s: embedded %g, fit %g", t[i].name, got, want);
+	}
+	profile_free(&p);
+}
