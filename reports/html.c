@@ -198,6 +198,13 @@ static void page_head(struct sbuf *b, const struct input *ins, int n,
 		sbuf_printf(b, "</code>");
 	}
 	sbuf_printf(b, "</p>\n<nav><ol>");
+	{
+		int runs = 0;
+		for (int i = 0; i < n; i++)
+			runs += !ins[i].search;
+		if (runs >= 2)
+			sbuf_printf(b, "<li><a href=\"#overview\">the %d runs at a glance</a></li>", runs);
+	}
 	for (int i = 0; i < n; i++) {
 		sbuf_printf(b, "<li><a href=\"#s%d\">", i + 1);
 		if (ins[i].search) {
@@ -211,6 +218,34 @@ static void page_head(struct sbuf *b, const struct input *ins, int n,
 		sbuf_printf(b, "</a></li>");
 	}
 	sbuf_printf(b, "</ol></nav></header>\n");
+}
+
+/* With two or more runs: the overview over all of them first. */
+static enum pplan_status overview(struct sbuf *b, const struct input *ins, int n,
+				  struct perr *e)
+{
+	struct runreport *reps;
+	struct comparison c;
+	enum pplan_status st;
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		k += !ins[i].search;
+	if (k < 2)
+		return PPLAN_OK;
+	reps = calloc((size_t)k, sizeof *reps);
+	if (!reps)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory");
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (!ins[i].search)
+			reps[k++] = ins[i].rep; /* shallow: the inputs own the arrays */
+	st = compare_build(reps, k, &c, e);
+	if (st == PPLAN_OK) {
+		html_overview_section(b, &c);
+		compare_free(&c);
+	}
+	free(reps);
+	return st;
 }
 
 enum pplan_status html_write(char *const *paths, int n, const char *out,
@@ -234,6 +269,7 @@ enum pplan_status html_write(char *const *paths, int n, const char *out,
 			goto out;
 	}
 	page_head(&b, ins, n, command);
+	st = overview(&b, ins, n, e);
 	for (int i = 0; i < n && st == PPLAN_OK; i++) {
 		char id[16];
 		snprintf(id, sizeof id, "s%d", i + 1);

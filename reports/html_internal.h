@@ -24,6 +24,10 @@ const char *html_family_color(int family);
 void html_exec_section(struct sbuf *b, const struct runreport *r,
 		       const struct comparison *c, const char *id);
 
+/* The overview of several runs (html_overview.c): step time and bubble
+ * predicted beside measured per run, and the MAPE over the runs. */
+void html_overview_section(struct sbuf *b, const struct comparison *c);
+
 /* One section for a pplan.search/1 document (html_search.c).  Fails with
  * a sentence naming the file and the key for a document it cannot draw;
  * then nothing was appended. */

@@ -271,8 +271,8 @@ static enum pplan_status read_op(const cJSON *it, struct rr_op *op,
 		return perr_set(e, PPLAN_EINPUT,
 				"%s: %s.class '%s' is not an op class (forward, backward, recompute, tp_comm, cp_comm, pp_comm, dp_comm_exposed, optimizer, idle)",
 				w->file, w->path, cls);
-	TRY(whole(it, "mb", 0, -1, &mb, w, e));
-	TRY(whole(it, "chunk", 0, -1, &chunk, w, e));
+	TRY(whole(it, "mb", -1, -1, &mb, w, e)); /* -1 or null: no microbatch */
+	TRY(whole(it, "chunk", -1, -1, &chunk, w, e));
 	op->mb = mb > 1000000000 ? -1 : (int)mb;
 	op->chunk = chunk > 1000000 ? -1 : (int)chunk;
 	TRY(nonneg(it, "start_s", &op->start_s, w, e));
