@@ -16,6 +16,7 @@ static const struct {
 	{ "search", cmd_search, "rank every parallel layout of a model on a cluster" },
 	{ "predict", cmd_predict, "explain one layout: memory and time, term by term" },
 	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
+	{ "calibrate", cmd_calibrate, "measure this machine (mpirun): GEMMs, bandwidth, collectives" },
 	{ "exec", cmd_exec, "run one layout for real under mpirun or srun and measure it" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
 	{ "fit", cmd_fit, "fit the cost model's constants to measured runs; write a profile" },

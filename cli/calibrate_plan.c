@@ -1,0 +1,405 @@
+/*
+ * calibrate_plan.c: the shapes and sizes `pplan calibrate` measures, and
+ * the pplan.profile/1 it writes (calibrate_plan.h).
+ *
+ * GEMM shapes of a model (Megatron-LM's layer under tensor parallelism,
+ * T = micro-batch x sequence tokens): QKV (T, h) x (h, (a + 2g) d / tp),
+ * the attention output (T, a d / tp) x (a d / tp, h), the MLP up (T, h) x
+ * (h, f / tp, twice for a gated MLP), the MLP down (T, f / tp) x
+ * (f / tp, h) and the LM head (T, h) x (h, V / tp); the backward's
+ * data-gradient GEMMs have the shapes (T, n) x (n, k) and the weight
+ * gradients (k, T) x (T, n) of each forward (T, k) x (k, n).
+ */
+#include "calibrate_plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jsonio.h"
+#include "kernels.h"
+
+#ifndef PPLAN_VERSION
+#define PPLAN_VERSION "unknown"
+#endif
+#ifndef PPLAN_GIT_HASH
+#define PPLAN_GIT_HASH "unknown"
+#endif
+
+int calibrate_plan_dtype(enum precision p)
+{
+	return p == PREC_BF16 ? KD_BF16 : p == PREC_FP16 ? KD_F16 : KD_F32;
+}
+
+/* Adds a shape unless it is there already (the first name stays). */
+static void add_gemm(struct cal_plan *p, long m, long n, long k, const char *what)
+{
+	for (int i = 0; i < p->n_gemm; i++)
+		if (p->gemm[i].m == m && p->gemm[i].n == n && p->gemm[i].k == k)
+			return;
+	if (p->n_gemm >= CAL_MAX_GEMM || m < 1 || n < 1 || k < 1)
+		return;
+	if (2.0 * m * n * (double)k > p->gemm_flop_cap) {
+		p->n_gemm_skipped++;
+		return;
+	}
+	p->gemm[p->n_gemm] = (struct cal_gemm_point){ .m = m, .n = n, .k = k };
+	snprintf(p->gemm_what[p->n_gemm], sizeof p->gemm_what[0], "%s", what);
+	p->n_gemm++;
+}
+
+/* A forward GEMM (T, k) x (k, n) and, unless quick, its two backward ones. */
+static void add_layer_gemm(struct cal_plan *p, long T, long k, long n, const char *name,
+			   int tp, int mbs)
+{
+	char what[48];
+	snprintf(what, sizeof what, "%s tp%d mbs%d", name, tp, mbs);
+	add_gemm(p, T, n, k, what);
+	if (p->opts.quick)
+		return;
+	snprintf(what, sizeof what, "%s dgrad tp%d mbs%d", name, tp, mbs);
+	add_gemm(p, T, k, n, what);
+	snprintf(what, sizeof what, "%s wgrad tp%d mbs%d", name, tp, mbs);
+	add_gemm(p, k, n, T, what);
+}
+
+static void model_shapes(struct cal_plan *p)
+{
+	const struct model_spec *m = &p->model;
+	long seq = p->opts.seq > 0 ? p->opts.seq : m->seq, d = m->head_dim;
+	int tmax = p->opts.quick ? 2 : 8, bmax = p->opts.quick ? 2 : 8;
+	for (int tp = 1; tp <= tmax; tp *= 2) {
+		long kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
+		if (m->heads % tp || m->ffn % tp || m->vocab % tp)
+			continue;
+		for (int mbs = 1; mbs <= bmax; mbs *= 2) {
+			long T = mbs * seq, f = m->ffn / tp;
+			add_layer_gemm(p, T, m->hidden, (m->heads / tp + 2 * kvh) * d, "qkv", tp, mbs);
+			add_layer_gemm(p, T, m->heads / tp * d, m->hidden, "attn-out", tp, mbs);
+			add_layer_gemm(p, T, m->hidden, mlp_is_gated(m->mlp) ? 2 * f : f, "mlp-up", tp, mbs);
+			add_layer_gemm(p, T, f, m->hidden, "mlp-down", tp, mbs);
+			add_layer_gemm(p, T, m->hidden, m->vocab / tp, "lm-head", tp, mbs);
+		}
+	}
+}
+
+/* Without a model: cubes and the skinny shapes of small micro-batches. */
+static void grid_shapes(struct cal_plan *p)
+{
+	static const long full[] = { 256, 1024, 4096 }, quick[] = { 256, 1024 };
+	const long *v = p->opts.quick ? quick : full;
+	int n = p->opts.quick ? 2 : 3;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			for (int k = 0; k < n; k++)
+				add_gemm(p, v[i], v[j], v[k], "grid");
+	/* the same aspects, twice as large, so that curves have a trend */
+	for (int i = 0; i < n; i++)
+		add_gemm(p, 2 * v[i], 2 * v[i], 2 * v[i], "grid");
+}
+
+static void attention_shapes(struct cal_plan *p, int cuda)
+{
+	static const long cpu_seq[] = { 128, 256, 512, 1024 }, gpu_seq[] = { 512, 1024, 2048, 4096, 8192 };
+	const long *seq = cuda ? gpu_seq : cpu_seq;
+	int ns = cuda ? 5 : 4;
+	long H = 16, G = 16, D = 64;
+	if (p->opts.model_arg) {
+		H = p->model.heads < 16 ? p->model.heads : 16;
+		G = p->model.kv_heads * H / p->model.heads;
+		if (G < 1)
+			G = 1;
+		while (H % G)
+			G--;
+		D = p->model.head_dim;
+	}
+	if (p->opts.quick)
+		ns = 2;
+	for (int i = 0; i < ns; i++)
+		for (int fused = 0; fused <= 1 && p->n_attn < CAL_MAX_ATTN; fused++)
+			p->attn[p->n_attn++] = (struct cal_attn_point){ .batch = 1, .heads = H, .kv_heads = G, .seq = seq[i], .head_dim = D, .fused = fused };
+}
+
+enum pplan_status calibrate_plan_new(const struct cal_plan_opts *o, struct cal_plan **out,
+				     struct perr *e)
+{
+	struct cal_plan *p = calloc(1, sizeof *p);
+	int cuda = o->precision != PREC_FP32;
+	*out = NULL;
+	if (!p)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory");
+	p->opts = *o;
+	if (o->model_arg) {
+		enum pplan_status st = model_resolve(o->model_arg, &p->model, e);
+		if (st != PPLAN_OK) {
+			free(p);
+			return st;
+		}
+	}
+	/* The largest GEMM worth its time: about a second on the device. */
+	p->gemm_flop_cap = cuda ? 2e12 : (o->quick ? 2e9 : 2e10);
+	if (o->model_arg)
+		model_shapes(p);
+	else
+		grid_shapes(p);
+	for (int k = 10; k <= (o->quick ? 20 : 24) && p->n_bw < CAL_MAX_BW; k += o->quick ? 2 : 1)
+		p->bw[p->n_bw++].bytes = 3.0 * 4.0 * (double)(1L << k);
+	attention_shapes(p, cuda);
+	*out = p;
+	return PPLAN_OK;
+}
+
+void calibrate_plan_sizes(struct cal_plan *p, struct cal_session *s)
+{
+	static const enum coll_op ops[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCESCATTER,
+					    COLL_ALLTOALL, COLL_BROADCAST, COLL_SENDRECV };
+	double max = p->opts.max_bytes > 0 ? p->opts.max_bytes : p->opts.quick ? 16777216.0 : 1073741824.0;
+	double budget = cal_mem_budget(s);
+	int n = cal_size(s), k = 0;
+	int esize = p->opts.precision == PREC_FP32 ? 4 : 2;
+
+	/* GEMMs whose three matrices exceed the budget are left out. */
+	for (int i = 0; i < p->n_gemm; i++) {
+		const struct cal_gemm_point *g = &p->gemm[i];
+		double bytes = ((double)g->m * g->k + (double)g->k * g->n + (double)g->m * g->n) * esize;
+		if (bytes > budget) {
+			p->n_gemm_skipped++;
+			continue;
+		}
+		p->gemm[k] = *g;
+		memmove(p->gemm_what[k], p->gemm_what[i], sizeof p->gemm_what[0]);
+		k++;
+	}
+	p->n_gemm = k;
+	p->n_sizes = 0;
+	for (double b = 8; b <= max * (1 + 1e-9) && p->n_sizes < CAL_MAX_SIZES; b *= 2)
+		p->sizes[p->n_sizes++] = b;
+	p->n_coll = 0;
+	if (n < 2)
+		return; /* a rank alone has nothing to communicate with */
+	for (int g = n; g >= 2; g /= 2) {
+		if (n % g)
+			continue;
+		for (size_t i = 0; i < sizeof ops / sizeof ops[0] && p->n_coll < CAL_MAX_COLL; i++) {
+			p->coll_op[p->n_coll] = ops[i];
+			p->coll_ranks[p->n_coll++] = g;
+		}
+		if (p->opts.quick)
+			break; /* the whole job only */
+	}
+}
+
+void calibrate_plan_free(struct cal_plan *p)
+{
+	free(p);
+}
+
+/* ---- the profile ---------------------------------------------------------------
+ * Written key by key as docs/profile-format.md has it; sim/profile.c reads it. */
+
+/* {"OpenBLAS": "0.3.21", "Open MPI": "4.1.4"} out of the backend's words. */
+static cJSON *libraries_json(const char *words)
+{
+	static const char *const names[] = { "OpenBLAS", "Open MPI", "CUDA", "cuBLAS", "NCCL", NULL };
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; names[i]; i++) {
+		const char *at = words, *v = NULL;
+		size_t len = 0;
+		char ver[32];
+		/* the first mention followed by a version number */
+		while ((at = strstr(at, names[i])) != NULL && len == 0) {
+			v = at + strlen(names[i]);
+			while (*v == ' ' || *v == 'v' || *v == '(')
+				v++;
+			while (v[len] && ((v[len] >= '0' && v[len] <= '9') || v[len] == '.'))
+				len++;
+			at++;
+		}
+		if (len == 0 || len >= sizeof ver)
+			continue;
+		snprintf(ver, sizeof ver, "%.*s", (int)len, v);
+		cJSON_AddStringToObject(o, names[i], ver);
+	}
+	return o;
+}
+
+static cJSON *host_json(void)
+{
+	cJSON *h = cJSON_CreateObject();
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512], name[256] = "";
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	while (f && fgets(line, sizeof line, f)) {
+		char *c = strchr(line, ':');
+		if (strncmp(line, "model name", 10) == 0 && c) {
+			c++;
+			while (*c == ' ' || *c == '\t')
+				c++;
+			c[strcspn(c, "\n")] = '\0';
+			snprintf(name, sizeof name, "%s", c);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	gethostname(line, sizeof line - 1);
+	line[sizeof line - 1] = '\0';
+	cJSON_AddStringToObject(h, "hostname", line);
+	if (name[0])
+		cJSON_AddStringToObject(h, "cpu_model", name);
+	else
+		cJSON_AddNullToObject(h, "cpu_model");
+	cJSON_AddNumberToObject(h, "cores", (double)sysconf(_SC_NPROCESSORS_ONLN));
+	json_add_number_or_null(h, "mem_gib", pages > 0 && psz > 0 ?
+				(double)pages * psz / 1073741824.0 : NAN);
+	return h;
+}
+
+/* GEMM points whose rate falls as FLOPs grow within one aspect (m/k and
+ * n/k equal) are refused by the profile reader (docs/profile-format.md):
+ * such a point is measurement noise or a cache cliff; it is reported and
+ * left out. */
+static int gemm_keep(const struct cal_plan *p, int j)
+{
+	const struct cal_gemm_point *b = &p->gemm[j];
+	for (int i = 0; i < p->n_gemm; i++) {
+		const struct cal_gemm_point *a = &p->gemm[i];
+		double fa = (double)a->m * a->n * a->k, fb = (double)b->m * b->n * b->k;
+		if (i == j || fa >= fb)
+			continue;
+		if (a->m * b->k == b->m * a->k && a->n * b->k == b->n * a->k &&
+		    b->tflops < a->tflops * 0.99)
+			return 0;
+	}
+	return 1;
+}
+
+static const char *device_name(const struct cal_session *s, const struct cal_plan *p)
+{
+	const struct gpu_spec *g;
+	if (p->opts.precision == PREC_FP32 && strncmp(cal_device(s), "cpu", 3) == 0)
+		return "cpu";
+	g = gpu_find(cal_device(s));
+	return g ? g->name : "unknown";
+}
+
+static cJSON *device_json(const struct cal_plan *p, const struct cal_session *s,
+			  double peak_tflops)
+{
+	const char *name = device_name(s, p);
+	int cpu = !strcmp(name, "cpu");
+	const struct gpu_spec *g = cpu ? NULL : gpu_find(name);
+	static const enum precision precs[] = { PREC_FP32, PREC_BF16, PREC_FP16, PREC_FP8 };
+	cJSON *d = cJSON_CreateObject(), *pk;
+	cJSON_AddStringToObject(d, "name", name);
+	cJSON_AddStringToObject(d, "description", cal_device(s));
+	cJSON_AddStringToObject(d, "backend", cpu ? "cpu" : "cuda");
+	pk = cJSON_AddObjectToObject(d, "peak_tflops");
+	for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++) {
+		double v = NAN;
+		if (cpu && precs[i] == PREC_FP32)
+			v = peak_tflops;
+		else if (g && g->peak_tflops[precs[i]] > 0)
+			v = g->peak_tflops[precs[i]];
+		json_add_number_or_null(pk, precision_name(precs[i]), v);
+	}
+	cJSON_AddNumberToObject(d, "mem_gib", cal_mem_budget(s) * 4 / 1073741824.0);
+	json_add_number_or_null(d, "hbm_gbps", g ? g->hbm_gbps : NAN);
+	return d;
+}
+
+static cJSON *coll_json(const struct cal_coll *c)
+{
+	cJSON *o = cJSON_CreateObject(), *pts;
+	cJSON_AddStringToObject(o, "op", cal_coll_name(c->op));
+	cJSON_AddNumberToObject(o, "ranks", c->ranks);
+	cJSON_AddStringToObject(o, "link", c->link);
+	json_add_number_or_null(o, "alpha_s", c->alpha_s);
+	json_add_number_or_null(o, "busbw_gbps", c->busbw_gbps);
+	pts = cJSON_AddArrayToObject(o, "points");
+	for (int k = 0; k < c->n; k++) {
+		cJSON *q = cJSON_CreateObject();
+		cJSON_AddNumberToObject(q, "bytes", c->pts[k].bytes);
+		cJSON_AddNumberToObject(q, "time_s", c->pts[k].time_s);
+		cJSON_AddNumberToObject(q, "algbw_gbps", c->pts[k].algbw_gbps);
+		cJSON_AddNumberToObject(q, "busbw_gbps", c->pts[k].busbw_gbps);
+		cJSON_AddItemToArray(pts, q);
+	}
+	return o;
+}
+
+enum pplan_status calibrate_plan_save(const struct cal_plan *p, const struct cal_session *s,
+				      double peak_tflops, const char *command,
+				      const char *path, struct perr *e)
+{
+	cJSON *doc = cJSON_CreateObject(), *a, *prov;
+	const char *prec = precision_name(p->opts.precision);
+	char date[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	enum pplan_status st;
+
+	cJSON_AddStringToObject(doc, "schema", "pplan.profile/1");
+	cJSON_AddStringToObject(doc, "kind", "measured");
+	cJSON_AddItemToObject(doc, "device", device_json(p, s, peak_tflops));
+	cJSON_AddItemToObject(doc, "host", host_json());
+	a = cJSON_AddArrayToObject(doc, "gemm");
+	for (int i = 0; i < p->n_gemm; i++) {
+		const struct cal_gemm_point *q = &p->gemm[i];
+		cJSON *o;
+		if (!gemm_keep(p, i)) {
+			printf("# gemm %ldx%ldx%ld: %.4f TFLOP/s is below a smaller GEMM of its aspect: left out of the profile\n",
+			       q->m, q->n, q->k, q->tflops);
+			continue;
+		}
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "precision", prec);
+		cJSON_AddNumberToObject(o, "m", (double)q->m);
+		cJSON_AddNumberToObject(o, "n", (double)q->n);
+		cJSON_AddNumberToObject(o, "k", (double)q->k);
+		cJSON_AddNumberToObject(o, "tflops", q->tflops);
+		cJSON_AddItemToArray(a, o);
+	}
+	a = cJSON_AddArrayToObject(doc, "elementwise");
+	for (int i = 0; i < p->n_bw; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "bytes", p->bw[i].bytes);
+		cJSON_AddNumberToObject(o, "gbps", p->bw[i].gbps);
+		cJSON_AddItemToArray(a, o);
+	}
+	a = cJSON_AddArrayToObject(doc, "attention");
+	for (int i = 0; i < p->n_attn; i++) {
+		const struct cal_attn_point *q = &p->attn[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "precision", prec);
+		cJSON_AddNumberToObject(o, "batch", (double)q->batch);
+		cJSON_AddNumberToObject(o, "heads", (double)q->heads);
+		cJSON_AddNumberToObject(o, "kv_heads", (double)q->kv_heads);
+		cJSON_AddNumberToObject(o, "seq", (double)q->seq);
+		cJSON_AddNumberToObject(o, "head_dim", (double)q->head_dim);
+		cJSON_AddBoolToObject(o, "causal", 1);
+		cJSON_AddBoolToObject(o, "fused", q->fused);
+		cJSON_AddNumberToObject(o, "fwd_tflops", q->fwd_tflops);
+		cJSON_AddNumberToObject(o, "bwd_tflops", q->bwd_tflops);
+		cJSON_AddItemToArray(a, o);
+	}
+	a = cJSON_AddArrayToObject(doc, "collectives");
+	for (int i = 0; i < p->n_coll; i++)
+		if (p->coll[i].n > 0)
+			cJSON_AddItemToArray(a, coll_json(&p->coll[i]));
+	cJSON_AddNullToObject(doc, "fit");
+	prov = cJSON_AddObjectToObject(doc, "provenance");
+	cJSON_AddStringToObject(prov, "pplan_version", PPLAN_VERSION);
+	cJSON_AddStringToObject(prov, "git_hash", PPLAN_GIT_HASH);
+	cJSON_AddStringToObject(prov, "command", command);
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(prov, "date", date);
+	cJSON_AddItemToObject(prov, "libraries", libraries_json(cal_libraries(s)));
+	st = json_write_atomic(path, doc, e);
+	cJSON_Delete(doc);
+	return st;
+}

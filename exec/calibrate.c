@@ -1,0 +1,530 @@
+/*
+ * calibrate.c: the calibration session and the compute measurements of
+ * `pplan calibrate` (calibrate.h): GEMMs by shape, a streaming kernel by
+ * size, the attention core by sequence length.  Only the backend
+ * interface (backend.h) touches the device, so the same code measures the
+ * CPU (OpenBLAS, C kernels) and a GPU (cuBLAS, CUDA kernels).
+ *
+ * How a point is timed (as nccl-tests times, and then the best of a few
+ * loops, since compute rates are what a machine can do when nothing else
+ * disturbs it): a barrier, warm-up calls, one call to size the loop, then
+ * `repeats` times a barrier and a timed loop between two marks of the
+ * backend (host clock on the CPU, events on the GPU); the mean time per
+ * call of the slowest rank, and the smallest of those over the loops.  All ranks compute at once, as
+ * they do in pplan exec, so ranks that share cores or memory bandwidth
+ * measure what each gets then.
+ */
+#include "calibrate_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double cal_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double cal_max(struct cal_session *s, double v)
+{
+	double out = v;
+	MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, s->world);
+	return out;
+}
+
+long cal_iters(const struct cal_session *s, double one_s)
+{
+	double n = one_s > 0 ? s->cfg.target_s / one_s : s->cfg.max_iters;
+	if (n < s->cfg.min_iters)
+		n = s->cfg.min_iters;
+	if (n > s->cfg.max_iters)
+		n = s->cfg.max_iters;
+	return (long)n;
+}
+
+/* ---- the session ------------------------------------------------------------ */
+
+static void gather_hosts(struct cal_session *s)
+{
+	char name[MPI_MAX_PROCESSOR_NAME] = { 0 }, *all = NULL;
+	int len = 0;
+	MPI_Get_processor_name(name, &len);
+	if (s->rank == 0)
+		all = calloc((size_t)s->size, MPI_MAX_PROCESSOR_NAME);
+	MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME,
+		   MPI_CHAR, 0, s->world);
+	s->hosts[0] = '\0';
+	if (s->rank == 0 && all) {
+		size_t used = 0;
+		for (int i = 0; i < s->size; i++) {
+			const char *h = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+			int seen = 0;
+			for (int j = 0; j < i && !seen; j++)
+				seen = !strcmp(h, all + (size_t)j * MPI_MAX_PROCESSOR_NAME);
+			if (!seen && used + 1 < sizeof s->hosts)
+				used += (size_t)snprintf(s->hosts + used, sizeof s->hosts - used,
+							 "%s%s", used ? ", " : "", h);
+			if (used >= sizeof s->hosts)
+				used = sizeof s->hosts - 1;
+		}
+	}
+	free(all);
+	MPI_Bcast(s->hosts, (int)sizeof s->hosts, MPI_CHAR, 0, s->world);
+}
+
+enum pplan_status cal_agree(struct cal_session *s, enum pplan_status st,
+			    struct perr *e)
+{
+	int mine = (int)st, worst = 0, me, first = 0;
+	char msg[sizeof e->msg];
+	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, s->world);
+	if (worst == PPLAN_OK)
+		return PPLAN_OK;
+	me = st != PPLAN_OK ? s->rank : 1 << 30;
+	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, s->world);
+	if (s->rank == first)
+		snprintf(msg, sizeof msg, "%s", e->msg);
+	MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, s->world);
+	snprintf(e->msg, sizeof e->msg, "%s", msg);
+	return (enum pplan_status)worst;
+}
+
+enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg,
+			   struct cal_session **out, struct perr *e)
+{
+	struct cal_session *s;
+	enum pplan_status st;
+	int inited = 0, provided, leader;
+
+	*out = NULL;
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return perr_set(e, PPLAN_ENOMEM, "out of host memory");
+	s->cfg = *cfg;
+	MPI_Initialized(&inited);
+	if (!inited) {
+		if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+			free(s);
+			return perr_set(e, PPLAN_ESYSTEM, "MPI_Init_thread failed");
+		}
+		s->we_inited = 1;
+	}
+	s->world = MPI_COMM_WORLD;
+	MPI_Comm_rank(s->world, &s->rank);
+	MPI_Comm_size(s->world, &s->size);
+	MPI_Comm_split_type(s->world, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &s->node);
+	MPI_Comm_rank(s->node, &s->local_rank);
+	MPI_Comm_size(s->node, &s->local_size);
+	leader = s->local_rank == 0;
+	MPI_Allreduce(&leader, &s->nodes, 1, MPI_INT, MPI_SUM, s->world);
+	gather_hosts(s);
+	if (cfg->backend == CAL_CUDA)
+		st = be_cuda_open(s->local_rank, (enum kern_dtype)cfg->dtype, s->world, &s->b, e);
+	else
+		st = be_cpu_open(s->local_rank, &s->b, e);
+	st = cal_agree(s, st, e);
+	if (st != PPLAN_OK) {
+		if (s->b)
+			s->b->ops->close(s->b);
+		s->b = NULL;
+		cal_close(s);
+		return st;
+	}
+	*out = s;
+	return PPLAN_OK;
+}
+
+void cal_close(struct cal_session *s)
+{
+	int fin = 0;
+	if (!s)
+		return;
+	if (s->b)
+		s->b->ops->close(s->b);
+	if (s->node != MPI_COMM_NULL && s->node)
+		MPI_Comm_free(&s->node);
+	MPI_Finalized(&fin);
+	if (s->we_inited && !fin)
+		MPI_Finalize();
+	free(s);
+}
+
+int cal_rank(const struct cal_session *s) { return s->rank; }
+int cal_size(const struct cal_session *s) { return s->size; }
+int cal_nodes(const struct cal_session *s) { return s->nodes; }
+const char *cal_device(const struct cal_session *s) { return s->b->device; }
+const char *cal_libraries(const struct cal_session *s) { return s->b->libraries; }
+const char *cal_hosts(const struct cal_session *s) { return s->hosts; }
+
+double cal_mem_budget(const struct cal_session *s)
+{
+	double used = 0, peak = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	if (s->b->kind == BE_CPU) {
+		double host = pages > 0 && psz > 0 ? (double)pages * (double)psz : 4e9;
+		return host / 4 / (s->local_size > 0 ? s->local_size : 1);
+	}
+	/* The CUDA backend reports the device's memory as used + free; a
+	 * quarter of it, as for the host. */
+	s->b->ops->memory(s->b, &used, &peak);
+	return peak > 0 ? peak / 4 : 4e9;
+}
+
+/* ---- buffers ---------------------------------------------------------------- */
+
+static int dsize(const struct cal_session *s)
+{
+	return kern_dtype_size(s->b->dtype);
+}
+
+/* n elements of the backend's dtype with values in [-1, 1), from a fixed
+ * seed: GEMMs on zeros would flatter a GPU's clocks. */
+static void fill(struct cal_session *s, void *dst, long n)
+{
+	enum { CHUNK = 1 << 16 };
+	static float host[CHUNK];
+	float *scratch = s->b->ops->alloc(s->b, CHUNK * sizeof(float));
+	unsigned x = 12345u + (unsigned)s->rank;
+	for (int i = 0; i < CHUNK; i++) {
+		x = x * 1664525u + 1013904223u;
+		host[i] = (float)((double)(x >> 8) / (1 << 24) * 2 - 1);
+	}
+	if (!scratch)
+		return; /* stays zero */
+	for (long off = 0; off < n; off += CHUNK) {
+		long c = n - off < CHUNK ? n - off : CHUNK;
+		s->b->ops->to_device(s->b, scratch, host, (size_t)c * sizeof(float));
+		s->b->k->from_f32(s->b->ks, (char *)dst + (size_t)off * dsize(s), scratch, c);
+	}
+	s->b->ops->sync(s->b, NULL);
+	s->b->ops->free(s->b, scratch);
+}
+
+static void *alloc_filled(struct cal_session *s, long n)
+{
+	void *p = s->b->ops->alloc(s->b, (size_t)n * dsize(s));
+	if (p)
+		fill(s, p, n);
+	return p;
+}
+
+/* ---- one timed point ----------------------------------------------------------- */
+
+typedef void (*cal_fn)(struct cal_session *s, void *ctx);
+
+/* Seconds per call of fn, the slowest rank's, and the iterations used. */
+static double time_point(struct cal_session *s, cal_fn fn, void *ctx, long *iters)
+{
+	struct backend *b = s->b;
+	double one, best = 0;
+	int m0, m1;
+	MPI_Barrier(s->world);
+	for (int i = 0; i < s->cfg.warmup; i++)
+		fn(s, ctx);
+	b->ops->sync(b, NULL);
+	b->ops->marks_reset(b);
+	m0 = b->ops->mark(b);
+	fn(s, ctx);
+	m1 = b->ops->mark(b);
+	b->ops->sync(b, NULL);
+	one = cal_max(s, b->ops->mark_seconds(b, m1) - b->ops->mark_seconds(b, m0));
+	*iters = cal_iters(s, one);
+	for (int r = 0; r < s->cfg.repeats || r == 0; r++) {
+		double t;
+		MPI_Barrier(s->world);
+		b->ops->marks_reset(b);
+		m0 = b->ops->mark(b);
+		for (long i = 0; i < *iters; i++)
+			fn(s, ctx);
+		m1 = b->ops->mark(b);
+		b->ops->sync(b, NULL);
+		t = cal_max(s, (b->ops->mark_seconds(b, m1) - b->ops->mark_seconds(b, m0)) /
+				       (double)*iters);
+		if (r == 0 || t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* ---- GEMM ----------------------------------------------------------------------- */
+
+struct gemm_ctx {
+	long m, n, k;
+	void *A, *B, *C;
+};
+
+static void gemm_fn(struct cal_session *s, void *ctx)
+{
+	struct gemm_ctx *g = ctx;
+	s->b->ops->gemm(s->b, 0, 0, g->m, g->n, g->k, 1.0f, g->A, g->k, g->B, g->n, 0.0f,
+			g->C, g->n, s->b->dtype);
+}
+
+double cal_peak_tflops(struct cal_session *s)
+{
+	struct gemm_ctx g = { 768, 768, 768, NULL, NULL, NULL };
+	double best = 1e30, v;
+	g.A = alloc_filled(s, 768L * 768);
+	g.B = alloc_filled(s, 768L * 768);
+	g.C = s->b->ops->alloc(s->b, 768L * 768 * dsize(s));
+	if (g.A && g.B && g.C) {
+		MPI_Barrier(s->world);
+		for (int r = 0; r < 4; r++) {
+			int m0, m1;
+			s->b->ops->marks_reset(s->b);
+			m0 = s->b->ops->mark(s->b);
+			gemm_fn(s, &g);
+			m1 = s->b->ops->mark(s->b);
+			s->b->ops->sync(s->b, NULL);
+			v = s->b->ops->mark_seconds(s->b, m1) - s->b->ops->mark_seconds(s->b, m0);
+			if (v > 0 && v < best)
+				best = v;
+		}
+	}
+	v = best < 1e30 ? 2.0 * 768 * 768 * 768.0 / best / 1e12 : 0;
+	MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, s->world);
+	s->b->ops->free(s->b, g.A);
+	s->b->ops->free(s->b, g.B);
+	s->b->ops->free(s->b, g.C);
+	return v / s->size;
+}
+
+enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, int n,
+			   struct perr *e)
+{
+	double budget = cal_mem_budget(s);
+	for (int i = 0; i < n; i++) {
+		struct cal_gemm_point *p = &pts[i];
+		struct gemm_ctx g = { p->m, p->n, p->k, NULL, NULL, NULL };
+		double bytes = ((double)p->m * p->k + (double)p->k * p->n + (double)p->m * p->n) *
+			       dsize(s);
+		enum pplan_status st = PPLAN_OK;
+		if (p->m < 1 || p->n < 1 || p->k < 1 || bytes > budget)
+			st = perr_set(e, PPLAN_EINPUT,
+				      "GEMM %ld x %ld x %ld needs %.2f GiB, more than the %.2f GiB budget of a rank",
+				      p->m, p->n, p->k, bytes / 1073741824.0, budget / 1073741824.0);
+		if (st == PPLAN_OK) {
+			g.A = alloc_filled(s, p->m * p->k);
+			g.B = alloc_filled(s, p->k * p->n);
+			g.C = s->b->ops->alloc(s->b, (size_t)(p->m * p->n) * dsize(s));
+			if (!g.A || !g.B || !g.C)
+				st = perr_set(e, PPLAN_ENOMEM, "out of device memory for GEMM %ld x %ld x %ld",
+					      p->m, p->n, p->k);
+		}
+		st = cal_agree(s, st, e);
+		if (st == PPLAN_OK) {
+			p->time_s = time_point(s, gemm_fn, &g, &p->iters);
+			p->tflops = 2.0 * p->m * p->n * (double)p->k / p->time_s / 1e12;
+		}
+		s->b->ops->free(s->b, g.A);
+		s->b->ops->free(s->b, g.B);
+		s->b->ops->free(s->b, g.C);
+		if (st != PPLAN_OK)
+			return st;
+	}
+	return PPLAN_OK;
+}
+
+/* ---- element-wise ----------------------------------------------------------------- */
+
+struct add_ctx {
+	long n;
+	void *out, *a, *b;
+};
+
+static void add_fn(struct cal_session *s, void *ctx)
+{
+	struct add_ctx *c = ctx;
+	s->b->k->add(s->b->ks, c->out, c->a, c->b, c->n);
+}
+
+enum pplan_status cal_elementwise(struct cal_session *s, struct cal_bw_point *pts,
+				  int n, struct perr *e)
+{
+	for (int i = 0; i < n; i++) {
+		struct cal_bw_point *p = &pts[i];
+		struct add_ctx c = { (long)(p->bytes / 3 / dsize(s)), NULL, NULL, NULL };
+		enum pplan_status st = PPLAN_OK;
+		if (c.n < 1 || p->bytes > cal_mem_budget(s))
+			st = perr_set(e, PPLAN_EINPUT, "a streaming kernel of %.0f bytes is outside 1 element .. the memory budget",
+				      p->bytes);
+		if (st == PPLAN_OK) {
+			c.a = alloc_filled(s, c.n);
+			c.b = alloc_filled(s, c.n);
+			c.out = s->b->ops->alloc(s->b, (size_t)c.n * dsize(s));
+			if (!c.a || !c.b || !c.out)
+				st = perr_set(e, PPLAN_ENOMEM, "out of device memory for %.0f bytes", p->bytes);
+		}
+		st = cal_agree(s, st, e);
+		if (st == PPLAN_OK) {
+			p->bytes = 3.0 * c.n * dsize(s);
+			p->time_s = time_point(s, add_fn, &c, &p->iters);
+			p->gbps = p->bytes / p->time_s / 1e9;
+		}
+		s->b->ops->free(s->b, c.a);
+		s->b->ops->free(s->b, c.b);
+		s->b->ops->free(s->b, c.out);
+		if (st != PPLAN_OK)
+			return st;
+	}
+	return PPLAN_OK;
+}
+
+/* ---- attention ------------------------------------------------------------------- */
+
+struct attn_ctx {
+	long B, H, G, T, D;
+	float scale;
+	int fused;
+	void *q, *k, *v, *out, *dout, *dq, *dk, *dv, *S, *dS;
+	float *lse;
+};
+
+/* Element offsets into (B,H,T,D) / (B,G,T,D) / (BH,T,T) tensors. */
+#define QOFF(a, bb, h) ((size_t)(((bb) * (a)->H + (h)) * (a)->T * (a)->D))
+#define KOFF(a, bb, g) ((size_t)(((bb) * (a)->G + (g)) * (a)->T * (a)->D))
+#define SOFF(a, bb, h) ((size_t)(((bb) * (a)->H + (h)) * (a)->T * (a)->T))
+
+static void *at(struct cal_session *s, void *base, size_t off)
+{
+	return (char *)base + off * (size_t)dsize(s);
+}
+
+/* scores = q k^T, softmax, out = att v; a batched GEMM per KV group. */
+static void attn_fwd3(struct cal_session *s, struct attn_ctx *a)
+{
+	const struct be_ops *o = s->b->ops;
+	long hpg = a->H / a->G, T = a->T, D = a->D;
+	for (long bb = 0; bb < a->B; bb++)
+		for (long g = 0; g < a->G; g++) {
+			long h0 = g * hpg;
+			o->gemm_batched(s->b, 0, 1, T, T, D, 1.0f, at(s, a->q, QOFF(a, bb, h0)), D, T * D,
+					at(s, a->k, KOFF(a, bb, g)), D, 0, 0.0f,
+					at(s, a->S, SOFF(a, bb, h0)), T, T * T, hpg, s->b->dtype);
+		}
+	s->b->k->softmax_causal_fwd(s->b->ks, a->S, a->S, a->B * a->H, T, T, 0, 0, a->scale);
+	for (long bb = 0; bb < a->B; bb++)
+		for (long g = 0; g < a->G; g++) {
+			long h0 = g * hpg;
+			o->gemm_batched(s->b, 0, 0, T, D, T, 1.0f, at(s, a->S, SOFF(a, bb, h0)), T, T * T,
+					at(s, a->v, KOFF(a, bb, g)), D, 0, 0.0f,
+					at(s, a->out, QOFF(a, bb, h0)), D, T * D, hpg, s->b->dtype);
+		}
+}
+
+/* The backward of attn_fwd3 from the saved probabilities in S. */
+static void attn_bwd3(struct cal_session *s, struct attn_ctx *a)
+{
+	const struct be_ops *o = s->b->ops;
+	long hpg = a->H / a->G, T = a->T, D = a->D;
+	for (long bb = 0; bb < a->B; bb++)
+		for (long g = 0; g < a->G; g++) {
+			long h0 = g * hpg;
+			/* datt = dout v^T */
+			o->gemm_batched(s->b, 0, 1, T, T, D, 1.0f, at(s, a->dout, QOFF(a, bb, h0)), D,
+					T * D, at(s, a->v, KOFF(a, bb, g)), D, 0, 0.0f,
+					at(s, a->dS, SOFF(a, bb, h0)), T, T * T, hpg, s->b->dtype);
+			/* dv = sum over the group's heads of att^T dout */
+			for (long h = 0; h < hpg; h++)
+				o->gemm(s->b, 1, 0, T, D, T, 1.0f, at(s, a->S, SOFF(a, bb, h0 + h)), T,
+					at(s, a->dout, QOFF(a, bb, h0 + h)), D, h ? 1.0f : 0.0f,
+					at(s, a->dv, KOFF(a, bb, g)), D, s->b->dtype);
+		}
+	s->b->k->softmax_causal_bwd(s->b->ks, a->dS, a->dS, a->S, a->B * a->H, T, T, a->scale);
+	for (long bb = 0; bb < a->B; bb++)
+		for (long g = 0; g < a->G; g++) {
+			long h0 = g * hpg;
+			/* dq = dscores k; dk = sum of dscores^T q */
+			o->gemm_batched(s->b, 0, 0, T, D, T, 1.0f, at(s, a->dS, SOFF(a, bb, h0)), T,
+					T * T, at(s, a->k, KOFF(a, bb, g)), D, 0, 0.0f,
+					at(s, a->dq, QOFF(a, bb, h0)), D, T * D, hpg, s->b->dtype);
+			for (long h = 0; h < hpg; h++)
+				o->gemm(s->b, 1, 0, T, D, T, 1.0f, at(s, a->dS, SOFF(a, bb, h0 + h)), T,
+					at(s, a->q, QOFF(a, bb, h0 + h)), D, h ? 1.0f : 0.0f,
+					at(s, a->dk, KOFF(a, bb, g)), D, s->b->dtype);
+		}
+}
+
+static void attn_fwd_fn(struct cal_session *s, void *ctx)
+{
+	struct attn_ctx *a = ctx;
+	if (a->fused)
+		s->b->k->attention_fwd(s->b->ks, a->out, a->lse, a->q, a->k, a->v, a->B, a->H,
+				       a->G, a->T, a->T, a->D, 0, 0, a->scale);
+	else
+		attn_fwd3(s, a);
+}
+
+static void attn_bwd_fn(struct cal_session *s, void *ctx)
+{
+	struct attn_ctx *a = ctx;
+	if (a->fused)
+		s->b->k->attention_bwd(s->b->ks, a->dq, a->dk, a->dv, a->dout, a->out, a->lse,
+				       a->q, a->k, a->v, a->B, a->H, a->G, a->T, a->T, a->D, 0,
+				       0, a->scale);
+	else
+		attn_bwd3(s, a);
+}
+
+static void attn_free(struct cal_session *s, struct attn_ctx *a)
+{
+	void *bufs[] = { a->q, a->k, a->v, a->out, a->dout, a->dq, a->dk, a->dv, a->S, a->dS,
+			 a->lse };
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		s->b->ops->free(s->b, bufs[i]);
+}
+
+enum pplan_status cal_attention(struct cal_session *s, struct cal_attn_point *pts,
+				int n, struct perr *e)
+{
+	for (int i = 0; i < n; i++) {
+		struct cal_attn_point *p = &pts[i];
+		struct attn_ctx a = { .B = p->batch, .H = p->heads, .G = p->kv_heads,
+				      .T = p->seq, .D = p->head_dim,
+				      .scale = (float)(1.0 / sqrt((double)p->head_dim)),
+				      .fused = p->fused };
+		long nq = a.B * a.H * a.T * a.D, nk = a.B * a.G * a.T * a.D;
+		long ns = p->fused ? 1 : a.B * a.H * a.T * a.T;
+		double bytes = (4.0 * nq + 4.0 * nk + 2.0 * ns) * dsize(s);
+		double flops = 4.0 * a.B * a.H * (double)a.T * a.T * a.D;
+		long it_b = 0;
+		enum pplan_status st = PPLAN_OK;
+		if (a.B < 1 || a.H < 1 || a.G < 1 || a.H % a.G || a.T < 1 || a.D < 1 ||
+		    bytes > cal_mem_budget(s))
+			st = perr_set(e, PPLAN_EINPUT,
+				      "attention of %ld x %ld heads (%ld KV) x %ld tokens x %ld is not a shape this rank can measure",
+				      a.B, a.H, a.G, a.T, a.D);
+		if (st == PPLAN_OK) {
+			a.q = alloc_filled(s, nq), a.k = alloc_filled(s, nk), a.v = alloc_filled(s, nk);
+			a.dout = alloc_filled(s, nq);
+			a.out = s->b->ops->alloc(s->b, (size_t)nq * dsize(s));
+			a.dq = s->b->ops->alloc(s->b, (size_t)nq * dsize(s));
+			a.dk = s->b->ops->alloc(s->b, (size_t)nk * dsize(s));
+			a.dv = s->b->ops->alloc(s->b, (size_t)nk * dsize(s));
+			a.S = s->b->ops->alloc(s->b, (size_t)ns * dsize(s));
+			a.dS = s->b->ops->alloc(s->b, (size_t)ns * dsize(s));
+			a.lse = s->b->ops->alloc(s->b, (size_t)(a.B * a.H * a.T) * sizeof(float));
+			if (!a.q || !a.k || !a.v || !a.dout || !a.out || !a.dq || !a.dk || !a.dv ||
+			    !a.S || !a.dS || !a.lse)
+				st = perr_set(e, PPLAN_ENOMEM, "out of device memory for attention at %ld tokens",
+					      a.T);
+		}
+		st = cal_agree(s, st, e);
+		if (st == PPLAN_OK) {
+			p->fwd_s = time_point(s, attn_fwd_fn, &a, &p->iters);
+			attn_fwd_fn(s, &a); /* the backward reads the forward's outputs */
+			p->bwd_s = time_point(s, attn_bwd_fn, &a, &it_b);
+			p->fwd_tflops = flops / p->fwd_s / 1e12;
+			p->bwd_tflops = 2 * flops / p->bwd_s / 1e12;
+		}
+		attn_free(s, &a);
+		if (st != PPLAN_OK)
+			return st;
+	}
+	return PPLAN_OK;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# cli_calibrate.sh: `pplan calibrate` end to end under mpirun with the CPU
+# backend (--quick, small sizes): the nccl-tests columns of every
+# collective with #wrong 0 and the average-busbw footer, the compute
+# tables, and a pplan.profile/1 file; bad options refused with exit 2
+# before any work, nothing written.  Structure only: no timing is judged
+# here (tests/mpi_calibrate.c compares timings, BENCHMARKS.md has figures).
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+MPI="mpirun -np 2 --oversubscribe --mca btl self,vader"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+$MPI "$B" calibrate --quick --max-bytes 65536 --out "$tmp/prof.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || { echo "FAIL: calibrate exit $rc"; cat "$tmp/out" "$tmp/err"; exit 1; }
+expect() { grep -qE -- "$1" "$tmp/out" || { echo "FAIL: no line matching '$1'"; fail=1; }; }
+expect '^# pplan calibrate: pplan [0-9.]+, git [0-9a-f]+'
+expect '^# 2 ranks on 1 host'
+expect '^# +m +n +k +work +time +rate'
+expect '^# +bytes +time +bandwidth'
+expect '^# +batch +heads +kv +seq'
+for op in all_reduce all_gather reduce_scatter all_to_all broadcast send_recv; do
+	expect "^# $op: groups of 2 ranks"
+done
+expect '^# +size +count +type +redop +root +time +algbw +busbw +#wrong$'
+expect '^# +\(B\) +\(elements\) +\(us\) +\(GB/s\) +\(GB/s\)'
+[ "$(grep -c '^# Avg bus bandwidth    : ' "$tmp/out")" -eq 6 ] || { echo "FAIL: not 6 busbw footers"; fail=1; }
+# every size from 8 B to 64 KiB: 14 rows per collective, none wrong
+rows=$(grep -cE '^ +[0-9]+ +[0-9]+  float ' "$tmp/out")
+[ "$rows" -eq 84 ] || { echo "FAIL: $rows collective rows, want 6 x 14"; fail=1; }
+if grep -E '^ +[0-9]+ +[0-9]+  float ' "$tmp/out" | awk '$NF != 0 { bad = 1 } END { exit !bad }'; then
+	echo "FAIL: a collective came back wrong"; fail=1
+fi
+expect '^# wrote .*prof.json \(pplan.profile/1\)'
+for key in '"schema":[[:space:]]*"pplan.profile/1"' '"kind":[[:space:]]*"measured"' \
+	'"name":[[:space:]]*"cpu"' '"gemm":' '"elementwise":' '"attention":' '"collectives":' \
+	'"op":[[:space:]]*"all_to_all"' '"alpha_s":' '"provenance":'; do
+	grep -qE "$key" "$tmp/prof.json" || { echo "FAIL: no $key in the profile"; fail=1; }
+done
+
+# Bad input: exit 2, one sentence, nothing written, no MPI needed.
+bad() {
+	local needle=$1 rc
+	shift
+	"$B" calibrate "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -qF -- "$needle" "$tmp/err"; then
+		echo "FAIL: calibrate $*: exit $rc, want 2 and '$needle'"; cat "$tmp/err"; fail=1
+	fi
+}
+bad "--backend must be cpu or cuda" --backend tpu --out "$tmp/bad.json"
+bad "unknown option" --bogus
+bad "--max-bytes must be a whole number" --max-bytes -5
+bad "computes in fp32" --precision bf16
+bad "does not exist" --out "$tmp/no/such/prof.json"
+bad "unknown model" --model no-such-model --out "$tmp/bad.json"
+[ -e "$tmp/bad.json" ] && { echo "FAIL: a profile was written for bad input"; fail=1; }
+exit $fail
