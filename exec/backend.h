@@ -92,7 +92,10 @@ struct be_ops {
 	/* ---- groups ----
 	 * A communicator over the ranks of `comm` (made by the executor with
 	 * MPI_Comm_split from sim's rank map; color and key as given there, so
-	 * that NCCL splits the same way). */
+	 * that NCCL splits the same way).  Collective over the world: every
+	 * rank calls it for every split, in the same order; a rank outside the
+	 * group passes color < 0 (comm MPI_COMM_NULL) and gets *out = NULL.
+	 * The group owns comm (group_free frees it). */
 	enum pplan_status (*group_create)(struct backend *b, MPI_Comm comm,
 					  int color, int key,
 					  struct be_group **out, struct perr *e);

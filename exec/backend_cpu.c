@@ -151,10 +151,14 @@ static enum pplan_status cpu_group_create(struct backend *b, MPI_Comm comm,
 					  int color, int key,
 					  struct be_group **out, struct perr *e)
 {
-	struct be_group *g = calloc(1, sizeof *g);
+	struct be_group *g;
 	(void)b;
 	(void)color;
 	(void)key;
+	*out = NULL;
+	if (comm == MPI_COMM_NULL) /* not a member (color < 0) */
+		return PPLAN_OK;
+	g = calloc(1, sizeof *g);
 	if (!g)
 		return perr_set(e, PPLAN_ENOMEM, "out of host memory for a communicator");
 	g->comm = comm;

@@ -208,8 +208,8 @@ static enum pplan_status split(struct exec *x, int col, int key, MPI_Comm *comm,
 	*g = NULL;
 	if (MPI_Comm_split(x->world, col < 0 ? MPI_UNDEFINED : col, key, comm) != MPI_SUCCESS)
 		return perr_set(e, PPLAN_ESYSTEM, "MPI_Comm_split failed for the %s group", what);
-	if (col < 0)
-		return PPLAN_OK;
+	/* Non-members too: NCCL splits the world collectively (backend.h);
+	 * they get no group. */
 	return x->be->ops->group_create(x->be, *comm, col, key, g, e);
 }
 

@@ -6,8 +6,8 @@
  * NCCL communicators are single-rank (init and split answer "in progress"
  * for a few polls first, as nonblocking NCCL does; collectives copy;
  * grouped sends are matched with receives at the group's end).  A
- * communicator of more than one rank can be made, not used.  Kernels: an
- * fp32 table without entries (the backend tests call none).
+ * communicator of more than one rank can be made, not used.  Kernels: the
+ * CPU twins' fp32 table.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,12 +53,11 @@ static void versions(char *buf, size_t len)
 	snprintf(buf, len, "fake CUDA (host memory)");
 }
 
-static const struct kern_ops no_kernels = { .version = PPLAN_KERNELS_VERSION,
-					    .dtype = KD_F32 };
-
+/* The CPU twins stand in for the GPU's fp32 kernels (compiled into this
+ * module); bf16 and fp16 have none. */
 static const struct kern_ops *kernels(int dtype)
 {
-	return dtype == KD_F32 ? &no_kernels : NULL;
+	return dtype == KD_F32 ? kern_cpu_ops() : NULL;
 }
 
 static int ctx_open(int dev, struct pplan_cuda_ctx **out, char *why, size_t len)
