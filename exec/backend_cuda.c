@@ -281,31 +281,45 @@ static void cu_zero(struct backend *b, void *p, size_t bytes)
 		cuda_be_note(c, "%s", why);
 }
 
+/* Host copies are complete on return, so the module synchronizes the
+ * compute stream; that stream is drained by polling first, so that a copy
+ * queued behind a transfer that never ends cannot block the host where
+ * the watchdog cannot see it.  0 when drained. */
+static int drain_compute(struct cuda_be *c, const char *what)
+{
+	char why[WHY];
+	struct perr e;
+	if (c->err_st != PPLAN_OK)
+		return -1;
+	if (c->api->event_record(c->ctx, c->sync_ev[0], PCU_COMPUTE, why, sizeof why) != 0) {
+		cuda_be_note(c, "%s", why);
+		return -1;
+	}
+	if (cuda_be_wait_event(c, c->sync_ev[0], what, &e) != PPLAN_OK) {
+		c->err_st = PPLAN_ESYSTEM;
+		c->err = e;
+		return -1;
+	}
+	return 0;
+}
+
 static void cu_to_device(struct backend *b, void *dst, const void *src, size_t n)
 {
 	struct cuda_be *c = cb(b);
 	char why[WHY];
-	if (c->api->mem_copy(c->ctx, dst, src, n, PCU_H2D, why, sizeof why) != 0)
+	if (drain_compute(c, "a copy to the GPU") == 0 &&
+	    c->api->mem_copy(c->ctx, dst, src, n, PCU_H2D, why, sizeof why) != 0)
 		cuda_be_note(c, "%s", why);
 }
 
-/* The compute stream is drained by polling first, so that a copy queued
- * behind a transfer that never ends cannot block. */
+/* On failure dst is zeroed (the error comes with the next wait or sync). */
 static void cu_to_host(struct backend *b, void *dst, const void *src, size_t n)
 {
 	struct cuda_be *c = cb(b);
 	char why[WHY];
-	struct perr e;
-	if (c->api->event_record(c->ctx, c->sync_ev[0], PCU_COMPUTE, why, sizeof why) != 0) {
-		cuda_be_note(c, "%s", why);
-	} else if (cuda_be_wait_event(c, c->sync_ev[0], "a copy to the host", &e) != PPLAN_OK) {
-		if (c->err_st == PPLAN_OK) {
-			c->err_st = PPLAN_ESYSTEM;
-			c->err = e;
-		}
-	} else if (c->api->mem_copy(c->ctx, dst, src, n, PCU_D2H, why, sizeof why) == 0) {
-		return;
-	} else {
+	if (drain_compute(c, "a copy to the host") == 0) {
+		if (c->api->mem_copy(c->ctx, dst, src, n, PCU_D2H, why, sizeof why) == 0)
+			return;
 		cuda_be_note(c, "%s", why);
 	}
 	memset(dst, 0, n);
