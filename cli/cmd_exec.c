@@ -97,14 +97,25 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 		case 'b': a->backend = optarg; break;
 		case 'p': a->precision = optarg; break;
 		case 'g': a->gpu = optarg; break;
-		case 'r': a->report = optarg; break;
-		case 't': a->trace = optarg; break;
+		case 'r':
+			/* Checked before the run: a report that cannot be
+			 * written is known before any rank starts. */
+			if (output_check(optarg, "--report", e) != PPLAN_OK)
+				return PPLAN_EINPUT;
+			a->report = optarg;
+			break;
+		case 't':
+			if (output_check(optarg, "--trace", e) != PPLAN_OK)
+				return PPLAN_EINPUT;
+			a->trace = optarg;
+			break;
 		case 'c': a->check = 1; break;
 		case 'f': a->force = 1; break;
 		case 'h': a->help = 1; break;
 		case 'q':
-			if (cli_parse_long(optarg, &a->seq) != 0)
-				return perr_set(e, PPLAN_EINPUT, "--seq must be a positive number of tokens, got '%s'", optarg);
+			if (cli_parse_long(optarg, &a->seq) != 0 || a->seq > MODEL_MAX_DIM)
+				return perr_set(e, PPLAN_EINPUT, "--seq must be a positive number of tokens up to %ld, got '%s'",
+						MODEL_MAX_DIM, optarg);
 			break;
 		case 's':
 			a->steps = strtol(optarg, &end, 10);

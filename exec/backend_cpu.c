@@ -8,6 +8,7 @@
  * inside MPI calls).  Timing marks are CLOCK_MONOTONIC readings.
  */
 #include "backend.h"
+#include "jsonio.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -399,19 +400,24 @@ static void cpu_memory(struct backend *b, double *used, double *peak)
 static void gemm_stats_write(const struct cpu_state *s, int rank)
 {
 	const char *path = getenv("PPLAN_EXEC_GEMM_STATS");
-	char name[4096];
+	char name[4096], *buf = NULL;
+	size_t len = 0;
+	struct perr e;
 	FILE *f;
 	if (!path || !*path || s->nshapes == 0)
 		return;
 	snprintf(name, sizeof name, "%s.rank%d", path, rank);
-	f = fopen(name, "w");
+	/* Built in memory, written as every pplan file is (jsonio.h). */
+	f = open_memstream(&buf, &len);
 	if (!f)
 		return;
 	for (int i = 0; i < s->nshapes; i++)
 		fprintf(f, "%d %d %ld %ld %ld %ld %.9f\n", s->shapes[i].ta, s->shapes[i].tb,
 			s->shapes[i].m, s->shapes[i].n, s->shapes[i].k, s->shapes[i].calls,
 			s->shapes[i].seconds);
-	fclose(f);
+	if (fclose(f) == 0 && text_write_atomic(name, buf, &e) != PPLAN_OK)
+		fprintf(stderr, "pplan exec: %s\n", e.msg);
+	free(buf);
 }
 
 static void cpu_close(struct backend *b)

@@ -350,6 +350,10 @@ nojson "--trace $tmp/no/dir/t.json: the folder" simulate --model llama3-8b --gpu
 nojson "--out $tmp/no/dir/c.json: the folder" topo --nvidia-smi-topo "$GS" --gpu h100-sxm --out "$tmp/no/dir/c.json"
 nojson "--json $G: is a directory" search $M8 --top 1 --json "$G"
 nojson "--out $G: is a directory" topo --nvidia-smi-topo "$GS" --gpu h100-sxm --out "$G"
+nojson "--report $tmp/no/dir/r.json: the folder" exec --model llama3-8b --layout tp=2 --report "$tmp/no/dir/r.json"
+nojson "--trace $G: is a directory" exec --model llama3-8b --layout tp=2 --trace "$G"
+nojson "is a FIFO" exec --model "$G/fifo.json" --layout tp=2
+nojson "--seq must be" exec --model llama3-8b --layout tp=2 --seq 1e15
 [ -d "$tmp/no" ] && { failed=$((failed + 1)); echo "FAIL: a folder was made for an output"; }
 
 total=$((passed + failed))
