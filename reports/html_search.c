@@ -50,6 +50,14 @@ static double get_num(const cJSON *o, const char *key)
 	return cJSON_IsNumber(it) && isfinite(it->valuedouble) ? it->valuedouble : NAN;
 }
 
+/* A count for the page's text: 0 when absent, not a number or out of
+ * range (a NaN cast to long is undefined; found by fuzz_report). */
+static long get_count(const cJSON *o, const char *key)
+{
+	double v = get_num(o, key);
+	return v >= 0 && v <= 9e15 ? (long)v : 0;
+}
+
 static enum pplan_status read_points(struct sdoc *d, const cJSON *doc, struct perr *e)
 {
 	const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points");
@@ -113,9 +121,9 @@ static enum pplan_status sdoc_read(struct sdoc *d, const cJSON *doc, const char 
 	copy_str(m, "name", d->model, sizeof d->model);
 	copy_str(c, "name", d->cluster, sizeof d->cluster);
 	copy_str(c, "gpu", d->gpu, sizeof d->gpu);
-	d->gpus = (long)get_num(c, "gpus");
-	d->evaluated = (long)get_num(doc, "evaluated");
-	d->feasible = (long)get_num(doc, "feasible");
+	d->gpus = get_count(c, "gpus");
+	d->evaluated = get_count(doc, "evaluated");
+	d->feasible = get_count(doc, "feasible");
 	d->cap_gib = get_num(doc, "memory_cap_gib");
 	d->layouts = cJSON_GetObjectItemCaseSensitive(doc, "layouts");
 	d->families = cJSON_GetObjectItemCaseSensitive(doc, "families");

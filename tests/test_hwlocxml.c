@@ -100,6 +100,20 @@ ParameterizedTestParameters(hwlocxml, refused)
 		 "cpuset=\",0x1\" is malformed"},
 		{HEAD MACHINE NUMA "<object type=\"PU\" " SETS("0x1,", "0x1") "/>" TAIL,
 		 "cpuset=\"0x1,\" is malformed"},
+		/* libxml2 prints to stderr and leaks on what it cannot read
+		 * (found by fuzz_hwloc, regressions/hwloc/fuzz02-*). */
+		{"<?xml version=\"1.0\" encoding=\"UTF-6\"?>\n<topology version=\"2.0\">" MACHINE NUMA TAIL,
+		 "a malformed declaration or comment"},
+		{"\n<?xml version=\"1.0\"?>" "<topology version=\"2.0\">" MACHINE NUMA TAIL,
+		 "a malformed declaration or comment"},
+		{"<!DOCTYPE topology [<!ENTITY a \"b\">]>\n<topology version=\"2.0\">" MACHINE NUMA TAIL,
+		 "a malformed declaration or comment"},
+		{HEAD "<!-- a -- b -->" MACHINE NUMA TAIL, "a malformed declaration or comment"},
+		{HEAD MACHINE NUMA "<object type=\"PU\"" SETS("0x1", "0x1") "/>" TAIL,
+		 "no space before an attribute"},
+		{HEAD MACHINE NUMA "<info name=\"a\"value=\"b\"/>" TAIL, "no space before an attribute"},
+		{HEAD MACHINE NUMA "<info name=\"a\" value=\"&#0;\"/>" TAIL, "has an '&' that is not"},
+		{HEAD MACHINE NUMA "<info name=\"a\" value=\"&foo;\"/>" TAIL, "has an '&' that is not"},
 		{HEAD MACHINE NUMA "<frobnicate/>" TAIL, "unknown element <frobnicate>"},
 		{HEAD "<object type=\"Machine\" " SETS("0x3", "0x0") ">" TAIL,
 		 "root object's nodeset is empty"},
@@ -136,6 +150,13 @@ Test(hwlocxml, bounds)
 	cr_assert_eq(check(xml, &e), PPLAN_EINPUT);
 	cr_assert(strstr(e.msg, "is malformed"), "%s", e.msg);
 
+	memcpy(xml, GOOD, sizeof GOOD);
+	xml[60] = '\x01';
+	cr_assert_eq(check(xml, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "at byte 60: not UTF-8 text"), "%s", e.msg);
+	xml[60] = '\xc3'; /* a lead byte without its continuation */
+	cr_assert_eq(check(xml, &e), PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "at byte 60"), "%s", e.msg);
 	memcpy(xml, GOOD, sizeof GOOD);
 	xml[40] = '\0';
 	cr_assert_eq(hwlocxml_check(xml, sizeof GOOD - 1, "x.xml", &e), PPLAN_EINPUT);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const hwlocxml_elem_names[E_COUNT] = {
 	"", "topology", "object", "info", "page_type", "userdata",
@@ -209,6 +210,101 @@ static const char *skip_to(struct ctx *c, const char *lit)
 	return q && q < c->end ? q + strlen(lit) : NULL;
 }
 
+/* Well-formed UTF-8 without control characters other than tab, newline
+ * and carriage return: libxml2 rejects anything else, printing to stderr
+ * and leaking what it had parsed (found by fuzz_hwloc).  The offset of
+ * the first bad byte, or -1. */
+static long bad_text(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned ch = s[i], need, cp, min;
+		if (ch < 0x80) {
+			if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
+				return (long)i;
+			i++;
+			continue;
+		}
+		if (ch >= 0xc2 && ch <= 0xdf)
+			need = 1, cp = ch & 0x1f, min = 0x80;
+		else if (ch >= 0xe0 && ch <= 0xef)
+			need = 2, cp = ch & 0x0f, min = 0x800;
+		else if (ch >= 0xf0 && ch <= 0xf4)
+			need = 3, cp = ch & 0x07, min = 0x10000;
+		else
+			return (long)i;
+		for (unsigned k = 1; k <= need; k++) {
+			if (i + k >= n || (s[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ||
+		    cp == 0xfffe || cp == 0xffff)
+			return (long)i;
+		i += need + 1;
+	}
+	return -1;
+}
+
+/* The prolog hwloc writes: <?xml version="1.0" encoding="UTF-8"?> at
+ * the very start, then <!DOCTYPE topology SYSTEM "hwlocN.dtd">; no
+ * internal subset (no entities), no other declaration. */
+static const char *prolog(struct ctx *c)
+{
+	const char *p = c->p, *q;
+	if (strncmp(p, "<?xml ", 6) == 0) {
+		if (p != c->xml || !(q = skip_to(c, "?>")))
+			return NULL;
+		p += 6;
+		if (strncmp(p, "version=\"1.0\"", 13) != 0)
+			return NULL;
+		p += 13;
+		if (strncmp(p, " encoding=\"", 11) == 0) {
+			p += 11;
+			if (strncasecmp(p, "UTF-8\"", 6) != 0)
+				return NULL;
+			p += 6;
+		}
+		if (strncmp(p, " standalone=\"yes\"", 17) == 0)
+			p += 17;
+		else if (strncmp(p, " standalone=\"no\"", 16) == 0)
+			p += 16;
+		while (is_space(*p))
+			p++;
+		return p == q - 2 ? q : NULL;
+	}
+	if (strncmp(p, "<!DOCTYPE topology SYSTEM \"hwloc", 32) == 0) {
+		p += 32;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return strncmp(p, ".dtd\">", 6) == 0 ? p + 6 : NULL;
+	}
+	return NULL;
+}
+
+/* A comment: the first "--" after "<!--" must be its "-->" (XML allows
+ * no "--" inside, so no '-' before the end either). */
+static const char *comment(struct ctx *c)
+{
+	const char *q = strstr(c->p + 4, "--");
+	return q && q < c->end && q[2] == '>' ? q + 3 : NULL;
+}
+
+/* Attribute values: the five entities XML predefines, no other '&'. */
+static int entities_ok(const char *s, size_t n)
+{
+	static const char *const ents[] = {"&lt;", "&gt;", "&amp;", "&quot;", "&apos;"};
+	for (size_t i = 0; i < n; i++) {
+		int ok = 0;
+		if (s[i] != '&')
+			continue;
+		for (int k = 0; k < 5 && !ok; k++)
+			ok = n - i >= strlen(ents[k]) && memcmp(s + i, ents[k], strlen(ents[k])) == 0;
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
 /* Reads the attributes up to '>' or "/>"; *empty for the latter. */
 static enum pplan_status read_attrs(struct ctx *c, enum elem el,
 				    struct attr *as, int *n, int *empty)
@@ -216,7 +312,7 @@ static enum pplan_status read_attrs(struct ctx *c, enum elem el,
 	const char *p = c->p;
 	*n = 0;
 	for (;;) {
-		const char *name;
+		const char *name, *before = p;
 		char q;
 		struct attr *a;
 		while (p < c->end && is_space(*p))
@@ -232,6 +328,8 @@ static enum pplan_status read_attrs(struct ctx *c, enum elem el,
 			*empty = 1;
 			return PPLAN_OK;
 		}
+		if (p == before) /* XML needs a space before each attribute */
+			return hwlocxml_fail(c, "no space before an attribute of <%s>", hwlocxml_elem_names[el]);
 		name = p;
 		while (p < c->end && is_name(*p))
 			p++;
@@ -263,6 +361,9 @@ static enum pplan_status read_attrs(struct ctx *c, enum elem el,
 			if (as[i].spec == a->spec)
 				return hwlocxml_fail(c, "<%s> repeats the attribute %s", hwlocxml_elem_names[el],
 					    a->spec->name);
+		if (!entities_ok(a->val, a->vlen))
+			return hwlocxml_fail(c, "<%s> %s has an '&' that is not &lt; &gt; &amp; &quot; or &apos;",
+					     hwlocxml_elem_names[el], a->spec->name);
 		if (!value_ok(a))
 			return hwlocxml_fail(c, "<%s> %s=\"%.*s\" is malformed", hwlocxml_elem_names[el], a->spec->name,
 				    (int)(a->vlen > 40 ? 40 : a->vlen), a->val);
@@ -325,9 +426,14 @@ enum pplan_status hwlocxml_check(const char *xml, size_t len,
 {
 	struct ctx c = {xml, xml, xml + len, name, e, NULL, 0, 0, 0};
 	enum pplan_status st = PPLAN_OK;
+	long bad;
 
 	if (memchr(xml, '\0', len))
 		return perr_set(e, PPLAN_EINPUT, "%s: a NUL byte in an XML file", name);
+	if ((bad = bad_text((const unsigned char *)xml, len)) >= 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: malformed hwloc XML at byte %ld: not UTF-8 text (or a control character)",
+				name, bad);
 	c.stack = calloc(HWLOCXML_MAX_DEPTH, sizeof *c.stack);
 	if (!c.stack)
 		return perr_set(e, PPLAN_ENOMEM, "%s: out of memory checking it", name);
@@ -340,7 +446,9 @@ enum pplan_status hwlocxml_check(const char *xml, size_t len,
 				c.p++;
 			if (top->elem == E_INDEXES || top->elem == E_U64 ||
 			    top->elem == E_USERDATA) {
-				if (top->content)
+				if (memchr(start, '&', (size_t)(c.p - start)))
+					st = hwlocxml_fail(&c, "an '&' in <%s>", hwlocxml_elem_names[top->elem]);
+				else if (top->content)
 					st = hwlocxml_fail(&c, "content of <%s> in pieces", hwlocxml_elem_names[top->elem]);
 				top->content = start;
 				top->content_len = (size_t)(c.p - start);
@@ -355,9 +463,9 @@ enum pplan_status hwlocxml_check(const char *xml, size_t len,
 			continue;
 		}
 		if (strncmp(c.p, "<!--", 4) == 0)
-			q = skip_to(&c, "-->");
+			q = comment(&c);
 		else if (strncmp(c.p, "<?", 2) == 0 || strncmp(c.p, "<!", 2) == 0)
-			q = c.depth == 0 && !c.root_done ? skip_to(&c, ">") : NULL;
+			q = c.depth == 0 && !c.root_done ? prolog(&c) : NULL;
 		else {
 			st = scan_tag(&c);
 			continue;
