@@ -145,8 +145,22 @@ enum pplan_status calibrate_plan_new(const struct cal_plan_opts *o, struct cal_p
 		model_shapes(p);
 	else
 		grid_shapes(p);
-	for (int k = 10; k <= (o->quick ? 20 : 24) && p->n_bw < CAL_MAX_BW; k += o->quick ? 2 : 1)
-		p->bw[p->n_bw++].bytes = 3.0 * 4.0 * (double)(1L << k);
+	/* a streaming kernel from 12 KiB; the layer's element-wise kernels
+	 * over 8 .. 16384 tokens (rows of the model's hidden size, or 1024);
+	 * the optimizer over 4 Ki .. 16 Mi parameters; as bytes moved */
+	{
+		double C = o->model_arg ? (double)p->model.hidden : 1024;
+		double esize = o->precision == PREC_FP32 ? 4 : 2;
+		int q = o->quick;
+		for (int k = 10; k <= (q ? 22 : 26); k += q ? 3 : 2)
+			p->bw[CAL_ELEM_STREAM][p->n_bw[CAL_ELEM_STREAM]++].bytes = 3.0 * esize * (double)(1L << k);
+		for (int k = 3; k <= (q ? 12 : 14); k += q ? 3 : 1)
+			p->bw[CAL_ELEM_LAYER][p->n_bw[CAL_ELEM_LAYER]++].bytes =
+				esize * (24.0 * C + 32.0 * C) * (double)(1L << k);
+		for (int k = 12; k <= (q ? 21 : 24); k += q ? 3 : 2)
+			p->bw[CAL_ELEM_ADAM][p->n_bw[CAL_ELEM_ADAM]++].bytes =
+				(28.0 + (esize < 4 ? esize : 0)) * (double)(1L << k);
+	}
 	attention_shapes(p, cuda);
 	*out = p;
 	return PPLAN_OK;
@@ -363,12 +377,19 @@ enum pplan_status calibrate_plan_save(const struct cal_plan *p, const struct cal
 		cJSON_AddNumberToObject(o, "tflops", q->tflops);
 		cJSON_AddItemToArray(a, o);
 	}
-	a = cJSON_AddArrayToObject(doc, "elementwise");
-	for (int i = 0; i < p->n_bw; i++) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "bytes", p->bw[i].bytes);
-		cJSON_AddNumberToObject(o, "gbps", p->bw[i].gbps);
-		cJSON_AddItemToArray(a, o);
+	{
+		static const char *const keys[CAL_ELEM_COUNT] = {
+			[CAL_ELEM_STREAM] = "elementwise", [CAL_ELEM_LAYER] = "layer_elementwise",
+			[CAL_ELEM_ADAM] = "optimizer_elementwise" };
+		for (int k = 0; k < CAL_ELEM_COUNT; k++) {
+			a = cJSON_AddArrayToObject(doc, keys[k]);
+			for (int i = 0; i < p->n_bw[k]; i++) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddNumberToObject(o, "bytes", p->bw[k][i].bytes);
+				cJSON_AddNumberToObject(o, "gbps", p->bw[k][i].gbps);
+				cJSON_AddItemToArray(a, o);
+			}
+		}
 	}
 	a = cJSON_AddArrayToObject(doc, "attention");
 	for (int i = 0; i < p->n_attn; i++) {

@@ -344,7 +344,9 @@ static enum pplan_status resolve_training(struct cli_inputs *in, struct perr *e)
 	} else {
 		snprintf(in->seq_note, sizeof in->seq_note, "the model's");
 	}
-	if (in->precision_arg &&
+	if (in->cpu_profile)
+		in->opts.precision = PREC_FP32;
+	else if (in->precision_arg &&
 	    precision_parse(in->precision_arg, &in->opts.precision) != 0)
 		return perr_set(e, PPLAN_EINPUT,
 				"--precision must be bf16, fp16 or fp8, got '%s'",
@@ -368,19 +370,27 @@ static enum pplan_status resolve_training(struct cli_inputs *in, struct perr *e)
 		}
 	}
 	in->opts.switches = in->switches;
+	if (in->cpu_profile && !in->framework_arg) {
+		/* CPU ranks are priced as pplan exec runs them: three-step
+		 * attention, fp32 gradients reduced during the backward, no
+		 * TP overlap (unless switched by hand). */
+		struct fw_switches *w = &in->opts.switches;
+		if (w->flash < 0)
+			w->flash = 0;
+		if (!w->grad_bytes)
+			w->grad_bytes = 4;
+		if (w->overlap_grad_reduce < 0)
+			w->overlap_grad_reduce = 1;
+		if (w->tp_overlap < 0)
+			w->tp_overlap = FW_TPO_NONE;
+	}
 	st = train_opts_resolve(&in->opts, e);
 	if (st != PPLAN_OK)
 		return st;
 	if (in->profile_arg) {
-		struct profile pr;
-		st = profile_load(in->profile_arg, &pr, e);
-		if (st == PPLAN_OK)
-			st = profile_check_device(&pr, in->profile_arg, &in->cluster, 0, e);
-		in->profile_constants = pr.constants;
-		profile_free(&pr);
-		if (st != PPLAN_OK)
-			return st;
 		in->opts.params = &in->profile_constants;
+		if (!curve_set_empty(&in->curves))
+			in->opts.curves = &in->curves;
 	}
 	if (in->order_arg) {
 		st = rank_order_parse(in->order_arg, &in->opts.order, e);
@@ -436,12 +446,55 @@ static enum pplan_status resolve_batch(struct cli_inputs *in, struct perr *e)
 	return PPLAN_OK;
 }
 
+/* --profile: its constants and measured curves; a CPU profile (device
+ * "cpu", what `pplan calibrate --backend cpu` writes) is also the machine:
+ * as many CPU ranks on its host as the GPUs asked for, priced in fp32.
+ * Any other profile must describe the cluster's GPU. */
+static enum pplan_status resolve_profile(struct cli_inputs *in, int need_gpus,
+					 struct perr *e)
+{
+	struct profile pr;
+	enum pplan_status st;
+	if (!in->profile_arg)
+		return resolve_cluster(in, need_gpus, e);
+	if ((st = profile_load(in->profile_arg, &pr, e)) != PPLAN_OK)
+		return st;
+	in->cpu_profile = !strcmp(pr.device_name, "cpu");
+	if (in->cpu_profile && (in->cluster_arg || in->gpu_arg))
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s describes CPU ranks, the machine itself: leave out %s",
+			      in->profile_arg, in->cluster_arg ? "--cluster" : "--gpu");
+	else if (in->cpu_profile && need_gpus && !in->gpus)
+		st = perr_set(e, PPLAN_EINPUT, "--gpus is required: the CPU ranks to price");
+	else if (in->cpu_profile && (in->nodes > 1 || in->gpus_per_node))
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s describes the CPU ranks of one host: --nodes and --gpus-per-node do not apply",
+			      in->profile_arg);
+	else if (in->cpu_profile)
+		st = curve_cpu_cluster(&pr, in->gpus ? in->gpus : 1, &in->cluster, e);
+	else
+		st = resolve_cluster(in, need_gpus, e);
+	if (st == PPLAN_OK && in->cpu_profile && in->precision_arg &&
+	    strcmp(in->precision_arg, "fp32") != 0)
+		st = perr_set(e, PPLAN_EINPUT,
+			      "%s describes CPU ranks, which compute in fp32, not --precision %s",
+			      in->profile_arg, in->precision_arg);
+	if (st == PPLAN_OK)
+		st = profile_check_device(&pr, in->profile_arg, &in->cluster, in->cpu_profile, e);
+	if (st == PPLAN_OK) {
+		in->profile_constants = pr.constants;
+		curve_set_from_profile(&in->curves, &pr);
+	}
+	profile_free(&pr);
+	return st;
+}
+
 enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
 			      struct perr *e)
 {
 	enum pplan_status st;
 	if ((st = resolve_model(in, e)) != PPLAN_OK ||
-	    (st = resolve_cluster(in, need_gpus, e)) != PPLAN_OK ||
+	    (st = resolve_profile(in, need_gpus, e)) != PPLAN_OK ||
 	    (st = resolve_training(in, e)) != PPLAN_OK ||
 	    (st = resolve_batch(in, e)) != PPLAN_OK)
 		return st;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cost.h"
+#include "curves.h"
 
 struct cli_inputs {
 	/* as given */
@@ -22,6 +23,8 @@ struct cli_inputs {
 	struct fw_switches switches;  /* --tp-comm-overlap ... as given */
 	const char *profile_arg;      /* --profile FILE */
 	struct cost_params profile_constants; /* its constants (opts.params points here) */
+	struct curve_set curves;      /* its measured curves (opts.curves points here) */
+	int cpu_profile;              /* the profile describes CPU ranks: it is the machine */
 	long gpus, nodes, gpus_per_node, seq, gbs, tokens_per_step;
 	double train_tokens;     /* tokens to train on; 0 = not asked */
 	double max_memory_gib;

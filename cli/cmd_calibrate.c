@@ -6,7 +6,7 @@
  * simulate and exec take with --profile.
  *
  * Rank 0 prints, in the nccl-tests manner ('#' provenance lines, a names
- * row and a units row): the GEMM rates by shape, the streaming bandwidth,
+ * row and a units row): the GEMM rates by shape, the element-wise rate,
  * the attention core, and one table per collective with size, count,
  * type, redop, root, time, algbw, busbw and #wrong, and the average bus
  * bandwidth as the footer.  The shapes and the profile are built in
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		"usage: mpirun -np N pplan calibrate [--backend cpu|cuda] [--out FILE] [--quick]\n"
 		"                                  [--model NAME|FILE] [--seq N] [--max-bytes B]\n\n"
 		"Measures this machine through pplan exec's backend: GEMM throughput over the\n"
-		"shapes layouts produce, streaming (element-wise) bandwidth, the attention core at\n"
+		"shapes layouts produce, the element-wise kernels' bandwidth, the attention core at\n"
 		"several sequence lengths, and all-reduce, all-gather, reduce-scatter, all-to-all,\n"
 		"broadcast and send/receive from 8 B up, over all ranks and smaller groups.\n"
 		"Writes pplan.profile/1 for --profile.\n\n"
@@ -163,21 +163,27 @@ static void print_gemm(const struct cal_plan *p)
 		       p->n_gemm_skipped, p->gemm_flop_cap / 1e9);
 }
 
-static void print_bw(const struct cal_plan *p)
+static void print_bw(const struct cal_plan *p, enum cal_elem kind)
 {
 	static const struct table_col cols[] = {
 		{ "bytes", "(B)", 12, 0 }, { "time", "(us)", 12, 0 }, { "bandwidth", "(GB/s)", 10, 0 },
 		{ "iters", "", 6, 0 },
 	};
-	printf("#\n# streaming kernel out = a + b: bytes read and written per call\n");
+	static const char *const what[CAL_ELEM_COUNT] = {
+		[CAL_ELEM_STREAM] = "a streaming kernel, out = a + b",
+		[CAL_ELEM_LAYER] = "a layer's element-wise kernels (two norms, two residual adds, bias and activation on\n#   the 4x wider MLP intermediate; forward and backward)",
+		[CAL_ELEM_ADAM] = "the AdamW step (fp32 parameters, moments and gradients)",
+	};
+	printf("#\n# %s: bytes read and written per call\n", what[kind]);
 	table_header(stdout, cols, 4);
-	for (int i = 0; i < p->n_bw; i++) {
+	for (int i = 0; i < p->n_bw[kind]; i++) {
+		const struct cal_bw_point *b = &p->bw[kind][i];
 		char c[4][32];
 		const char *cp[4] = { c[0], c[1], c[2], c[3] };
-		snprintf(c[0], 32, "%.0f", p->bw[i].bytes);
-		snprintf(c[1], 32, "%.2f", 1e6 * p->bw[i].time_s);
-		snprintf(c[2], 32, "%.3f", p->bw[i].gbps);
-		snprintf(c[3], 32, "%ld", p->bw[i].iters);
+		snprintf(c[0], 32, "%.0f", b->bytes);
+		snprintf(c[1], 32, "%.2f", 1e6 * b->time_s);
+		snprintf(c[2], 32, "%.3f", b->gbps);
+		snprintf(c[3], 32, "%ld", b->iters);
 		table_row(stdout, cols, 4, cp);
 	}
 }
@@ -307,10 +313,12 @@ int cmd_calibrate(int argc, char **argv)
 	st = cal_gemm(s, plan->gemm, plan->n_gemm, &e);
 	if (st == PPLAN_OK && cal_rank(s) == 0)
 		print_gemm(plan), fflush(stdout);
-	if (st == PPLAN_OK)
-		st = cal_elementwise(s, plan->bw, plan->n_bw, &e);
-	if (st == PPLAN_OK && cal_rank(s) == 0)
-		print_bw(plan), fflush(stdout);
+	for (int k = 0; k < CAL_ELEM_COUNT && st == PPLAN_OK; k++) {
+		st = cal_elementwise(s, (enum cal_elem)k, plan->bw[k], plan->n_bw[k],
+				     plan->opts.model_arg ? plan->model.hidden : 0, &e);
+		if (st == PPLAN_OK && cal_rank(s) == 0)
+			print_bw(plan, (enum cal_elem)k), fflush(stdout);
+	}
 	if (st == PPLAN_OK)
 		st = cal_attention(s, plan->attn, plan->n_attn, &e);
 	if (st == PPLAN_OK && cal_rank(s) == 0)

@@ -20,6 +20,8 @@
 #include "jsonio.h"
 #include "memory.h"
 #include "predict.h"
+#include "profile.h"
+#include "curves.h"
 #include "run_report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -41,6 +43,8 @@ static void usage(FILE *f)
 		"  --backend B            auto (default: CUDA where a GPU answers, else the CPU), cuda, cpu\n"
 		"  --precision P          fp32 (the CPU; default there) or bf16 (the CUDA default)\n"
 		"  --gpu TYPE             the GPU to price the prediction with (default: as detected)\n"
+		"  --profile FILE         price the prediction with a pplan.profile/1 (pplan calibrate's\n"
+		"                         measured curves, pplan fit's constants) of this device\n"
 		"  --seed X               weights and batches (default %llu)\n"
 		"  --report FILE          write pplan.report/1 (predicted, measured, error)\n"
 		"  --json FILE            the same as --report\n"
@@ -57,7 +61,7 @@ static void usage(FILE *f)
 }
 
 struct exec_args {
-	const char *model, *layout, *backend, *precision, *gpu, *report, *trace;
+	const char *model, *layout, *backend, *precision, *gpu, *report, *trace, *profile;
 	long seq, steps, warmup;
 	double timeout;
 	unsigned long long seed;
@@ -80,6 +84,7 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 		{ "report", required_argument, NULL, 'r' },
 		{ "json", required_argument, NULL, 'r' },
 		{ "trace", required_argument, NULL, 't' },
+		{ "profile", required_argument, NULL, 'P' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'f' },
@@ -109,6 +114,7 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 				return PPLAN_EINPUT;
 			a->trace = optarg;
 			break;
+		case 'P': a->profile = optarg; break;
 		case 'c': a->check = 1; break;
 		case 'f': a->force = 1; break;
 		case 'h': a->help = 1; break;
@@ -269,6 +275,18 @@ static enum pplan_status resolve(const struct exec_args *a, int size,
 		return st;
 	if (a->trace && (st = writable("--trace", a->trace, e)) != PPLAN_OK)
 		return st;
+	if (a->profile) { /* a bad profile is refused before the run, not after */
+		struct profile pf;
+		if ((st = profile_load(a->profile, &pf, e)) != PPLAN_OK)
+			return st;
+		if (o->backend == EXEC_BACKEND_CPU && strcmp(pf.device_name, "cpu") != 0)
+			st = perr_set(e, PPLAN_EINPUT,
+				      "%s: the profile describes %s, but --backend cpu runs on CPU ranks",
+				      a->profile, pf.device_name);
+		profile_free(&pf);
+		if (st != PPLAN_OK)
+			return st;
+	}
 	if (!a->force)
 		return fits(o, e);
 	return PPLAN_OK;
@@ -331,6 +349,8 @@ static enum pplan_status gpu_machine(const char *gpu, const struct run_measured 
 struct predicted {
 	struct cluster machine;
 	struct train_opts t;
+	struct cost_params constants;  /* --profile's (t.params) */
+	struct curve_set curves;       /* --profile's measured curves (t.curves) */
 	struct prediction p;
 	struct run_timeline tl;
 	struct mem_breakdown *stage_mem;
@@ -352,6 +372,22 @@ static enum pplan_status predict_run(const struct exec_opts *o, const struct exe
 	else if ((st = gpu_machine(a->gpu, m, layout_gpus(l), &pr->machine, e)) != PPLAN_OK)
 		return st;
 	train_opts_for(o, m, &pr->t);
+	if (a->profile) {
+		struct profile pf;
+		if ((st = profile_load(a->profile, &pf, e)) != PPLAN_OK)
+			return st;
+		st = profile_check_device(&pf, a->profile, &pr->machine,
+					  strcmp(m->backend, "cpu") == 0, e);
+		if (st == PPLAN_OK) {
+			pr->constants = pf.constants;
+			curve_set_from_profile(&pr->curves, &pf);
+			pr->t.params = &pr->constants;
+			pr->t.curves = &pr->curves;
+		}
+		profile_free(&pf);
+		if (st != PPLAN_OK)
+			return st;
+	}
 	if ((st = predict_layout(&o->model, &pr->machine, l, &pr->t, &pr->p, e)) != PPLAN_OK)
 		return st;
 	pr->stage_mem = calloc((size_t)l->pp, sizeof *pr->stage_mem);
@@ -540,6 +576,7 @@ int cmd_exec(int argc, char **argv)
 			rr.seed = (unsigned long long)o.seed;
 			rr.backend = m.backend;
 			rr.dtype = precision_name(m.precision);
+			rr.profile = a.profile;
 			rr.check_asked = a.check;
 			rr.pred = have_pred ? &pr.p : NULL;
 			rr.pred_tl = have_pred ? &pr.tl : NULL;

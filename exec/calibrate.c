@@ -330,8 +330,60 @@ enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, in
 	return PPLAN_OK;
 }
 
-/* ---- element-wise ----------------------------------------------------------------- */
+/* ---- element-wise ----------------------------------------------------------------
+ * What a transformer layer's element-wise kernels achieve, forward and
+ * backward together, as the bytes they read and write per second: two
+ * norms, two residual adds, a bias and the activation on the MLP
+ * intermediate, and their backward (norm and activation gradients, the
+ * residual gradient sums, the bias gradient).  On a GPU these are bound by
+ * memory bandwidth; on a CPU some are bound by their arithmetic (the
+ * activation's tanh), and the rate here is what the cost model's byte
+ * counts meet in pplan exec. */
 
+struct mix_ctx {
+	long N, C, F;
+	void *x, *y, *dx, *h, *g, *w, *bias_c, *bias_f;
+	float *mean, *rstd, *dw, *db, *dbias;
+};
+
+/* Bytes one call reads and writes, in elements of the dtype: per N x C
+ * 2 x (norm 2 + add 3) forward and 2 x (norm 4 + sum 3) backward; per
+ * N x F bias 2 + activation 2 forward, activation 3 + bias 1 backward. */
+static double mix_bytes(const struct cal_session *s, const struct mix_ctx *c)
+{
+	return (double)kern_dtype_size(s->b->dtype) *
+	       (24.0 * c->N * c->C + 8.0 * c->N * c->F);
+}
+
+static void mix_fn(struct cal_session *s, void *ctx)
+{
+	const struct kern_ops *k = s->b->k;
+	kstream *ks = s->b->ks;
+	struct mix_ctx *c = ctx;
+	for (int i = 0; i < 2; i++) {
+		k->layernorm_fwd(ks, c->y, c->mean, c->rstd, c->x, c->w, c->bias_c, c->N, c->C, 1e-5f);
+		k->add(ks, c->x, c->x, c->y, c->N * c->C);
+	}
+	k->bias_add(ks, c->h, c->bias_f, c->N, c->F);
+	k->gelu_fwd(ks, c->g, c->h, c->N * c->F);
+	k->gelu_bwd(ks, c->h, c->h, c->g, c->N * c->F);
+	k->bias_bwd(ks, c->dbias, c->h, c->N, c->F);
+	for (int i = 0; i < 2; i++) {
+		k->layernorm_bwd(ks, c->dx, c->dw, c->db, c->y, c->x, c->w, c->mean, c->rstd, c->N,
+				 c->C);
+		k->acc(ks, c->x, c->dx, c->N * c->C);
+	}
+}
+
+static void mix_free(struct cal_session *s, struct mix_ctx *c)
+{
+	void *bufs[] = { c->x, c->y, c->dx, c->h, c->g, c->w, c->bias_c, c->bias_f, c->mean,
+			 c->rstd, c->dw, c->db, c->dbias };
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		s->b->ops->free(s->b, bufs[i]);
+}
+
+/* A streaming kernel: out = a + b over n elements. */
 struct add_ctx {
 	long n;
 	void *out, *a, *b;
@@ -343,32 +395,96 @@ static void add_fn(struct cal_session *s, void *ctx)
 	s->b->k->add(s->b->ks, c->out, c->a, c->b, c->n);
 }
 
-enum pplan_status cal_elementwise(struct cal_session *s, struct cal_bw_point *pts,
-				  int n, struct perr *e)
+/* The AdamW step over n fp32 parameters (and the compute copy where the
+ * dtype is not fp32). */
+struct adam_ctx {
+	long n;
+	float *p, *m, *v, *g;
+	void *lp;
+};
+
+static void adam_fn(struct cal_session *s, void *ctx)
+{
+	struct adam_ctx *c = ctx;
+	s->b->k->adamw(s->b->ks, c->p, c->m, c->v, c->g, c->lp, c->n, 1e-4f, 0.9f, 0.95f, 1e-8f,
+		       0.1f, 10, 1.0f);
+}
+
+static void *alloc_f32(struct cal_session *s, long n)
+{
+	return s->b->ops->alloc(s->b, (size_t)n * sizeof(float));
+}
+
+/* Buffers and the call for one point of a kind; *bytes what a call moves. */
+static enum pplan_status elem_setup(struct cal_session *s, enum cal_elem kind, double want,
+				    long channels, struct mix_ctx *mc, struct add_ctx *ac,
+				    struct adam_ctx *dc, double *bytes, struct perr *e)
+{
+	int ds = kern_dtype_size(s->b->dtype);
+	int ok = 1;
+	if (kind == CAL_ELEM_STREAM) {
+		ac->n = (long)(want / (3.0 * ds));
+		if (ac->n < 1)
+			return perr_set(e, PPLAN_EINPUT, "a streaming kernel of %.0f bytes is less than one element", want);
+		ac->a = alloc_filled(s, ac->n), ac->b = alloc_filled(s, ac->n);
+		ac->out = s->b->ops->alloc(s->b, (size_t)ac->n * ds);
+		ok = ac->a && ac->b && ac->out;
+		*bytes = 3.0 * ac->n * ds;
+	} else if (kind == CAL_ELEM_ADAM) {
+		dc->n = (long)(want / (28.0 + (ds < 4 ? ds : 0)));
+		if (dc->n < 1)
+			return perr_set(e, PPLAN_EINPUT, "an optimizer step of %.0f bytes is less than one parameter", want);
+		dc->p = alloc_f32(s, dc->n), dc->m = alloc_f32(s, dc->n), dc->v = alloc_f32(s, dc->n);
+		dc->g = alloc_f32(s, dc->n);
+		dc->lp = ds < 4 ? s->b->ops->alloc(s->b, (size_t)dc->n * ds) : NULL;
+		ok = dc->p && dc->m && dc->v && dc->g && (ds == 4 || dc->lp);
+		/* read p, m, v, g; write p, m, v (and the compute copy) */
+		*bytes = (28.0 + (ds < 4 ? ds : 0)) * dc->n;
+	} else {
+		mc->C = channels > 0 ? channels : 1024;
+		mc->F = 4 * mc->C;
+		mc->N = (long)(want / (ds * (24.0 * mc->C + 8.0 * mc->F)));
+		if (mc->N < 1)
+			return perr_set(e, PPLAN_EINPUT, "a layer's element-wise kernels moving %.0f bytes are less than one token",
+					want);
+		mc->x = alloc_filled(s, mc->N * mc->C), mc->y = alloc_filled(s, mc->N * mc->C);
+		mc->dx = alloc_filled(s, mc->N * mc->C);
+		mc->h = alloc_filled(s, mc->N * mc->F), mc->g = alloc_filled(s, mc->N * mc->F);
+		mc->w = alloc_filled(s, mc->C), mc->bias_c = alloc_filled(s, mc->C);
+		mc->bias_f = alloc_filled(s, mc->F);
+		mc->mean = alloc_f32(s, mc->N), mc->rstd = alloc_f32(s, mc->N);
+		mc->dw = alloc_f32(s, mc->C), mc->db = alloc_f32(s, mc->C), mc->dbias = alloc_f32(s, mc->F);
+		ok = mc->x && mc->y && mc->dx && mc->h && mc->g && mc->w && mc->bias_c && mc->bias_f &&
+		     mc->mean && mc->rstd && mc->dw && mc->db && mc->dbias;
+		*bytes = mix_bytes(s, mc);
+	}
+	return ok ? PPLAN_OK : perr_set(e, PPLAN_ENOMEM, "out of device memory for %.0f bytes", want);
+}
+
+enum pplan_status cal_elementwise(struct cal_session *s, enum cal_elem kind,
+				  struct cal_bw_point *pts, int n, long channels, struct perr *e)
 {
 	for (int i = 0; i < n; i++) {
 		struct cal_bw_point *p = &pts[i];
-		struct add_ctx c = { (long)(p->bytes / 3 / dsize(s)), NULL, NULL, NULL };
-		enum pplan_status st = PPLAN_OK;
-		if (c.n < 1 || p->bytes > cal_mem_budget(s))
-			st = perr_set(e, PPLAN_EINPUT, "a streaming kernel of %.0f bytes is outside 1 element .. the memory budget",
-				      p->bytes);
-		if (st == PPLAN_OK) {
-			c.a = alloc_filled(s, c.n);
-			c.b = alloc_filled(s, c.n);
-			c.out = s->b->ops->alloc(s->b, (size_t)c.n * dsize(s));
-			if (!c.a || !c.b || !c.out)
-				st = perr_set(e, PPLAN_ENOMEM, "out of device memory for %.0f bytes", p->bytes);
-		}
+		struct mix_ctx mc = { 0 };
+		struct add_ctx ac = { 0 };
+		struct adam_ctx dc = { 0 };
+		double bytes = 0;
+		enum pplan_status st = p->bytes > cal_mem_budget(s)
+			? perr_set(e, PPLAN_EINPUT, "%.0f bytes of element-wise work exceed the memory budget", p->bytes)
+			: elem_setup(s, kind, p->bytes, channels, &mc, &ac, &dc, &bytes, e);
 		st = cal_agree(s, st, e);
 		if (st == PPLAN_OK) {
-			p->bytes = 3.0 * c.n * dsize(s);
-			p->time_s = time_point(s, add_fn, &c, &p->iters);
+			p->bytes = bytes;
+			p->time_s = kind == CAL_ELEM_STREAM ? time_point(s, add_fn, &ac, &p->iters)
+				  : kind == CAL_ELEM_ADAM   ? time_point(s, adam_fn, &dc, &p->iters)
+							    : time_point(s, mix_fn, &mc, &p->iters);
 			p->gbps = p->bytes / p->time_s / 1e9;
 		}
-		s->b->ops->free(s->b, c.a);
-		s->b->ops->free(s->b, c.b);
-		s->b->ops->free(s->b, c.out);
+		mix_free(s, &mc);
+		s->b->ops->free(s->b, ac.a), s->b->ops->free(s->b, ac.b), s->b->ops->free(s->b, ac.out);
+		s->b->ops->free(s->b, dc.p), s->b->ops->free(s->b, dc.m), s->b->ops->free(s->b, dc.v);
+		s->b->ops->free(s->b, dc.g), s->b->ops->free(s->b, dc.lp);
 		if (st != PPLAN_OK)
 			return st;
 	}

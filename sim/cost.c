@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "curves.h"
 #include "gemm.h"
 #include "memory.h"
 
@@ -60,8 +61,8 @@
  * (norm, zeroing). */
 #define ADAM_BYTES_PER_PARAM 30.0
 #define GRAD_PASS_BYTES 4.0
-/* Activations move as bf16. */
-#define ACT_BYTES 2.0
+/* Activations move as bf16 (fp32 on the CPU backend, x->ab); the byte
+ * counts above are for 2-byte elements and scale with x->es. */
 
 const struct cost_params *train_opts_params(const struct train_opts *o)
 {
@@ -119,12 +120,23 @@ struct ctx {
 	const struct cost_params *k;
 	struct gemm_rate run;    /* GEMMs in the run's precision */
 	struct gemm_rate half;   /* the attention core's precision (bf16 in fp8 runs) */
+	double ab;               /* bytes of an activation element: 4 in fp32, else 2 */
+	double es;               /* element-wise byte counts' scale: ab / 2 */
 	double b, s, sl, T, h, t;
 	double heads_l, kv_l;    /* query and key/value heads per TP rank */
 	struct group_links links;
 };
 
 /* ---- the context -------------------------------------------------------- */
+
+/* One collective: from the measured curves where the profile has them
+ * for this link class, else the alpha-beta model (collective.h). */
+static double ctime(const struct ctx *x, enum coll_op op, double bytes, int n,
+		    const struct link *l)
+{
+	double t = curve_set_coll(x->o->curves, op, bytes, n, l->cls == LINK_NET);
+	return t >= 0 ? t : coll_time(op, bytes, n, l);
+}
 
 static struct link scaled(struct link k, const struct cost_params *cp)
 {
@@ -150,6 +162,9 @@ static void ctx_init(struct ctx *x, const struct model_spec *m,
 			ap = c->gpu.peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
 		gemm_rate_init(&x->half, &c->gpu, ap, x->k);
 	}
+	x->run.curves = x->half.curves = o->curves;
+	x->ab = o->precision == PREC_FP32 ? 4.0 : 2.0;
+	x->es = x->ab / 2.0;
 	x->b = l->mbs;
 	x->s = (double)o->seq;
 	x->sl = x->s / l->cp;
@@ -212,7 +227,10 @@ static void layer_attention(const struct ctx *x, struct layer_cost *lc)
 	const struct gemm_rate *r = &x->half;
 	double dh = (double)x->m->head_dim;
 
-	if (x->o->b.attention == FW_ATTN_FLASH) {
+	if (curve_set_attention(x->o->curves, r->prec, x->o->b.attention == FW_ATTN_FLASH,
+				x->b * x->heads_l, x->sl, x->s, dh, &lc->attn_f, &lc->attn_b)) {
+		/* measured (--profile): the whole square at the measured rate */
+	} else if (x->o->b.attention == FW_ATTN_FLASH) {
 		/* Causal: half of the s_l x s scores (load-balanced ring
 		 * attention keeps that under CP); one kernel per ring step,
 		 * saturating like a GEMM of its size. */
@@ -229,8 +247,8 @@ static void layer_attention(const struct ctx *x, struct layer_cost *lc)
 		double gemms = gemm_time_batched(r, batches, x->sl, x->s, dh) +
 			       gemm_time_batched(r, batches, x->sl, dh, x->s);
 		double scores = batches * x->sl * x->s;
-		lc->attn_f = gemms + hbm_time(r, UNFUSED_SCORE_BYTES * scores);
-		lc->attn_b = 2.0 * gemms + hbm_time(r, 2.0 * UNFUSED_SCORE_BYTES * scores);
+		lc->attn_f = gemms + hbm_time(r, UNFUSED_SCORE_BYTES * x->es * scores);
+		lc->attn_b = 2.0 * gemms + hbm_time(r, 2.0 * UNFUSED_SCORE_BYTES * x->es * scores);
 	}
 }
 
@@ -246,10 +264,18 @@ static void layer_elementwise(const struct ctx *x, struct layer_cost *lc)
 		       ELEM_BYTES_PER_QKV * T * (x->heads_l + 2.0 * x->kv_l) * m->head_dim;
 	double fixed = x->k->layer_fixed_us * 1e-6;
 
+	bytes *= x->es;
 	if (x->o->precision == PREC_FP8)
 		bytes *= x->k->fp8_elementwise;
 	if (moe)
 		bytes += MOE_PERMUTE_BYTES * T * top * h;
+	if (curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes) >= 0) {
+		/* measured (--profile): these kernels' own rate, their
+		 * launches included */
+		lc->elem_f = curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes);
+		lc->elem_b = curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes);
+		return;
+	}
 	lc->elem_f = hbm_time(&x->run, bytes) + fixed;
 	lc->elem_b = hbm_time(&x->run, ELEM_BWD_FACTOR * bytes) + LAYER_FIXED_BWD_RATIO * fixed;
 }
@@ -260,19 +286,19 @@ static void layer_elementwise(const struct ctx *x, struct layer_cost *lc)
 static void layer_tp_comm(const struct ctx *x, struct layer_cost *lc)
 {
 	int n = x->l->tp;
-	double act = ACT_BYTES * x->T * x->h, fwd, bwd;
+	double act = x->ab * x->T * x->h, fwd, bwd;
 	const struct link *k = &x->links.tp;
 	double res = x->k->tp_overlap_exposed;
 
 	if (n <= 1)
 		return;
 	if (x->l->sp) {
-		double ag = coll_time(COLL_ALLGATHER, act, n, k);
-		double rs = coll_time(COLL_REDUCESCATTER, act, n, k);
+		double ag = ctime(x, COLL_ALLGATHER, act, n, k);
+		double rs = ctime(x, COLL_REDUCESCATTER, act, n, k);
 		fwd = 2 * ag + 2 * rs;
 		bwd = 4 * ag + 2 * rs;
 	} else {
-		double ar = coll_time(COLL_ALLREDUCE, act, n, k);
+		double ar = ctime(x, COLL_ALLREDUCE, act, n, k);
 		fwd = 2 * ar;
 		bwd = 2 * ar;
 	}
@@ -300,8 +326,8 @@ static void layer_cp_comm(const struct ctx *x, struct layer_cost *lc)
 	double kv, step;
 	if (n <= 1)
 		return;
-	kv = 2.0 * ACT_BYTES * x->b * x->sl * x->kv_l * x->m->head_dim;
-	step = coll_time(COLL_SENDRECV, kv, 2, &x->links.cp);
+	kv = 2.0 * x->ab * x->b * x->sl * x->kv_l * x->m->head_dim;
+	step = ctime(x, COLL_SENDRECV, kv, 2, &x->links.cp);
 	lc->cp_f = fmax(0.0, (n - 1) * step - lc->attn_f * (n - 1) / n) + step;
 	lc->cp_b = fmax(0.0, 2.0 * (n - 1) * step - lc->attn_b * (n - 1) / n) + step;
 }
@@ -314,7 +340,7 @@ static void layer_ep_comm(const struct ctx *x, struct layer_cost *lc)
 	if (x->m->num_experts <= 1 || x->l->ep <= 1)
 		return;
 	T_sp = x->l->sp ? x->T / x->t : x->T;
-	a2a = coll_time(COLL_ALLTOALL, ACT_BYTES * T_sp * x->h * x->m->top_k, x->l->ep,
+	a2a = ctime(x, COLL_ALLTOALL, x->ab * T_sp * x->h * x->m->top_k, x->l->ep,
 			&x->links.ep);
 	lc->ep_f = 2 * a2a;
 	lc->ep_b = 2 * a2a;
@@ -375,10 +401,10 @@ static void edge_costs(const struct ctx *x, struct prediction *p)
 	struct layer_cost head = { 0 };
 	double T = x->T, h = x->h, V = (double)x->m->vocab, t = x->t;
 	linear(&x->run, T, V / t, h, &head);
-	p->first_extra_fwd_s = hbm_time(&x->run, EMBED_FWD_BYTES * T * h);
-	p->first_extra_bwd_s = hbm_time(&x->run, EMBED_BWD_BYTES * T * h);
-	p->last_extra_fwd_s = head.gemm_f + hbm_time(&x->run, LOGIT_BYTES * T * V / t);
-	p->last_extra_bwd_s = head.gemm_b + hbm_time(&x->run, LOGIT_BYTES * T * V / t);
+	p->first_extra_fwd_s = hbm_time(&x->run, EMBED_FWD_BYTES * x->es * T * h);
+	p->first_extra_bwd_s = hbm_time(&x->run, EMBED_BWD_BYTES * x->es * T * h);
+	p->last_extra_fwd_s = head.gemm_f + hbm_time(&x->run, LOGIT_BYTES * x->es * T * V / t);
+	p->last_extra_bwd_s = head.gemm_b + hbm_time(&x->run, LOGIT_BYTES * x->es * T * V / t);
 }
 
 /* One activation (or its gradient) per microbatch and boundary: the
@@ -387,13 +413,13 @@ static void edge_costs(const struct ctx *x, struct prediction *p)
  * transfer. */
 static void pipeline_p2p(const struct ctx *x, struct prediction *p)
 {
-	double bytes = ACT_BYTES * x->T * x->h;
+	double bytes = x->ab * x->T * x->h;
 	p->p2p_s = 0;
 	if (x->l->pp <= 1)
 		return;
 	if (x->o->b.pipe != FW_PIPE_DEEPSPEED)
 		bytes /= x->t;
-	p->p2p_s = coll_time(COLL_SENDRECV, bytes, 2, &x->links.pp);
+	p->p2p_s = ctime(x, COLL_SENDRECV, bytes, 2, &x->links.pp);
 	if (x->o->b.pipe == FW_PIPE_DEEPSPEED)
 		p->p2p_s += x->k->ds_pipe_step_ms * 1e-3;
 }
@@ -462,21 +488,21 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	const struct link *k = &x->links.dp;
 	struct time_breakdown *tb = &p->time;
 	double g = x->o->b.grad_bytes; /* the same bytes as in memory */
-	double w = x->o->b.fp8_weights ? 1.0 : ACT_BYTES; /* the weights gathered */
+	double w = x->o->b.fp8_weights ? 1.0 : x->ab; /* the weights gathered */
 	double res = x->k->dp_overlap_unhidden;
 	int n = l->dp * l->cp, ne = n / l->ep;
 	double rs = 0, ag = 0, rs_exposed, ag_exposed = 0;
 	long micro = layout_microbatches(l);
 
 	if (l->zero == 0) {
-		rs = coll_time(COLL_ALLREDUCE, g * sp->dense, n, k) +
-		     coll_time(COLL_ALLREDUCE, g * sp->expert, ne, k);
+		rs = ctime(x, COLL_ALLREDUCE, g * sp->dense, n, k) +
+		     ctime(x, COLL_ALLREDUCE, g * sp->expert, ne, k);
 	} else if (l->zero <= 2) {
 		/* Reduce-scatter the gradients; all-gather the updated weights. */
-		rs = coll_time(COLL_REDUCESCATTER, g * sp->dense, n, k) +
-		     coll_time(COLL_REDUCESCATTER, g * sp->expert, ne, k);
-		ag = coll_time(COLL_ALLGATHER, w * sp->dense, n, k) +
-		     coll_time(COLL_ALLGATHER, w * sp->expert, ne, k);
+		rs = ctime(x, COLL_REDUCESCATTER, g * sp->dense, n, k) +
+		     ctime(x, COLL_REDUCESCATTER, g * sp->expert, ne, k);
+		ag = ctime(x, COLL_ALLGATHER, w * sp->dense, n, k) +
+		     ctime(x, COLL_ALLGATHER, w * sp->expert, ne, k);
 	}
 	tb->dp_comm_total = rs + ag;
 	if (l->zero >= 3) {
@@ -486,8 +512,8 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 		double all = sp->dense + sp->expert, per_mb, exposed;
 		if (z3.cls == LINK_NET)
 			z3.bw_gbps = x->c->net.bw_gbps;
-		per_mb = coll_time(COLL_ALLGATHER, w * all, n, &z3) * zero3_gathers(x->o, l) +
-			 coll_time(COLL_REDUCESCATTER, g * all, n, &z3);
+		per_mb = ctime(x, COLL_ALLGATHER, w * all, n, &z3) * zero3_gathers(x->o, l) +
+			 ctime(x, COLL_REDUCESCATTER, g * all, n, &z3);
 		exposed = fmax(0.0, per_mb - st->t_max) +
 			  x->k->zero3_unhidden * fmin(per_mb, st->t_max);
 		p->dp_reduce_s = 0;
@@ -515,6 +541,12 @@ static double optimizer_step(const struct ctx *x, const struct stage_params *sp)
 	int n = x->l->dp * x->l->cp, ne = n / x->l->ep;
 	double local = x->l->zero >= 1 ? sp->dense / n + sp->expert / ne
 				       : sp->dense + sp->expert;
+	/* measured (--profile): the AdamW kernel's rate on the bytes it
+	 * moves (28 per parameter, and the compute copy below fp32) */
+	double adam = curve_set_bw(x->o->curves, CURVE_BW_OPTIMIZER,
+				   (28.0 + (x->ab < 4 ? x->ab : 0)) * local);
+	if (adam >= 0)
+		return adam + hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
 	return hbm_time(&x->run, ADAM_BYTES_PER_PARAM * local +
 				      GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
 	       x->k->step_fixed_ms * 1e-3;

@@ -14,6 +14,8 @@
 #include "model.h"
 #include "params.h"
 
+struct curve_set;
+
 struct train_opts {
 	long seq;                 /* tokens per sequence */
 	enum precision precision;
@@ -24,6 +26,9 @@ struct train_opts {
 	struct rank_order order;  /* rank placement, innermost first (tp-cp-dp-pp) */
 	int use_des;              /* step time from the event simulation */
 	const struct cost_params *params; /* the constants; NULL = the embedded defaults */
+	const struct curve_set *curves;   /* measured curves (--profile, sim/curves.h);
+					   * NULL = the embedded GEMM, bandwidth and
+					   * collective model */
 };
 
 /* o's constants: o->params, or the embedded defaults. */

@@ -24,7 +24,11 @@
 #ifndef PPLAN_CURVES_H
 #define PPLAN_CURVES_H
 
+#include "cluster.h"
 #include "collective.h"
+#include "status.h"
+
+struct profile;
 
 struct curve_gemm_pt {
 	double m, n, k, tflops;
@@ -61,5 +65,75 @@ double curve_stream_time(const struct curve_bw_pt *pts, int n_pts, double bytes)
 double curve_coll_time(enum coll_op op, const struct curve_coll_pt *pts, int n_pts,
 		       int meas_ranks, double alpha_s, double busbw_gbps, int ranks,
 		       double bytes);
+
+/* ---- a profile's curves, ready for the cost model ------------------------
+ * Built once from a pplan.profile/1 (profile.h) and pointed to by
+ * train_opts.curves; each query answers from the measured points or
+ * returns a negative time where the profile has none, and the embedded
+ * model answers instead. */
+
+#define CURVE_MAX_GEMM 1024
+#define CURVE_MAX_BW 64
+#define CURVE_MAX_ATTN 64
+#define CURVE_MAX_COLL 64
+#define CURVE_MAX_COLL_PTS 48
+
+struct curve_coll {
+	enum coll_op op;
+	int ranks;
+	int net;                     /* measured over the network (link "net") */
+	double alpha_s, busbw_gbps;
+	int n;
+	struct curve_coll_pt pts[CURVE_MAX_COLL_PTS];
+};
+
+struct curve_attn {
+	int fused;
+	double seq, head_dim;
+	double fwd_tflops, bwd_tflops;   /* FLOPs of the whole s x s square */
+};
+
+/* The element-wise curves of a profile (profile.h): a streaming kernel,
+ * a transformer layer's element-wise kernels, the optimizer step. */
+enum curve_bw { CURVE_BW_STREAM = 0, CURVE_BW_LAYER, CURVE_BW_OPTIMIZER, CURVE_BW_COUNT };
+
+struct curve_set {
+	char device[32];             /* the profile's device.name */
+	int cpu;                     /* a CPU profile: no tensor-core tiles */
+	enum precision prec;         /* of the GEMM and attention points */
+	struct curve_tiles tiles;
+	int n_gemm, n_bw[CURVE_BW_COUNT], n_attn, n_coll;
+	struct curve_gemm_pt gemm[CURVE_MAX_GEMM];
+	struct curve_bw_pt bw[CURVE_BW_COUNT][CURVE_MAX_BW];
+	struct curve_attn attn[CURVE_MAX_ATTN];
+	struct curve_coll coll[CURVE_MAX_COLL];
+};
+
+/* The curves of p (points of other precisions than the first GEMM's are
+ * left out; more points than the arrays hold, too). */
+void curve_set_from_profile(struct curve_set *cs, const struct profile *p);
+
+/* 1 when cs holds no measured point at all. */
+int curve_set_empty(const struct curve_set *cs);
+
+/* Negative where cs has nothing for the question. */
+double curve_set_gemm(const struct curve_set *cs, enum precision p, double batch, double m,
+		      double n, double k);
+/* Seconds for `bytes` read and written by kernels of that kind. */
+double curve_set_bw(const struct curve_set *cs, enum curve_bw kind, double bytes);
+double curve_set_coll(const struct curve_set *cs, enum coll_op op, double bytes, int ranks,
+		      int net);
+/* The attention core of `heads` query heads (batch included), seq_q
+ * queries against seq_k keys, head_dim: forward and backward seconds. */
+int curve_set_attention(const struct curve_set *cs, enum precision p, int fused,
+			double heads, double seq_q, double seq_k, double head_dim,
+			double *fwd_s, double *bwd_s);
+
+/* A machine of CPU ranks as a CPU profile describes it (device "cpu"):
+ * `ranks` devices on one host, the measured sgemm peak, memory per rank,
+ * the fastest streaming rate, and shared-memory MPI as the node's links
+ * at the all-reduce's measured alpha and bus bandwidth. */
+enum pplan_status curve_cpu_cluster(const struct profile *p, long ranks, struct cluster *c,
+				    struct perr *e);
 
 #endif

@@ -494,7 +494,9 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 enum reject framework_check_layout(const struct framework *fw, enum precision p,
 				   const struct layout *l)
 {
-	if (!(fw->precisions & FW_PREC_BIT(p)))
+	/* fp32 is every framework's default without a mixed-precision flag
+	 * (and what pplan exec's CPU backend runs). */
+	if (p != PREC_FP32 && !(fw->precisions & FW_PREC_BIT(p)))
 		return REJECT_FW_PRECISION;
 	if (l->sp && !fw->can_sp)
 		return REJECT_FW_SP;

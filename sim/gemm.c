@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "curves.h"
+
 /* Tensor-core tile edge below which a dimension wastes part of a tile. */
 #define GEMM_TILE_DIM 128.0
 /* GEMM outputs are written in half precision (in fp32 by fp32 GEMMs). */
@@ -21,6 +23,8 @@ void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,
 	r->hbm_bps = g->hbm_gbps * 1e9 * (g->hbm_eff > 0 ? g->hbm_eff : cp->hbm_eff);
 	r->in_bytes = (double)precision_bytes(p);
 	r->out_bytes = r->in_bytes < GEMM_HALF_BYTES ? GEMM_HALF_BYTES : r->in_bytes;
+	r->curves = NULL;
+	r->prec = p;
 }
 
 static double tile_factor(double d)
@@ -45,7 +49,8 @@ double gemm_efficiency(const struct gemm_rate *r, double m, double n, double k)
 
 double hbm_time(const struct gemm_rate *r, double bytes)
 {
-	return bytes / r->hbm_bps;
+	double t = r->curves ? curve_set_bw(r->curves, CURVE_BW_STREAM, bytes) : -1;
+	return t >= 0 ? t : bytes / r->hbm_bps;
 }
 
 double gemm_time_batched(const struct gemm_rate *r, double batch, double m, double n,
@@ -53,7 +58,11 @@ double gemm_time_batched(const struct gemm_rate *r, double batch, double m, doub
 {
 	double flops = 2.0 * m * n * k * batch;
 	double t_math, t_mem;
-	if (flops <= 0 || r->peak_flops <= 0 || r->ceiling <= 0)
+	if (flops <= 0)
+		return 0;
+	if (r->curves && (t_math = curve_set_gemm(r->curves, r->prec, batch, m, n, k)) >= 0)
+		return t_math; /* measured */
+	if (r->peak_flops <= 0 || r->ceiling <= 0)
 		return 0;
 	t_math = flops / (r->peak_flops * efficiency(r, flops, m, n));
 	t_mem = hbm_time(r, batch * (r->in_bytes * (m * k + k * n) + r->out_bytes * m * n));

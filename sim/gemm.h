@@ -11,6 +11,8 @@
 #define PPLAN_GEMM_H
 
 #include "gpu.h"
+
+struct curve_set;
 #include "params.h"
 
 /* One GPU in one precision as the cost model sees it (plain data). */
@@ -21,6 +23,10 @@ struct gemm_rate {
 	double hbm_bps;      /* achieved HBM bandwidth, B/s */
 	double in_bytes;     /* bytes per input element (fp8 1, bf16/fp16 2, fp32 4) */
 	double out_bytes;    /* bytes per output element (half precision, fp32 on fp32) */
+	/* Measured curves (--profile) that answer before the model above
+	 * where they hold points (sim/curves.h); NULL by gemm_rate_init. */
+	const struct curve_set *curves;
+	enum precision prec;
 };
 
 void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,

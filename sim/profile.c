@@ -39,6 +39,10 @@ void profile_free(struct profile *p)
 		free(p->collectives[i].points);
 	free(p->gemm);
 	free(p->elementwise);
+	free(p->layer_elementwise);
+	free(p->optimizer_elementwise);
+	p->layer_elementwise = p->optimizer_elementwise = NULL;
+	p->n_layer_elementwise = p->n_optimizer_elementwise = 0;
 	free(p->attention);
 	free(p->collectives);
 	p->gemm = NULL;
@@ -247,30 +251,47 @@ static enum pplan_status read_gemm(const cJSON *root, struct profile *p,
 	return gemm_monotone(p, path, e);
 }
 
-static enum pplan_status read_elementwise(const cJSON *root, struct profile *p,
-					  const char *path, struct perr *e)
+/* One element-wise curve: key "elementwise" (a streaming kernel), or the
+ * additive "layer_elementwise" (a transformer layer's norm, residual,
+ * bias and activation kernels, forward and backward) and
+ * "optimizer_elementwise" (the AdamW kernel) that pplan calibrate writes. */
+static enum pplan_status read_bw_curve(const cJSON *root, const char *key,
+				       struct profile_elementwise **out, int *count,
+				       const char *path, struct perr *e)
 {
 	const cJSON *a, *it;
 	int n, i = 0;
-	enum pplan_status st = array_of(root, "elementwise", &a, &n, path, e);
+	enum pplan_status st = array_of(root, key, &a, &n, path, e);
 	if (st || !a || n == 0)
 		return st;
-	if (!(p->elementwise = calloc((size_t)n, sizeof *p->elementwise)))
+	if (!(*out = calloc((size_t)n, sizeof **out)))
 		return perr_set(e, PPLAN_ENOMEM, "%s: out of memory", path);
 	cJSON_ArrayForEach(it, a) {
-		struct profile_elementwise *w = &p->elementwise[i];
+		struct profile_elementwise *w = &(*out)[i];
 		char where[600];
-		snprintf(where, sizeof where, "%s: elementwise[%d]", path, i);
+		snprintf(where, sizeof where, "%s: %s[%d]", path, key, i);
 		if (!cJSON_IsObject(it))
 			return perr_set(e, PPLAN_EINPUT, "%s must be an object", where);
 		if ((st = positive(it, "bytes", &w->bytes, 1, where, e)) ||
 		    (st = positive(it, "gbps", &w->gbps, 1, where, e)))
 			return st;
-		if (i > 0 && !(w->bytes > p->elementwise[i - 1].bytes))
+		if (i > 0 && !(w->bytes > (*out)[i - 1].bytes))
 			return perr_set(e, PPLAN_EINPUT, "%s: points must be sorted by bytes", where);
-		p->n_elementwise = ++i;
+		*count = ++i;
 	}
 	return PPLAN_OK;
+}
+
+static enum pplan_status read_elementwise(const cJSON *root, struct profile *p,
+					  const char *path, struct perr *e)
+{
+	enum pplan_status st;
+	if ((st = read_bw_curve(root, "elementwise", &p->elementwise, &p->n_elementwise, path, e)) ||
+	    (st = read_bw_curve(root, "layer_elementwise", &p->layer_elementwise,
+				&p->n_layer_elementwise, path, e)))
+		return st;
+	return read_bw_curve(root, "optimizer_elementwise", &p->optimizer_elementwise,
+			     &p->n_optimizer_elementwise, path, e);
 }
 
 static enum pplan_status read_attention(const cJSON *root, struct profile *p,
@@ -534,6 +555,21 @@ out:
 
 /* ---- writing ---------------------------------------------------------------- */
 
+static void write_bw_curve(cJSON *root, const char *key, const struct profile_elementwise *w,
+			   int n)
+{
+	cJSON *a;
+	if (n <= 0)
+		return;
+	a = cJSON_AddArrayToObject(root, key);
+	for (int i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "bytes", w[i].bytes);
+		cJSON_AddNumberToObject(o, "gbps", w[i].gbps);
+		cJSON_AddItemToArray(a, o);
+	}
+}
+
 static void add_string_or_null(cJSON *o, const char *key, const char *s)
 {
 	if (s && s[0])
@@ -570,15 +606,10 @@ static void add_curves(cJSON *root, const struct profile *p)
 			cJSON_AddItemToArray(a, o);
 		}
 	}
-	if (p->n_elementwise) {
-		cJSON *a = cJSON_AddArrayToObject(root, "elementwise");
-		for (int i = 0; i < p->n_elementwise; i++) {
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "bytes", p->elementwise[i].bytes);
-			cJSON_AddNumberToObject(o, "gbps", p->elementwise[i].gbps);
-			cJSON_AddItemToArray(a, o);
-		}
-	}
+	write_bw_curve(root, "elementwise", p->elementwise, p->n_elementwise);
+	write_bw_curve(root, "layer_elementwise", p->layer_elementwise, p->n_layer_elementwise);
+	write_bw_curve(root, "optimizer_elementwise", p->optimizer_elementwise,
+		       p->n_optimizer_elementwise);
 	if (p->n_attention) {
 		cJSON *a = cJSON_AddArrayToObject(root, "attention");
 		for (int i = 0; i < p->n_attention; i++) {

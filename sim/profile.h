@@ -75,6 +75,11 @@ struct profile {
 	int n_gemm;
 	struct profile_elementwise *elementwise;
 	int n_elementwise;
+	/* pplan calibrate's two more element-wise curves (additive keys):
+	 * a transformer layer's kernels (norms, residual adds, bias,
+	 * activation, forward and backward) and the AdamW kernel */
+	struct profile_elementwise *layer_elementwise, *optimizer_elementwise;
+	int n_layer_elementwise, n_optimizer_elementwise;
 	struct profile_attention *attention;
 	int n_attention;
 	struct profile_collective *collectives;

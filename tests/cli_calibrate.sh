@@ -41,6 +41,15 @@ for key in '"schema":[[:space:]]*"pplan.profile/1"' '"kind":[[:space:]]*"measure
 	grep -qE "$key" "$tmp/prof.json" || { echo "FAIL: no $key in the profile"; fail=1; }
 done
 
+# The profile prices CPU ranks: predict, search and simulate read it back
+# (sim/profile.c's checks) and take it as the machine.
+M=${PPLAN_SOURCE_DIR:?}/tests/fixtures/exec/gpt-small.json
+for cmd in "predict --layout pp=2,gbs=16" "simulate --layout pp=2,gbs=16" "search --gpus 2 --global-batch 16"; do
+	"$B" $cmd --model "$M" --profile "$tmp/prof.json" >"$tmp/out" 2>"$tmp/err" ||
+		{ echo "FAIL: pplan $cmd --profile: exit $?"; cat "$tmp/err"; fail=1; continue; }
+	grep -q '^# cluster   cpu: 2 x cpu' "$tmp/out" || { echo "FAIL: $cmd: not priced on the CPU ranks"; head -5 "$tmp/out"; fail=1; }
+done
+
 # Bad input: exit 2, one sentence, nothing written, no MPI needed.
 bad() {
 	local needle=$1 rc
@@ -58,4 +67,22 @@ bad "computes in fp32" --precision bf16
 bad "does not exist" --out "$tmp/no/such/prof.json"
 bad "unknown model" --model no-such-model --out "$tmp/bad.json"
 [ -e "$tmp/bad.json" ] && { echo "FAIL: a profile was written for bad input"; fail=1; }
+
+# --profile refused: a CPU profile with a cluster, or bf16; a GPU profile
+# for another GPU; exec on the CPU backend with a GPU profile.
+P="$tmp/prof.json"
+sed -e 's/"name":[[:space:]]*"cpu"/"name": "h100-sxm"/; s/"backend":[[:space:]]*"cpu"/"backend": "cuda"/' "$P" >"$tmp/h100.json"
+badp() {
+	local needle=$1 rc
+	shift
+	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -qF -- "$needle" "$tmp/err"; then
+		echo "FAIL: pplan $*: exit $rc, want 2 and '$needle'"; cat "$tmp/err"; fail=1
+	fi
+}
+badp "leave out --cluster" predict --model "$M" --layout pp=2,gbs=16 --profile "$P" --cluster dgx-a100
+badp "compute in fp32, not --precision bf16" predict --model "$M" --layout pp=2,gbs=16 --profile "$P" --precision bf16
+badp "describes h100-sxm, but the cluster's GPU is a100-80gb" predict --model "$M" --layout tp=8 --profile "$tmp/h100.json" --gpu a100-80gb --gpus 8
+badp "but --backend cpu runs on CPU ranks" exec --backend cpu --model "$M" --layout dp=1,gbs=4 --profile "$tmp/h100.json"
 exit $fail

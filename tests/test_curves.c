@@ -7,6 +7,10 @@
 
 #include "curves.h"
 
+#ifndef PPLAN_SOURCE_DIR
+#define PPLAN_SOURCE_DIR "."
+#endif
+
 static void near(double got, double want, double rel, const char *what)
 {
 	cr_expect(fabs(got - want) <= rel * fabs(want), "%s: got %.9g, want %.9g", what, got, want);
@@ -71,4 +75,72 @@ Test(curves, collectives)
 	near(curve_coll_time(COLL_ALLREDUCE, p, 2, 4, 1e-5, 1.5, 2, 1e6), 1e-5 / 3 + 1e6 / 1.5e9,
 	     1e-9, "other group size");
 	cr_expect_eq(curve_coll_time(COLL_ALLREDUCE, p, 2, 4, 1e-5, 1.5, 1, 1e6), 0, "one rank");
+}
+
+/* ---- a profile's curves (tests/fixtures/profiles/cpu-2rank.json, points
+ * chosen by hand) as the cost model asks for them ------------------------ */
+
+#include "gemm.h"
+#include "params.h"
+#include "profile.h"
+
+static struct curve_set fixture_curves;
+static struct profile fixture;
+
+static void load_fixture(void)
+{
+	struct perr e = { { 0 } };
+	cr_assert_eq(profile_load(PPLAN_SOURCE_DIR "/tests/fixtures/profiles/cpu-2rank.json",
+				  &fixture, &e), PPLAN_OK, "%s", e.msg);
+	curve_set_from_profile(&fixture_curves, &fixture);
+}
+
+Test(curve_set, answers_from_the_points, .init = load_fixture)
+{
+	const struct curve_set *cs = &fixture_curves;
+	double f, b;
+	cr_expect(cs->cpu);
+	cr_expect_eq(cs->prec, PREC_FP32);
+	/* the measured 1024^3 at 0.1 TFLOP/s; no bf16 points */
+	near(curve_set_gemm(cs, PREC_FP32, 1, 1024, 1024, 1024), 2 * 1073741824.0 / 1e11, 1e-12, "gemm");
+	cr_expect_lt(curve_set_gemm(cs, PREC_BF16, 1, 1024, 1024, 1024), 0, "another precision");
+	/* each element-wise kind its own curve */
+	near(curve_set_bw(cs, CURVE_BW_STREAM, 1e8), 1e8 / 10e9, 1e-12, "stream");
+	near(curve_set_bw(cs, CURVE_BW_LAYER, 1e6), 1e6 / 0.5e9, 1e-12, "layer");
+	near(curve_set_bw(cs, CURVE_BW_OPTIMIZER, 1e6), 1e6 / 4e9, 1e-12, "optimizer");
+	/* all-reduce over shared memory at a measured size; none over a network */
+	near(curve_set_coll(cs, COLL_ALLREDUCE, 1048576, 2, 0), 0.000534288, 1e-12, "all-reduce");
+	cr_expect_lt(curve_set_coll(cs, COLL_ALLREDUCE, 1048576, 2, 1), 0, "no net entry");
+	/* 4 ranks from the 2-rank fit: alpha x 6/2 steps + 1e6 B x 1.5 / 2 GB/s */
+	near(curve_set_coll(cs, COLL_ALLREDUCE, 1e6, 4, 0), 3e-5 + 7.5e-4, 1e-9, "4 ranks");
+	cr_expect_lt(curve_set_coll(cs, COLL_ALLGATHER, 1e6, 2, 0), 0, "not measured");
+	/* the three-step attention core: 4 x 8 x 256^2 x 32 FLOPs at 0.01 forward,
+	 * twice that at 0.012 backward */
+	cr_assert(curve_set_attention(cs, PREC_FP32, 0, 8, 256, 256, 32, &f, &b));
+	near(f, 67108864.0 / 1e10, 1e-12, "attention forward");
+	near(b, 2 * 67108864.0 / 1.2e10, 1e-12, "attention backward");
+	cr_expect_eq(curve_set_attention(cs, PREC_FP32, 1, 8, 256, 256, 32, &f, &b), 0,
+		     "no fused points");
+	profile_free(&fixture);
+}
+
+Test(curve_set, gemm_and_bandwidth_hooks, .init = load_fixture)
+{
+	struct cluster c;
+	struct gemm_rate r;
+	struct perr e = { { 0 } };
+	cr_assert_eq(curve_cpu_cluster(&fixture, 2, &c, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(c.gpu.name, "cpu");
+	near(c.gpu.peak_tflops[PREC_FP32], 0.1, 1e-12, "peak");
+	near(c.gpu.hbm_gbps, 10, 1e-12, "the fastest streaming point");
+	near(c.nvlink.bw_gbps, 2, 1e-12, "the all-reduce's busbw");
+	cr_expect_eq(c.gpus_per_node, 2);
+	gemm_rate_init(&r, &c.gpu, PREC_FP32, cost_params_default());
+	r.curves = &fixture_curves;
+	near(gemm_time(&r, 1024, 1024, 1024), 2 * 1073741824.0 / 1e11, 1e-12, "gemm_time");
+	near(hbm_time(&r, 1e8), 1e8 / 10e9, 1e-12, "hbm_time");
+	r.curves = NULL; /* the model again: no longer the measurement */
+	cr_expect_neq(gemm_time(&r, 1024, 1024, 1024), 2 * 1073741824.0 / 1e11);
+	cr_expect_neq(curve_cpu_cluster(&fixture, 0, &c, &e), PPLAN_OK, "no ranks");
+	profile_free(&fixture);
 }
