@@ -15,6 +15,7 @@
 #include "memory.h"
 
 #include <math.h>
+#include <string.h>
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 /* DeepSpeed ZeRO-1/2: a reduce and an all-gather bucket of 5e8 elements,
@@ -127,7 +128,11 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	struct stage_params sp;
 	double dp_shard = (double)l->dp * l->cp;      /* dense replicas */
 	double ep_shard = dp_shard / l->ep;           /* expert replicas */
-	double w_b = 2.0, g_b, opt_b = 12.0;
+	/* fp32 (the CPU backend): 4-byte weights that are their own master
+	 * copy and 4-byte activations; no CUDA context or NCCL buffers on
+	 * CPU ranks (sim/MODEL.md 12) */
+	int fp32 = o->precision == PREC_FP32, cpu = strcmp(c->gpu.name, "cpu") == 0;
+	double w_b = fp32 ? 4.0 : 2.0, g_b, opt_b = fp32 ? 8.0 : 12.0;
 	double params, act_layer, inflight, act, work, other;
 	long micro = layout_microbatches(l);
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
@@ -162,7 +167,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 
 	/* Activations of the microbatches in flight, plus the working set of
 	 * the layer being differentiated. */
-	act_layer = memory_layer_activations(m, l, o);
+	act_layer = memory_layer_activations(m, l, o) * (fp32 ? 2.0 : 1.0);
 	inflight = memory_inflight(l, micro, stage);
 	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1 && inflight < micro)
 		inflight += 1; /* DeepSpeed's TrainSchedule keeps p - stage + 1 buffers */
@@ -171,7 +176,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 		struct layout full = *l;
 		struct train_opts fo = *o;
 		full.recompute = RECOMPUTE_NONE;
-		work = memory_layer_activations(m, &full, &fo);
+		work = memory_layer_activations(m, &full, &fo) * (fp32 ? 2.0 : 1.0);
 	}
 	if (sp.has_embedding) /* the embedding dropout mask, one byte per element */
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);
@@ -188,8 +193,8 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	/* What a real run adds: CUDA context and cuBLAS workspace, NCCL
 	 * channel buffers, and the caching allocator's fragmentation of the
 	 * activation memory that is freed and reallocated every microbatch. */
-	other = k->mem_context_gib * GIB;
-	if (layout_gpus(l) > 1)
+	other = cpu ? 0 : k->mem_context_gib * GIB;
+	if (layout_gpus(l) > 1 && !cpu)
 		other += k->mem_nccl_gib * GIB;
 	if (o->b.sharding == FW_SHARD_DEEPSPEED && l->zero >= 1 && l->zero <= 2)
 		other += 2.0 * DS_BUCKET_ELEMS * 2.0;
@@ -212,7 +217,6 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 		if (4.0 * shard > freed)
 			other += 4.0 * shard - freed;
 	}
-	(void)c;
 	out->other = other;
 	out->total = out->weights + out->gradients + out->optimizer +
 		     out->activations + out->other;
