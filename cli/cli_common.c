@@ -218,8 +218,16 @@ static enum pplan_status resolve_model(struct cli_inputs *in, struct perr *e)
 	if (in->model_arg && in->params_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"--model and --params conflict: give one of them");
-	if (in->model_arg)
-		return model_resolve(in->model_arg, &in->model, e);
+	if (in->model_arg) {
+		enum pplan_status st = model_resolve(in->model_arg, &in->model, e);
+		size_t len = strlen(in->model_arg), used = strlen(e->msg);
+		int file = strchr(in->model_arg, '/') ||
+			   (len > 5 && strcmp(in->model_arg + len - 5, ".json") == 0);
+		if (st != PPLAN_OK && !file && used < sizeof e->msg)
+			snprintf(e->msg + used, sizeof e->msg - used,
+				 " (see pplan search --list-models)");
+		return st;
+	}
 	if (!in->params_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"no model: give --model NAME|FILE or --params N (e.g. --params 70B)");

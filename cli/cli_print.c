@@ -72,8 +72,21 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 		m->name, in->model_note[0] ? " (" : "", in->model_note,
 		in->model_note[0] ? ")" : "", par, act, m->layers, m->hidden,
 		m->ffn, m->heads, m->kv_heads, m->vocab, mlp_kind_name(m->mlp));
-	if (m->num_experts > 1)
-		fprintf(f, "# experts   %d, top-%d\n", m->num_experts, m->top_k);
+	if (m->num_experts > 1) {
+		fprintf(f, "# experts   %d, top-%d", m->num_experts, m->top_k);
+		if (m->moe_ffn > 0)
+			fprintf(f, ", ffn %ld each", m->moe_ffn);
+		if (m->shared_experts > 0)
+			fprintf(f, ", %d shared (ffn %ld)", m->shared_experts, model_shared_ffn(m));
+		if (model_moe_layers(m) < m->layers)
+			fprintf(f, ", %d of %d layers MoE", model_moe_layers(m), m->layers);
+		fputc('\n', f);
+	}
+	if (model_is_mla(m))
+		fprintf(f, "# attention multi-head latent: q rank %ld, kv rank %ld, head %ld + %ld rope, v %ld\n",
+			m->q_lora_rank, m->kv_lora_rank, m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim);
+	if (m->note[0])
+		fprintf(f, "# note      %s\n", m->note);
 	fprintf(f, "# cluster   %s: %ld x %s (%d %s of %d%s%s), NVLink %.0f GB/s, network %.1f GB/s per GPU (%s)\n",
 		c->name, cluster_gpus(c), c->gpu.name, c->num_nodes,
 		plural(c->num_nodes, "node", "nodes"), c->gpus_per_node,

@@ -50,7 +50,7 @@ static void print_groups(FILE *f, const struct cli_inputs *in, const struct layo
 		  l->cp > 1 && g.dp_stride == g.cp_stride * l->cp ? g.cp_stride : g.dp_stride,
 		  &g.dp },
 		{ "pp", l->pp, g.pp_stride, &g.pp },
-		{ "ep", l->ep, l->cp > 1 ? g.cp_stride : g.dp_stride, &g.ep },
+		{ "ep", l->ep, g.ep_stride, &g.ep },
 	};
 	char os[32];
 	rank_order_format(&in->opts.order, os, sizeof os);

@@ -21,6 +21,22 @@ cJSON *report_model_json(const struct model_spec *m)
 	cJSON_AddStringToObject(o, "mlp", mlp_kind_name(m->mlp));
 	cJSON_AddNumberToObject(o, "num_experts", m->num_experts);
 	cJSON_AddNumberToObject(o, "top_k", m->top_k);
+	if (m->num_experts > 0) {
+		cJSON_AddNumberToObject(o, "expert_ffn_hidden_size", (double)model_expert_ffn(m));
+		cJSON_AddNumberToObject(o, "shared_experts", m->shared_experts);
+		cJSON_AddNumberToObject(o, "moe_layers", model_moe_layers(m));
+	}
+	if (model_is_mla(m)) {
+		cJSON *a = cJSON_AddObjectToObject(o, "mla");
+		cJSON_AddNumberToObject(a, "q_lora_rank", (double)m->q_lora_rank);
+		cJSON_AddNumberToObject(a, "kv_lora_rank", (double)m->kv_lora_rank);
+		cJSON_AddNumberToObject(a, "qk_rope_head_dim", (double)m->qk_rope_dim);
+		cJSON_AddNumberToObject(a, "qk_nope_head_dim", (double)m->qk_nope_dim);
+		cJSON_AddNumberToObject(a, "v_head_dim", (double)m->v_head_dim);
+	}
+	cJSON_AddNumberToObject(o, "pos_embedding", (double)m->pos_embedding);
+	if (m->note[0])
+		cJSON_AddStringToObject(o, "note", m->note);
 	cJSON_AddNumberToObject(o, "params", model_params_total(m));
 	cJSON_AddNumberToObject(o, "params_active", model_params_active(m));
 	return o;

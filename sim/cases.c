@@ -444,7 +444,7 @@ static void resolve_framework(struct vcase *vc)
 /* ---- measurements -------------------------------------------------------- */
 
 /* The FLOP convention as the case words it: model FLOPs (Megatron's and
- * NeMo's reporting formula, DESIGN.md's definition) or hardware FLOPs
+ * NeMo's reporting formula, sim/MODEL.md section 2) or hardware FLOPs
  * (the recomputed forward counted too). */
 static enum flops_convention convention_of(const char *text)
 {

@@ -14,7 +14,7 @@
 /* How the source counted the FLOPs of a TFLOP/s figure. */
 enum flops_convention {
 	FLOPS_UNKNOWN = 0,
-	FLOPS_MODEL,      /* forward + backward, no recomputation (DESIGN.md) */
+	FLOPS_MODEL,      /* forward + backward, no recomputation (sim/MODEL.md 2) */
 	FLOPS_HARDWARE,   /* with the extra forward of full recomputation */
 };
 

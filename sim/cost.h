@@ -107,13 +107,13 @@ enum pplan_status cost_predict(const struct model_spec *m,
  * "Collectives"): tp, cp, the dp x cp gradient reduction, pp and ep. */
 struct group_links {
 	struct link tp, cp, dp, pp, ep;
-	long tp_stride, cp_stride, dp_stride, pp_stride;
+	long tp_stride, cp_stride, dp_stride, pp_stride, ep_stride;
 };
 void cost_group_links(const struct cluster *c, const struct layout *l,
 		      const struct train_opts *o, struct group_links *out);
 
-/* Model FLOPs of one step (forward + backward, no recompute), DESIGN.md's
- * definition generalised for GQA, gated MLPs and MoE. */
+/* Model FLOPs of one step (forward + backward, no recompute), generalised
+ * for GQA, gated MLPs, MoE and MLA (sim/MODEL.md section 2). */
 double cost_model_flops(const struct model_spec *m, long seq, long gbs);
 
 #endif

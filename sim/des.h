@@ -27,7 +27,7 @@
  * its input's arrival.  That gives the same times as an event queue in
  * O(ops) and detects a deadlocking schedule.
  *
- * Bubble fraction (DESIGN.md): over the pipeline span, from the first
+ * Bubble fraction (sim/MODEL.md section 1): over the pipeline span, from the first
  * forward to the last backward of the step, the share of time in which a
  * stage computes nothing: 1 - busy / span.  With uniform durations and
  * free communication every stage's value equals the closed form

@@ -34,17 +34,23 @@ static double tile_factor(double d)
 	return d / (tiles * GEMM_TILE_DIM);
 }
 
-static double efficiency(const struct gemm_rate *r, double flops, double m, double n)
+/* The math time of a GEMM of `flops` with output m x n: its work padded
+ * to whole tiles, plus the fixed cost that leaves a small GEMM short of
+ * the ceiling (a GEMM of half_flops runs at half of it).  The fixed
+ * cost is not padded: a skinny GEMM (a router's n = E) pays its tiles on
+ * its work only. */
+static double math_time(const struct gemm_rate *r, double flops, double m, double n)
 {
-	if (flops <= 0)
-		return 0;
-	return r->ceiling * flops / (flops + r->half_flops) * tile_factor(m) *
-	       tile_factor(n);
+	return (flops / (tile_factor(m) * tile_factor(n)) + r->half_flops) /
+	       (r->peak_flops * r->ceiling);
 }
 
 double gemm_efficiency(const struct gemm_rate *r, double m, double n, double k)
 {
-	return efficiency(r, 2.0 * m * n * k, m, n);
+	double flops = 2.0 * m * n * k;
+	if (flops <= 0 || r->peak_flops <= 0 || r->ceiling <= 0)
+		return 0;
+	return flops / (r->peak_flops * math_time(r, flops, m, n));
 }
 
 double hbm_time(const struct gemm_rate *r, double bytes)
@@ -64,7 +70,7 @@ double gemm_time_batched(const struct gemm_rate *r, double batch, double m, doub
 		return t_math; /* measured */
 	if (r->peak_flops <= 0 || r->ceiling <= 0)
 		return 0;
-	t_math = flops / (r->peak_flops * efficiency(r, flops, m, n));
+	t_math = math_time(r, flops, m, n);
 	t_mem = hbm_time(r, batch * (r->in_bytes * (m * k + k * n) + r->out_bytes * m * n));
 	return fmax(t_math, t_mem);
 }

@@ -243,6 +243,11 @@ int layout_etp(const struct layout *l)
 	return l->etp > 0 ? l->etp : l->tp;
 }
 
+double layout_expert_dp(const struct layout *l)
+{
+	return (double)l->tp * l->dp * l->cp / ((double)layout_etp(l) * l->ep);
+}
+
 /* DeepSpeed's partition_uniform over the layers and two embedding units:
  * every stage gets floor(units/pp), the first units % pp one more; the
  * first and the last stage give one unit to an embedding. */

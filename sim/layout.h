@@ -81,6 +81,9 @@ long layout_gpus(const struct layout *l);
 
 /* The expert tensor-parallel degree (etp, or tp when etp is 0). */
 int layout_etp(const struct layout *l);
+/* The replicas of each expert shard: tp*dp*cp / (ep*etp), the group its
+ * gradients are reduced over. */
+double layout_expert_dp(const struct layout *l);
 
 /* Transformer layers on pipeline stage `stage` for a model of `layers`
  * layers split as `part` says: evenly; with pp_first / pp_last set, those

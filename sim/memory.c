@@ -29,28 +29,46 @@ int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 	return layout_stage_layers(l, m->layers, o->b.partition, stage);
 }
 
+int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
+			    const struct train_opts *o, int stage)
+{
+	int vp = l->vp > 0 ? l->vp : 1, before = 0, n;
+
+	if (m->num_experts < 1)
+		return 0;
+	n = memory_stage_layers(m, l, o, stage);
+	if (m->dense_layers <= 0 && m->moe_every <= 1)
+		return n;
+	/* Chunk c of stage i is virtual stage c*pp + i: the layers before
+	 * it are c whole rounds of L/vp and the chunks of stages j < i. */
+	for (int j = 0; j < stage; j++)
+		before += memory_stage_layers(m, l, o, j) / vp;
+	{
+		int moe = 0, chunk = n / vp;
+		for (int c = 0; c < vp; c++)
+			moe += model_moe_layers_in(m, c * (m->layers / vp) + before, chunk);
+		return moe;
+	}
+}
+
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
 			 const struct train_opts *o, int stage,
 			 struct stage_params *out)
 {
-	double attn = model_params_attn_layer(m);
-	double mlp = model_params_mlp_layer(m);
 	double emb = model_params_embedding(m);
 	int per = memory_stage_layers(m, l, o, stage);
+	int moe = memory_stage_moe_layers(m, l, o, stage);
 
 	out->layers = per;
+	out->moe_layers = moe;
 	out->has_embedding = stage == 0;
 	out->has_lm_head = stage == l->pp - 1;
-	if (m->num_experts > 1) {
-		/* Router and norms stay dense; expert matrices split over ep. */
-		double router = (double)m->hidden * m->num_experts;
-		double experts = mlp - router;
-		out->dense = per * (attn + router) / l->tp;
-		out->expert = per * experts / ((double)l->tp * l->ep);
-	} else {
-		out->dense = per * (attn + mlp) / l->tp;
-		out->expert = 0;
-	}
+	/* Attention, dense MLPs, and the MoE layers' shared experts, router
+	 * and norm split over tp; the routed experts over ep x etp. */
+	out->dense = (per * model_params_attn_layer(m) +
+		      (per - moe) * model_params_dense_mlp(m) +
+		      moe * model_params_moe_common(m)) / l->tp;
+	out->expert = moe * model_params_moe_routed(m) / ((double)layout_etp(l) * l->ep);
 	if (out->has_embedding) /* the position table is replicated over tp */
 		out->dense += emb / l->tp + model_params_positions(m);
 	if (out->has_lm_head) {
@@ -62,32 +80,69 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 	}
 }
 
-double memory_layer_activations(const struct model_spec *m,
-				const struct layout *l,
-				const struct train_opts *o)
+/* Per token, the attention's kept tensors (bytes): Q, K, V after
+ * rotary, and the attention output; MLA keeps its Q and KV latents too
+ * (replicated over tp: the down projections are not split). */
+static void attn_acts(const struct model_spec *m, const struct layout *l, double *sharded,
+		      double *replicated)
+{
+	if (model_is_mla(m)) {
+		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
+		*sharded = 2.0 * m->heads * (2.0 * dqk + dv) + 2.0 * m->heads * dv;
+		*replicated = 2.0 * (double)(m->q_lora_rank + m->kv_lora_rank + m->qk_rope_dim);
+		return;
+	}
+	{
+		/* With tp > kv heads each rank keeps one replicated K/V head. */
+		double kv = m->kv_heads >= l->tp ? (double)m->kv_heads : (double)l->tp;
+		*sharded = 2.0 * (m->heads + 2.0 * kv) * m->head_dim +
+			   2.0 * (double)m->heads * m->head_dim;
+		*replicated = 0;
+	}
+}
+
+/* The MLP's kept intermediates per token (bytes, before the split over
+ * tp) and the widths whose input the fp8 recipe keeps in one byte. */
+static void mlp_acts(const struct model_spec *m, int moe, double *bytes, double *fp8_saved)
+{
+	double per_f = mlp_is_gated(m->mlp) ? 6.0 : 4.0;
+	if (!moe) {
+		*bytes = per_f * (double)m->ffn;
+		*fp8_saved = (double)m->ffn;
+		return;
+	}
+	{
+		/* Each token's k expert intermediates and its k permuted
+		 * input copies (balanced, spread over the GPUs), the shared
+		 * experts' intermediates, and the router's probabilities. */
+		double k = m->top_k, fe = (double)model_expert_ffn(m);
+		double fs = (double)m->shared_experts * model_shared_ffn(m);
+		*bytes = per_f * (k * fe + fs) + 2.0 * k * m->hidden + 4.0 * m->num_experts;
+		*fp8_saved = k * fe + fs;
+	}
+}
+
+double memory_layer_activations(const struct model_spec *m, const struct layout *l,
+				const struct train_opts *o, int moe)
 {
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
-	double t = l->tp, f = (double)m->ffn;
-	/* With tp > kv heads each rank keeps one replicated K/V head. */
-	double kv = m->kv_heads >= l->tp ? (double)m->kv_heads : (double)l->tp;
-	double qkv = 2.0 * (m->heads + 2.0 * kv) * m->head_dim;
-	double mlp_inner = mlp_is_gated(m->mlp) ? 6.0 * f : 4.0 * f;
-	double replicated, sharded, scores;
-	int top = m->num_experts > 1 ? m->top_k : 1;
+	double t = l->tp;
+	double qkv, latents, mlp, fp8_saved, replicated, sharded, scores;
 
 	if (l->recompute == RECOMPUTE_FULL)
 		return 2.0 * s * b * h / (l->sp ? t : 1.0);
-
+	attn_acts(m, l, &qkv, &latents);
+	mlp_acts(m, moe, &mlp, &fp8_saved);
 	/* Per token: layer-norm inputs 4h, QKV input 2h, MLP input 2h,
 	 * dropout masks 2h (replicated over tp unless sp); Q, K, V, the
-	 * attention output 2h and the MLP intermediates (split over tp). */
-	replicated = 10.0 * h;
-	sharded = qkv + 2.0 * h + mlp_inner * top;
+	 * attention output and the MLP intermediates (split over tp). */
+	replicated = 10.0 * h + latents;
+	sharded = qkv + mlp;
 	if (o->precision == PREC_FP8) {
 		/* Transformer Engine keeps the inputs of the four GEMMs in fp8
 		 * for the backward pass: one byte instead of two. */
 		replicated -= 2.0 * h;          /* QKV and MLP-up inputs */
-		sharded -= h + f * top;         /* projection and MLP-down inputs */
+		sharded -= h + fp8_saved;       /* projection and MLP-down inputs */
 	}
 	/* Unfused attention keeps softmax output, dropout mask and dropout
 	 * output, 5 a s bytes per token; fused (flash) attention keeps only
@@ -98,6 +153,19 @@ double memory_layer_activations(const struct model_spec *m,
 	if (l->sp)
 		return s * b * (replicated + sharded + scores) / t;
 	return s * b * (replicated + (sharded + scores) / t);
+}
+
+double memory_stage_activations(const struct model_spec *m, const struct layout *l,
+				const struct train_opts *o, int stage)
+{
+	int n = memory_stage_layers(m, l, o, stage);
+	int moe = memory_stage_moe_layers(m, l, o, stage);
+	double a = 0;
+	if (n > moe)
+		a += (n - moe) * memory_layer_activations(m, l, o, 0);
+	if (moe > 0)
+		a += moe * memory_layer_activations(m, l, o, 1);
+	return a;
 }
 
 double memory_inflight(const struct layout *l, long microbatches, int stage)
@@ -127,13 +195,14 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 {
 	struct stage_params sp;
 	double dp_shard = (double)l->dp * l->cp;      /* dense replicas */
-	double ep_shard = dp_shard / l->ep;           /* expert replicas */
+	double ep_shard = layout_expert_dp(l);        /* expert replicas */
 	/* fp32 (the CPU backend): 4-byte weights that are their own master
 	 * copy and 4-byte activations; no CUDA context or NCCL buffers on
 	 * CPU ranks (sim/MODEL.md 12) */
 	int fp32 = o->precision == PREC_FP32, cpu = strcmp(c->gpu.name, "cpu") == 0;
 	double w_b = fp32 ? 4.0 : 2.0, g_b, opt_b = fp32 ? 8.0 : 12.0;
-	double params, act_layer, inflight, act, work, other;
+	double params, inflight, act, work, other;
+	double act_scale = fp32 ? 2.0 : 1.0; /* activations' bytes over 2-byte elements */
 	long micro = layout_microbatches(l);
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
 	const struct cost_params *k = train_opts_params(o);
@@ -167,16 +236,14 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 
 	/* Activations of the microbatches in flight, plus the working set of
 	 * the layer being differentiated. */
-	act_layer = memory_layer_activations(m, l, o) * (fp32 ? 2.0 : 1.0);
 	inflight = memory_inflight(l, micro, stage);
 	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1 && inflight < micro)
 		inflight += 1; /* DeepSpeed's TrainSchedule keeps p - stage + 1 buffers */
-	act = act_layer * sp.layers * inflight;
+	act = memory_stage_activations(m, l, o, stage) * act_scale * inflight;
 	{
 		struct layout full = *l;
-		struct train_opts fo = *o;
 		full.recompute = RECOMPUTE_NONE;
-		work = memory_layer_activations(m, &full, &fo) * (fp32 ? 2.0 : 1.0);
+		work = memory_layer_activations(m, &full, o, sp.moe_layers > 0) * act_scale;
 	}
 	if (sp.has_embedding) /* the embedding dropout mask, one byte per element */
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);

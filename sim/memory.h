@@ -12,11 +12,12 @@
 #include "cost.h"
 
 /* Parameters held by one GPU of pipeline stage `stage`: the dense part
- * (split over tp) and the expert part (split over tp and ep). */
+ * (split over tp) and the routed experts (split over ep and etp). */
 struct stage_params {
 	double dense;   /* parameters per GPU outside the experts */
 	double expert;  /* expert parameters per GPU */
 	int layers;     /* transformer layers on the stage */
+	int moe_layers; /* of which MoE layers */
 	int has_embedding, has_lm_head;
 };
 
@@ -30,11 +31,20 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 			const struct train_opts *o, int stage);
 
-/* Activation bytes of one transformer layer for one microbatch on one GPU
- * (kept for the backward pass), given recomputation and SP. */
+/* The MoE layers among them (a model's leading dense layers sit on the
+ * first stage's first chunk). */
+int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
+			    const struct train_opts *o, int stage);
+
+/* Activation bytes of one transformer layer (an MoE layer when moe is
+ * set, else a dense one) for one microbatch on one GPU, kept for the
+ * backward pass, given recomputation and SP. */
 double memory_layer_activations(const struct model_spec *m,
 				const struct layout *l,
-				const struct train_opts *o);
+				const struct train_opts *o, int moe);
+/* ... and of all of stage `stage`'s layers. */
+double memory_stage_activations(const struct model_spec *m, const struct layout *l,
+				const struct train_opts *o, int stage);
 
 /* Microbatches (in units of a whole stage's layers) whose activations
  * stage `stage` holds at its peak under the layout's schedule. */

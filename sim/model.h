@@ -15,6 +15,8 @@ enum mlp_kind {
 	MLP_SQUARED_RELU,  /* 2 matrices */
 	MLP_SWIGLU,        /* 3 matrices (gated) */
 	MLP_GEGLU,         /* 3 matrices (gated) */
+	MLP_RELU,          /* 2 matrices (OPT) */
+	MLP_KIND_COUNT
 };
 
 enum norm_kind { NORM_LAYERNORM = 0, NORM_RMSNORM };
@@ -27,7 +29,8 @@ struct model_spec {
 	char name[64];
 	int layers;
 	long hidden;        /* h */
-	long ffn;           /* MLP intermediate size (per expert for MoE) */
+	long ffn;           /* MLP intermediate size of a dense layer (and of an
+			     * expert when moe_ffn is 0) */
 	int heads;          /* a, query heads */
 	int kv_heads;       /* g, key/value heads (== heads without GQA) */
 	long head_dim;      /* h / a unless the model says otherwise */
@@ -39,8 +42,29 @@ struct model_spec {
 	int linear_bias;    /* GPT-style biases in linear layers */
 	long pos_embedding; /* rows of a learned absolute position embedding
 			     * (GPT-2, OPT, GPT-3); 0 = none (rotary, ALiBi) */
-	int num_experts;    /* 0 = dense */
-	int top_k;          /* experts per token */
+	int num_experts;    /* routed experts; 0 = dense */
+	int top_k;          /* routed experts per token */
+	/* Fine-grained and shared-expert MoE (DeepSeek, Qwen-MoE, GPT-OSS). */
+	long moe_ffn;       /* one routed expert's MLP width; 0 = ffn */
+	int shared_experts; /* experts every token also goes through */
+	long shared_ffn;    /* one shared expert's width; 0 = moe_ffn */
+	int dense_layers;   /* leading layers with a dense MLP (first_k_dense_replace) */
+	int moe_every;      /* every moe_every-th layer is MoE (decoder_sparse_step); 0, 1: all */
+	int moe_bias;       /* experts and router carry biases (GPT-OSS) */
+	int shared_gate;    /* a sigmoid gate (h weights) on the shared expert (Qwen2-MoE) */
+	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 = none.
+	 * Q is h x q_lora_rank x a(qk_nope + qk_rope) (or h x a(...) without
+	 * q_lora_rank), K and V come from a kv_lora_rank latent plus one
+	 * shared qk_rope key, V heads are v_head_dim wide. */
+	long q_lora_rank, kv_lora_rank, qk_rope_dim, qk_nope_dim, v_head_dim;
+	int qkv_bias;       /* biases on Q, K and V only (Qwen2) */
+	int attn_bias;      /* biases on Q, K, V and the output (attention_bias) */
+	int mlp_bias;       /* biases in the MLP (mlp_bias) */
+	int attn_sinks;     /* a learned attention sink per head (GPT-OSS) */
+	int qk_norm;        /* a norm over each head's Q and K (Qwen3, Gemma 3) */
+	int norms_per_layer;/* 2 (before attention, before the MLP), or 1: one norm
+			     * shared by parallel attention and MLP (Falcon-7B); 0 = 2 */
+	char note[96];      /* what a reader did that a user should know ("") */
 };
 
 /* What a model file may say (README "Limits"): counts (layers, heads,
@@ -51,14 +75,34 @@ struct model_spec {
 #define MODEL_MAX_COUNT (1L << 20)
 #define MODEL_MAX_DIM (1L << 24)
 
+/* Layers: is layer i (0-based) an MoE layer; how many are. */
+int model_layer_is_moe(const struct model_spec *m, int i);
+int model_moe_layers(const struct model_spec *m);
+/* MoE layers among layers [first, first + n). */
+int model_moe_layers_in(const struct model_spec *m, int first, int n);
+/* The routed expert's and the shared expert's MLP widths. */
+long model_expert_ffn(const struct model_spec *m);
+long model_shared_ffn(const struct model_spec *m);
+/* Multi-head latent attention? */
+int model_is_mla(const struct model_spec *m);
+
 /* Parameter counts (exact for the architecture; biases and norms counted). */
 double model_params_attn_layer(const struct model_spec *m);
-double model_params_mlp_layer(const struct model_spec *m);   /* all experts */
-double model_params_layer(const struct model_spec *m);
+double model_params_dense_mlp(const struct model_spec *m);  /* a dense layer's MLP */
+double model_params_expert(const struct model_spec *m);     /* one routed expert */
+/* An MoE layer's MLP with all routed experts: the routed experts alone,
+ * and the rest (shared experts, router, gate, norm) that every token uses. */
+double model_params_moe_routed(const struct model_spec *m);
+double model_params_moe_common(const struct model_spec *m);
+double model_params_mlp_layer(const struct model_spec *m);   /* an MoE layer's (all experts), else dense */
+double model_params_layer(const struct model_spec *m);      /* attention + model_params_mlp_layer */
 double model_params_embedding(const struct model_spec *m);   /* one h x V */
 double model_params_positions(const struct model_spec *m);   /* pos_embedding x h */
 double model_params_total(const struct model_spec *m);
 double model_params_active(const struct model_spec *m);      /* per token */
+/* Active without the input embedding (a lookup, not a product), as
+ * OpenAI and DeepSeek count activated parameters; tied tables stay. */
+double model_params_active_compute(const struct model_spec *m);
 
 /* Checks sizes are positive and consistent; a sentence names the field. */
 enum pplan_status model_check(const struct model_spec *m, const char *where,

@@ -6,6 +6,8 @@
 #ifndef PPLAN_MODEL_INTERNAL_H
 #define PPLAN_MODEL_INTERNAL_H
 
+#include <cjson/cJSON.h>
+
 #include "model.h"
 
 #define MAX_COUNT MODEL_MAX_COUNT /* layers, heads, experts */
@@ -15,7 +17,7 @@
  * Face config actually had. */
 struct keynames {
 	const char *layers, *hidden, *ffn, *heads, *kv_heads, *head_dim, *vocab,
-		*seq, *experts, *top_k;
+		*seq, *experts, *top_k, *dense_layers, *kv_lora_rank;
 };
 
 extern const struct keynames model_pplan_keys;
@@ -24,6 +26,27 @@ extern const struct keynames model_pplan_keys;
 enum pplan_status model_check_keys(const struct model_spec *m,
 				   const char *where, const struct keynames *k,
 				   struct perr *e);
+
+/* JSON readers shared by the two formats (model_load.c).  mj_get_first
+ * reads the first of keys[] (NULL-terminated) that obj has, as a whole
+ * number in [min, max]; *used names the key found (or keys[0]).
+ * mj_opt_long leaves *out untouched when the key is absent; the need_
+ * forms make a missing key an error naming it. */
+enum pplan_status mj_get_first(const cJSON *obj, const char *const *keys, long min,
+			       long max, long *out, const char **used, const char *where,
+			       struct perr *e);
+enum pplan_status mj_opt_long(const cJSON *obj, const char *key, long min, long max,
+			      long *out, const char *where, struct perr *e);
+enum pplan_status mj_need_first(const cJSON *obj, const char *const *keys, long min,
+				long max, long *out, const char **used, const char *where,
+				struct perr *e);
+enum pplan_status mj_need_long(const cJSON *obj, const char *key, long min, long max,
+			       long *out, const char *where, struct perr *e);
+int mj_in_list(const char *s, const char *const *list);
+
+/* A Hugging Face config.json (model_hf.c). */
+enum pplan_status model_load_hf(const cJSON *root, const char *path,
+				struct model_spec *m, struct perr *e);
 
 /* Case-insensitive string equality. */
 int model_name_eq(const char *a, const char *b);

@@ -1,6 +1,6 @@
 /*
  * run.c: timelines of one step (run.h), the names both sides use, the
- * per-stage summary of the DESIGN.md definitions, and the predicted
+ * per-stage summary of sim/MODEL.md's definitions (section 1), and the predicted
  * timeline: the event simulation's op times with each op's time split
  * into op classes by the prediction's terms.
  *

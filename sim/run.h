@@ -48,7 +48,7 @@ struct run_stage {
 	int stage;
 	double busy_s;            /* F, B, W compute (their collectives included) */
 	double idle_s;            /* pipeline span - busy */
-	double bubble_fraction;   /* idle / pipeline span (DESIGN.md) */
+	double bubble_fraction;   /* idle / pipeline span (sim/MODEL.md section 1) */
 	double classes_s[OC_COUNT];
 	struct mem_breakdown mem; /* bytes */
 	long nops;

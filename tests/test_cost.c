@@ -6,7 +6,7 @@
  * recomputation counted):
  *   F = 72 B s l h^2 (1 + s / 6h + V / 12 l h)
  * which is 3 (forward + backward) x s B tokens x the forward FLOPs per
- * token, l (24 h^2 + 4 s h) + 2 h V.  Generalised (DESIGN.md): QKV
+ * token, l (24 h^2 + 4 s h) + 2 h V.  Generalised (sim/MODEL.md section 2): QKV
  * 2 h (a + 2g) dh, output projection 2 a dh h, MLP 2 x (2 or 3 matrices)
  * x h f x top-k, attention scores and values 4 s a dh, LM head 2 h V.
  * MFU = model FLOPs / (step time x GPUs x dense peak of the precision).

@@ -251,7 +251,7 @@ ParameterizedTest(struct act_case *c, activations, korthikanti_table2)
 	l.sp = c->sp;
 	l.mbs = c->mbs;
 	l.recompute = c->rc;
-	got = memory_layer_activations(&m, &l, &o);
+	got = memory_layer_activations(&m, &l, &o, 0);
 	cr_assert(fabs(got - c->bytes) <= 1e-9 * c->bytes,
 		  "tp=%d sp=%d mbs=%d recompute=%s: %.0f bytes, want %.0f (%.4f sbh, want %.4f)",
 		  c->tp, c->sp, c->mbs, recompute_name(c->rc), got, c->bytes,
@@ -271,11 +271,11 @@ Test(activations, formula_in_t)
 		layout_default(&l);
 		l.tp = t;
 		l.sp = 0;
-		expect_rel(memory_layer_activations(&m, &l, &o),
+		expect_rel(memory_layer_activations(&m, &l, &o, 0),
 			   sbh * (10 + 24.0 / t + r / t), 1e-12, "TP");
 		if (t > 1) {
 			l.sp = 1;
-			expect_rel(memory_layer_activations(&m, &l, &o),
+			expect_rel(memory_layer_activations(&m, &l, &o, 0),
 				   sbh * (34 + r) / t, 1e-12, "TP+SP");
 		}
 	}
@@ -291,7 +291,7 @@ Test(activations, flash_attention_drops_the_scores)
 	gpt3_175b(&m, &o);
 	o.b.attention = FW_ATTN_FLASH;
 	layout_default(&l);
-	expect_rel(memory_layer_activations(&m, &l, &o), 34.0 * 2048 * 12288,
+	expect_rel(memory_layer_activations(&m, &l, &o, 0), 34.0 * 2048 * 12288,
 		   1e-12, "34 sbh");
 }
 
@@ -315,13 +315,13 @@ Test(activations, gqa_swiglu)
 	cr_assert_eq(o.seq, 4096);
 	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
 	layout_default(&l);
-	expect_rel(memory_layer_activations(m, &l, &o), 1191182336.0, 1e-12,
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 1191182336.0, 1e-12,
 		   "llama2-70b, no TP");
 	l.tp = 8;
-	expect_rel(memory_layer_activations(m, &l, &o), 442499072.0, 1e-12,
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 442499072.0, 1e-12,
 		   "llama2-70b, TP 8");
 	l.sp = 1;
-	expect_rel(memory_layer_activations(m, &l, &o), 1191182336.0 / 8, 1e-12,
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 1191182336.0 / 8, 1e-12,
 		   "llama2-70b, TP 8 + SP");
 }
 
@@ -401,7 +401,7 @@ Test(inflight, activations_follow_the_schedule)
 	l.tp = 8; l.pp = 4; l.dp = 2; l.sp = 1; l.zero = 1;
 	l.gbs = 64;
 	train_opts_default(&o, m);
-	layer = memory_layer_activations(m, &l, &o);
+	layer = memory_layer_activations(m, &l, &o, 0);
 	memory_stage(m, &cl, &l, &o, 1, &s1);
 	memory_stage(m, &cl, &l, &o, 2, &s2);
 	cr_assert_eq(s1.inflight, 3);

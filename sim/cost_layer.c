@@ -1,0 +1,418 @@
+/*
+ * cost_layer.c: one transformer layer, one microbatch, one GPU, and the
+ * model FLOPs.  GEMMs from their real shapes under TP/CP/EP and expert TP
+ * (sim/gemm.c), MLA's projections, the routed and shared experts; the
+ * attention core as fused flash attention or, for the frameworks that had
+ * none, unfused batched GEMMs and softmax through HBM; memory-bound
+ * element-wise kernels at HBM bandwidth; and the TP, CP and EP
+ * collectives of the layer on the links their groups use
+ * (sim/collective.c, cluster_group_link).  With a measured profile
+ * (--profile) the GEMMs, element-wise kernels, attention core and
+ * collectives come from its curves where it has them (sim/curves.h).
+ * Formulas: sim/MODEL.md sections 2, 4, 5.1 and 12.  The stages, the
+ * pipeline and the step are cost.c's.
+ */
+#include "cost_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "curves.h"
+
+
+/* Causal attention computes half of the s x s score square. */
+#define CAUSAL_SHARE 0.5
+/* FlashAttention's backward does 2.5x the forward FLOPs (it recomputes
+ * the scores: five matrix products instead of two). */
+#define FLASH_BWD_FLOPS 2.5
+/* Unfused attention: bytes per score through HBM forward (write scores,
+ * read/write the softmax, dropout mask and output); the backward twice. */
+#define UNFUSED_SCORE_BYTES 11.0
+/* Element-wise bytes per token and hidden unit in a layer's forward: two
+ * norms (read, write, 4 B each) and two dropout + residual adds (read two,
+ * write one, 2 B, plus a 1-byte mask: 7 B each) ... 22 B in all. */
+#define ELEM_BYTES_PER_H 22.0
+/* ... bias and activation on the MLP intermediate (read, write; gated:
+ * read two, write one), and rotary and layout changes on Q, K, V. */
+#define ELEM_BYTES_PER_F 4.0
+#define ELEM_BYTES_PER_F_GATED 6.0
+#define ELEM_BYTES_PER_QKV 4.0
+/* The backward of an element-wise kernel moves about twice its bytes. */
+#define ELEM_BWD_FACTOR 2.0
+/* MoE: bytes per routed token and hidden unit that permuting tokens to
+ * their experts and back, with the weighted sum, moves through HBM. */
+#define MOE_PERMUTE_BYTES 10.0
+/* The backward's fixed cost per layer relative to the forward's. */
+#define LAYER_FIXED_BWD_RATIO 2.0
+
+/* Forward FLOPs per token of a layer's attention projections: Q, K, V
+ * and the output, or MLA's down and up projections. */
+static double attn_proj_flops(const struct model_spec *m)
+{
+	double h = (double)m->hidden, a = m->heads, dh = (double)m->head_dim;
+	if (model_is_mla(m)) {
+		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
+		double qr = (double)m->q_lora_rank, r = (double)m->kv_lora_rank;
+		double q = qr > 0 ? h * qr + qr * a * dqk : h * a * dqk;
+		double kv = h * (r + m->qk_rope_dim) + r * a * (m->qk_nope_dim + dv);
+		return 2.0 * (q + kv + a * dv * h);
+	}
+	return 2.0 * h * (a + 2.0 * m->kv_heads) * dh + 2.0 * a * dh * h;
+}
+
+/* Scores and values per query: head widths of Q.K and of V. */
+static double attn_core_dims(const struct model_spec *m)
+{
+	if (model_is_mla(m))
+		return (double)(m->qk_nope_dim + m->qk_rope_dim + m->v_head_dim);
+	return 2.0 * (double)m->head_dim;
+}
+
+/* A layer's MLP forward FLOPs per token: the dense MLP, or the top-k
+ * routed experts and the shared ones. */
+static double mlp_flops(const struct model_spec *m, int moe)
+{
+	double mats = mlp_is_gated(m->mlp) ? 3.0 : 2.0, h = (double)m->hidden;
+	if (!moe)
+		return 2.0 * mats * h * (double)m->ffn;
+	return 2.0 * mats * h *
+	       ((double)m->top_k * model_expert_ffn(m) +
+		(double)m->shared_experts * model_shared_ffn(m));
+}
+
+double cost_model_flops(const struct model_spec *m, long seq, long gbs)
+{
+	/* Forward FLOPs per token: the projections, each layer's MLP (top-k
+	 * experts in an MoE layer), attention scores and values over the
+	 * full sequence (as Megatron-LM counts them), and the LM head. */
+	int moe = model_moe_layers(m);
+	double attn = attn_proj_flops(m) + 2.0 * (double)seq * m->heads * attn_core_dims(m);
+	double fwd = m->layers * attn + (m->layers - moe) * mlp_flops(m, 0) +
+		     moe * mlp_flops(m, 1) + 2.0 * (double)m->hidden * m->vocab;
+	return 3.0 * fwd * (double)seq * (double)gbs;
+}
+
+/* ---- the context -------------------------------------------------------- */
+
+double cost_coll(const struct ctx *x, enum coll_op op, double bytes, int n,
+		 const struct link *l)
+{
+	double t = curve_set_coll(x->o->curves, op, bytes, n, l->cls == LINK_NET);
+	return t >= 0 ? t : coll_time(op, bytes, n, l);
+}
+
+struct link cost_link_scaled(struct link k, const struct cost_params *cp)
+{
+	k.eff *= k.cls == LINK_NET ? cp->net_eff_scale : cp->nvlink_eff_scale;
+	if (k.eff > 1.0)
+		k.eff = 1.0;
+	return k;
+}
+
+void cost_ctx_init(struct ctx *x, const struct model_spec *m,
+		     const struct cluster *c, const struct layout *l,
+		     const struct train_opts *o)
+{
+	memset(x, 0, sizeof *x);
+	x->m = m; x->c = c; x->l = l; x->o = o;
+	x->k = train_opts_params(o);
+	gemm_rate_init(&x->run, &c->gpu, o->precision, x->k);
+	/* The attention core runs in the training precision; under fp8 in
+	 * bf16, or fp16 on GPUs without bf16 (V100, P100); fp32 on a CPU. */
+	{
+		enum precision ap = o->precision;
+		if (ap == PREC_FP8 || c->gpu.peak_tflops[ap] <= 0)
+			ap = c->gpu.peak_tflops[PREC_BF16] > 0 ? PREC_BF16 : PREC_FP16;
+		gemm_rate_init(&x->half, &c->gpu, ap, x->k);
+	}
+	x->run.curves = x->half.curves = o->curves;
+	x->ab = o->precision == PREC_FP32 ? 4.0 : 2.0;
+	x->es = x->ab / 2.0;
+	x->b = l->mbs;
+	x->s = (double)o->seq;
+	x->sl = x->s / l->cp;
+	x->T = x->b * x->sl;
+	x->h = (double)m->hidden;
+	x->t = l->tp;
+	x->heads_l = (double)m->heads / x->t;
+	x->kv_l = m->kv_heads >= l->tp ? (double)m->kv_heads / x->t : 1.0;
+	cost_group_links(c, l, o, &x->links);
+	x->links.tp = cost_link_scaled(x->links.tp, x->k);
+	x->links.cp = cost_link_scaled(x->links.cp, x->k);
+	x->links.dp = cost_link_scaled(x->links.dp, x->k);
+	x->links.pp = cost_link_scaled(x->links.pp, x->k);
+	x->links.ep = cost_link_scaled(x->links.ep, x->k);
+}
+
+/* Forward + data-gradient + weight-gradient time of one linear layer
+ * with `tokens` rows, input width k, output width n. */
+void cost_linear(const struct gemm_rate *r, double tokens, double n, double k,
+		   struct layer_cost *lc)
+{
+	double tw = gemm_time(r, k, n, tokens);
+	lc->gemm_f += gemm_time(r, tokens, n, k);
+	lc->gemm_b += gemm_time(r, tokens, k, n) + tw;
+	lc->gemm_bw += tw;
+}
+
+/* ---- one layer ------------------------------------------------------------ */
+
+static void attn_gemms(const struct ctx *x, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	double T = x->T, h = x->h, dh = (double)m->head_dim;
+
+	if (model_is_mla(m)) {
+		/* The down projections are whole on every TP rank; the up
+		 * projections and the output split by heads. */
+		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
+		double r = (double)m->kv_lora_rank;
+		if (m->q_lora_rank > 0) {
+			cost_linear(&x->run, T, (double)m->q_lora_rank, h, lc);
+			cost_linear(&x->run, T, x->heads_l * dqk, (double)m->q_lora_rank, lc);
+		} else {
+			cost_linear(&x->run, T, x->heads_l * dqk, h, lc);
+		}
+		cost_linear(&x->run, T, r + m->qk_rope_dim, h, lc);
+		cost_linear(&x->run, T, x->heads_l * (m->qk_nope_dim + dv), r, lc);
+		cost_linear(&x->run, T, h, x->heads_l * dv, lc);
+		return;
+	}
+	cost_linear(&x->run, T, (x->heads_l + 2.0 * x->kv_l) * dh, h, lc);
+	cost_linear(&x->run, T, h, x->heads_l * dh, lc);
+}
+
+/* An MLP of width f over `tokens` rows (f already split). */
+static void mlp_gemms(const struct ctx *x, double tokens, double f, struct layer_cost *lc)
+{
+	double up = mlp_is_gated(x->m->mlp) ? 2.0 : 1.0;
+	cost_linear(&x->run, tokens, up * f, x->h, lc);
+	cost_linear(&x->run, tokens, x->h, f, lc);
+}
+
+/* Each GPU holds E/ep experts split etp ways.  An expert's token copies
+ * (T k / E of each of the dp*cp token sets, balanced) are shared by its
+ * tp*dp*cp/(ep*etp) replicas: R = T k ep etp / (E tp) rows each, and the
+ * busiest expert sets the pace.  Shared experts run on every token like
+ * a dense MLP split over tp; the router is whole on every rank. */
+static void moe_gemms(const struct ctx *x, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	double E = m->num_experts, etp = layout_etp(x->l), ep = x->l->ep;
+	double rows = x->T * m->top_k * ep * etp / (E * x->t) * x->k->moe_imbalance;
+	struct layer_cost one = { 0 };
+
+	mlp_gemms(x, rows, (double)model_expert_ffn(m) / etp, &one);
+	lc->gemm_f += E / ep * one.gemm_f;
+	lc->gemm_b += E / ep * one.gemm_b;
+	lc->gemm_bw += E / ep * one.gemm_bw;
+	if (m->shared_experts > 0)
+		mlp_gemms(x, x->T, (double)m->shared_experts * model_shared_ffn(m) / x->t, lc);
+	cost_linear(&x->run, x->T, E, x->h, lc);
+}
+
+static void layer_gemms(const struct ctx *x, int moe, struct layer_cost *lc)
+{
+	attn_gemms(x, lc);
+	if (moe)
+		moe_gemms(x, lc);
+	else
+		mlp_gemms(x, x->T, (double)x->m->ffn / x->t, lc);
+}
+
+static void layer_attention(const struct ctx *x, struct layer_cost *lc)
+{
+	const struct gemm_rate *r = &x->half;
+	double dh = (double)x->m->head_dim, dims = attn_core_dims(x->m);
+	double dv = model_is_mla(x->m) ? (double)x->m->v_head_dim : dh;
+
+	if (curve_set_attention(x->o->curves, r->prec, x->o->b.attention == FW_ATTN_FLASH,
+				x->b * x->heads_l, x->sl, x->s, dh, &lc->attn_f, &lc->attn_b)) {
+		/* measured (--profile): the whole square at the measured rate */
+	} else if (x->o->b.attention == FW_ATTN_FLASH) {
+		/* Causal: half of the s_l x s scores (load-balanced ring
+		 * attention keeps that under CP); one kernel per ring step,
+		 * saturating like a GEMM of its size. */
+		double fl = 2.0 * x->b * x->sl * x->s * x->heads_l * dims * CAUSAL_SHARE;
+		double kernel = fl / x->l->cp;
+		double rate = r->peak_flops * r->ceiling * x->k->attn_fwd_rel *
+			      kernel / (kernel + r->half_flops);
+		lc->attn_f = fl / rate;
+		lc->attn_b = FLASH_BWD_FLOPS * fl / (rate * x->k->attn_bwd_fwd);
+	} else {
+		/* Batched QK^T and PV over the full square, then
+		 * scale-mask-softmax and dropout through HBM. */
+		double batches = x->b * x->heads_l;
+		double gemms = gemm_time_batched(r, batches, x->sl, x->s, dims - dv) +
+			       gemm_time_batched(r, batches, x->sl, dv, x->s);
+		double scores = batches * x->sl * x->s;
+		lc->attn_f = gemms + hbm_time(r, UNFUSED_SCORE_BYTES * x->es * scores);
+		lc->attn_b = 2.0 * gemms + hbm_time(r, 2.0 * UNFUSED_SCORE_BYTES * x->es * scores);
+	}
+}
+
+static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	double T = x->T, h = x->h, t = x->t;
+	double T_sp = x->l->sp ? T / t : T;
+	double per_f = mlp_is_gated(m->mlp) ? ELEM_BYTES_PER_F_GATED : ELEM_BYTES_PER_F;
+	/* The MLP's intermediate width per token: dense, or the top-k experts
+	 * and the shared ones (balanced over the GPUs: / tp either way). */
+	double f = moe ? (double)m->top_k * model_expert_ffn(m) +
+				 (double)m->shared_experts * model_shared_ffn(m)
+		       : (double)m->ffn;
+	double qkv = model_is_mla(m) ? x->heads_l * attn_core_dims(m) + x->heads_l * m->qk_rope_dim
+				     : (x->heads_l + 2.0 * x->kv_l) * m->head_dim;
+	double bytes = ELEM_BYTES_PER_H * T_sp * h + per_f * T * f / t + ELEM_BYTES_PER_QKV * T * qkv;
+	double fixed = x->k->layer_fixed_us * 1e-6;
+
+	bytes *= x->es;
+	if (x->o->precision == PREC_FP8)
+		bytes *= x->k->fp8_elementwise;
+	if (moe)
+		bytes += MOE_PERMUTE_BYTES * x->es * T * m->top_k * h;
+	if (curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes) >= 0) {
+		/* measured (--profile): these kernels' own rate, their
+		 * launches included */
+		lc->elem_f = curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes);
+		lc->elem_b = curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes);
+		return;
+	}
+	lc->elem_f = hbm_time(&x->run, bytes) + fixed;
+	lc->elem_b = hbm_time(&x->run, ELEM_BWD_FACTOR * bytes) + LAYER_FIXED_BWD_RATIO * fixed;
+}
+
+/* Two collectives forward and two backward per layer (all-reduces; with
+ * SP all-gathers and reduce-scatters, the input gathered again for the
+ * weight gradient), overlapped as the framework does. */
+static void layer_tp_comm(const struct ctx *x, struct layer_cost *lc)
+{
+	int n = x->l->tp;
+	double act = x->ab * x->T * x->h, fwd, bwd;
+	const struct link *k = &x->links.tp;
+	double res = x->k->tp_overlap_exposed;
+
+	if (n <= 1)
+		return;
+	if (x->l->sp) {
+		double ag = cost_coll(x, COLL_ALLGATHER, act, n, k);
+		double rs = cost_coll(x, COLL_REDUCESCATTER, act, n, k);
+		fwd = 2 * ag + 2 * rs;
+		bwd = 4 * ag + 2 * rs;
+	} else {
+		double ar = cost_coll(x, COLL_ALLREDUCE, act, n, k);
+		fwd = 2 * ar;
+		bwd = 2 * ar;
+	}
+	/* Pipelined overlap hides each collective behind the GEMM it feeds,
+	 * both ways; bulk only the backward's, behind the weight-gradient
+	 * GEMMs that do not depend on it.  Either needs peer memory access
+	 * (Transformer Engine's userbuffers): a TP group over the network
+	 * gets none. */
+	if (k->cls != LINK_NET && x->o->b.tp_overlap == FW_TPO_PIPELINED) {
+		fwd = fmax(res * fwd, fwd - lc->gemm_f);
+		bwd = fmax(res * bwd, bwd - lc->gemm_b);
+	} else if (k->cls != LINK_NET && x->o->b.tp_overlap == FW_TPO_BULK) {
+		bwd = fmax(res * bwd, bwd - lc->gemm_bw);
+	}
+	lc->tp_f = fwd;
+	lc->tp_b = bwd;
+}
+
+/* Ring attention: K and V blocks go round the cp ranks, c-1 steps
+ * forward and with their gradients backward, each hidden behind that
+ * step's attention. */
+static void layer_cp_comm(const struct ctx *x, struct layer_cost *lc)
+{
+	int n = x->l->cp;
+	double kv, step;
+	if (n <= 1)
+		return;
+	kv = 2.0 * x->ab * x->b * x->sl * x->kv_l * x->m->head_dim;
+	step = cost_coll(x, COLL_SENDRECV, kv, 2, &x->links.cp);
+	lc->cp_f = fmax(0.0, (n - 1) * step - lc->attn_f * (n - 1) / n) + step;
+	lc->cp_b = fmax(0.0, 2.0 * (n - 1) * step - lc->attn_b * (n - 1) / n) + step;
+}
+
+/* Members of a group of `size` ranks `stride` apart inside one NVLink
+ * domain. */
+static int members_per_domain(const struct cluster *c, int size, long stride)
+{
+	int dom = c->nvlink_domain > 0 ? c->nvlink_domain : c->gpus_per_node;
+	long k;
+	if (stride < 1 || stride >= dom || dom % stride != 0)
+		return 1;
+	k = dom / stride;
+	return k < size ? (int)k : size;
+}
+
+/* One all-to-all of `bytes` per rank over the EP group.  Inside a domain
+ * it is priced as a collective on the group's link; across domains each
+ * rank's off-domain share leaves through its own NIC (a ring's use of
+ * the domain's NICs together does not apply), while the on-domain share
+ * moves over NVLink at the same time. */
+static double ep_alltoall(const struct ctx *x, double bytes)
+{
+	int n = x->l->ep, local;
+	struct link nic, in;
+	double off, on;
+
+	if (x->links.ep.cls != LINK_NET)
+		return cost_coll(x, COLL_ALLTOALL, bytes, n, &x->links.ep);
+	local = members_per_domain(x->c, n, x->links.ep_stride);
+	nic = cost_link_scaled(x->c->net, x->k);
+	off = cost_coll(x, COLL_ALLTOALL, bytes * (n - local) / (n - 1), n, &nic);
+	if (local < 2)
+		return off;
+	in = cost_link_scaled(cluster_group_link(x->c, local, (int)x->links.ep_stride), x->k);
+	on = cost_coll(x, COLL_ALLTOALL, bytes * (local - 1) / (n - 1), local, &in);
+	return fmax(off, on);
+}
+
+/* Dispatch and combine all-to-alls, forward and again backward, of the
+ * routed tokens (k copies of each of the rank's tokens). */
+static void layer_ep_comm(const struct ctx *x, int moe, struct layer_cost *lc)
+{
+	double T_sp, a2a;
+	if (!moe || x->l->ep <= 1)
+		return;
+	T_sp = x->l->sp ? x->T / x->t : x->T;
+	a2a = ep_alltoall(x, x->ab * T_sp * x->h * x->m->top_k);
+	lc->ep_f = 2 * a2a;
+	lc->ep_b = 2 * a2a;
+}
+
+/* Full recomputation replays the layer's forward in its backward;
+ * selective only the attention core. */
+static void layer_recompute(const struct ctx *x, struct layer_cost *lc)
+{
+	if (x->l->recompute == RECOMPUTE_FULL)
+		lc->recompute = lc->gemm_f + lc->attn_f + lc->elem_f + lc->tp_f +
+				lc->cp_f + lc->ep_f;
+	else if (x->l->recompute == RECOMPUTE_SELECTIVE)
+		lc->recompute = lc->attn_f;
+}
+
+/* One layer: an MoE layer when moe is set, else a dense one. */
+void cost_layer(const struct ctx *x, int moe, struct layer_cost *lc)
+{
+	memset(lc, 0, sizeof *lc);
+	layer_gemms(x, moe, lc);
+	layer_attention(x, lc);
+	layer_elementwise(x, moe, lc);
+	layer_tp_comm(x, lc);
+	layer_cp_comm(x, lc);
+	layer_ep_comm(x, moe, lc);
+	layer_recompute(x, lc);
+}
+
+/* out = nd dense layers + nm MoE layers. */
+void cost_layers_sum(const struct layer_cost *dense, double nd, const struct layer_cost *moe,
+		       double nm, struct layer_cost *out)
+{
+	const double *a = (const double *)dense, *b = (const double *)moe;
+	double *o = (double *)out;
+	for (size_t i = 0; i < sizeof *out / sizeof(double); i++)
+		o[i] = nd * a[i] + nm * b[i];
+}

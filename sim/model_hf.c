@@ -1,0 +1,375 @@
+/*
+ * model_hf.c: Hugging Face config.json files read as they are.
+ *
+ * The keys of the families a user downloads, by meaning:
+ *   width      hidden_size, n_embd, n_embed, d_model
+ *   layers     num_hidden_layers, n_layer, num_layers
+ *   heads      num_attention_heads, n_head
+ *   kv heads   num_key_value_heads, num_kv_heads, n_head_kv; multi_query
+ *              true means one (Falcon)
+ *   MLP width  intermediate_size, n_inner, ffn_dim (OPT), ffn_hidden_size;
+ *              4h where the family leaves it out (GPT-2, BLOOM, Falcon)
+ *   MoE        num_local_experts (Mixtral, GPT-OSS), n_routed_experts and
+ *              n_shared_experts, first_k_dense_replace, moe_layer_freq
+ *              (DeepSeek), num_experts, shared_expert_intermediate_size and
+ *              decoder_sparse_step (Qwen-MoE); experts per token
+ *              num_experts_per_tok or experts_per_token; the expert width
+ *              moe_intermediate_size where it differs from the dense one
+ *   MLA        q_lora_rank, kv_lora_rank, qk_rope_head_dim,
+ *              qk_nope_head_dim, v_head_dim (DeepSeek-V2/V3)
+ *   length     rope_scaling.original_max_position_embeddings, then
+ *              original_max_position_embeddings (Phi-3), then
+ *              initial_context_length (GPT-OSS), then the position limit,
+ *              capped at 8192 (long-context limits are not pretraining
+ *              lengths); 2048 when there is none (BLOOM's ALiBi)
+ *   biases     GPT-style families everywhere; attention_bias, mlp_bias,
+ *              bias (Falcon), enable_bias (OPT); Qwen2's Q, K, V biases
+ *   positions  learned tables for GPT-2 (n_positions), GPT-Neo, StarCoder
+ *              and OPT (max_position_embeddings + 2: OPT's offset)
+ *   norms      RMSNorm where rms_norm_eps is given or the family has it;
+ *              one norm per layer for Falcon's parallel attention before
+ *              new_decoder_architecture; Q/K norms for Qwen3 and Gemma 3
+ * A multimodal config's language model sits under text_config: that is
+ * read (and said, in the spec's note).  Every error names the file and
+ * the key.
+ */
+#include "model_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonio.h"
+
+#define TRY(expr)                               \
+	do {                                    \
+		enum pplan_status st_ = (expr); \
+		if (st_ != PPLAN_OK)            \
+			return st_;             \
+	} while (0)
+
+/* The longest sequence pplan takes as a pretraining length. */
+#define HF_MAX_SEQ 8192
+#define HF_DEFAULT_SEQ 2048
+/* OPT's position table has two rows before the first position. */
+#define OPT_POSITION_OFFSET 2
+
+/* model_type families whose config class defaults differ from
+ * PretrainedConfig's (tie_word_embeddings = true) or that carry a fact
+ * the keys do not state; a config's explicit keys always win. */
+static const char *const hf_untied[] = {
+	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
+	"nemotron", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", NULL};
+static const char *const hf_gpt_style[] = {"gpt2", "bloom", "gpt_neo", "gpt_neox",
+					   "gptj", "gpt_bigcode", "opt", NULL};
+static const char *const hf_learned_pos[] = {"gpt2", "gpt_neo", "gpt_bigcode", NULL};
+static const char *const hf_gelu_gated[] = {"gemma", "gemma2", "gemma3", "gemma3_text",
+					    NULL};
+static const char *const hf_rmsnorm[] = {
+	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
+	"gemma", "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3",
+	"gpt_oss", NULL};
+static const char *const hf_qkv_bias[] = {"qwen2", "qwen2_moe", NULL};
+static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text",
+					 NULL};
+static const char *const hf_falcon[] = {"falcon", "RefinedWeb", "RefinedWebModel", NULL};
+
+/* hidden_act -> MLP kind.  silu/swish means the LLaMA-style gated MLP;
+ * gelu* is gated only in Gemma; relu2 is Nemotron's squared ReLU, relu
+ * OPT's. */
+static enum pplan_status hf_mlp(const cJSON *root, const char *type,
+				enum mlp_kind *out, const char *path, struct perr *e)
+{
+	static const char *const keys[] = {"hidden_act", "hidden_activation",
+					   "activation_function", NULL};
+	const char *act = NULL, *key = keys[0];
+
+	for (int i = 0; keys[i] && !act; i++) {
+		enum pplan_status st = json_get_string(root, keys[i], &act, path, e);
+		if (st == PPLAN_EINPUT)
+			return st;
+		if (st == PPLAN_OK)
+			key = keys[i];
+	}
+	if (!act) { /* the config class default */
+		if (mj_in_list(type, hf_gpt_style) || mj_in_list(type, hf_falcon))
+			act = "gelu";
+		else if (mj_in_list(type, hf_untied))
+			act = "silu";
+		else if (mj_in_list(type, hf_gelu_gated))
+			act = "gelu_pytorch_tanh";
+		else
+			return perr_set(e, PPLAN_EINPUT, "%s: hidden_act is missing", path);
+	}
+	if (strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0)
+		*out = MLP_SWIGLU;
+	else if (strncmp(act, "gelu", 4) == 0)
+		*out = mj_in_list(type, hf_gelu_gated) ? MLP_GEGLU : MLP_GELU;
+	else if (strcmp(act, "relu2") == 0)
+		*out = MLP_SQUARED_RELU;
+	else if (strcmp(act, "relu") == 0)
+		*out = MLP_RELU;
+	else
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: %s '%s' is not supported (silu, swish, gelu*, relu, relu2)",
+				path, key, act);
+	return PPLAN_OK;
+}
+
+/* The name: _name_or_path, else the file name without .json, else (for
+ * .../NAME/config.json) the folder's name. */
+static void hf_name(const cJSON *root, const char *path, char *out, size_t n)
+{
+	const char *s = NULL, *base = strrchr(path, '/');
+	size_t len;
+
+	if (json_get_string(root, "_name_or_path", &s, path, NULL) == PPLAN_OK && s[0]) {
+		snprintf(out, n, "%s", s);
+		return;
+	}
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+		len -= 5;
+	if (len == 6 && strncmp(base, "config", 6) == 0 && base != path) {
+		const char *dir_end = base - 1, *dir = dir_end;
+		while (dir > path && dir[-1] != '/')
+			dir--;
+		if (dir < dir_end) {
+			base = dir;
+			len = (size_t)(dir_end - dir);
+		}
+	}
+	snprintf(out, n, "%.*s", (int)len, base);
+}
+
+static enum pplan_status opt_bool(const cJSON *o, const char *key, int *out,
+				  const char *path, struct perr *e)
+{
+	enum pplan_status st = json_get_bool(o, key, out, path, e);
+	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
+}
+
+/* Optional whole number that may be null; *out untouched when absent. */
+static enum pplan_status opt_count(const cJSON *o, const char *key, long min, long max,
+				   long *out, const char *path, struct perr *e)
+{
+	enum pplan_status st = mj_opt_long(o, key, min, max, out, path, e);
+	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
+}
+
+static enum pplan_status read_shape(const cJSON *c, const char *type, struct model_spec *m,
+				    struct keynames *k, const char *path, struct perr *e)
+{
+	static const char *const k_hidden[] = {"hidden_size", "n_embd", "n_embed", "d_model",
+					       NULL};
+	static const char *const k_layers[] = {"num_hidden_layers", "n_layer", "num_layers",
+					       NULL};
+	static const char *const k_heads[] = {"num_attention_heads", "n_head", NULL};
+	static const char *const k_kv[] = {"num_key_value_heads", "num_kv_heads", "n_head_kv",
+					   NULL};
+	static const char *const k_ffn[] = {"intermediate_size", "n_inner", "ffn_dim",
+					    "ffn_hidden_size", NULL};
+	long v;
+	int mq = 0;
+	enum pplan_status st;
+
+	TRY(mj_need_first(c, k_hidden, 1, MAX_DIM, &m->hidden, &k->hidden, path, e));
+	TRY(mj_need_first(c, k_layers, 1, MAX_COUNT, &v, &k->layers, path, e));
+	m->layers = (int)v;
+	TRY(mj_need_first(c, k_heads, 1, MAX_COUNT, &v, &k->heads, path, e));
+	m->heads = m->kv_heads = (int)v;
+	st = mj_get_first(c, k_kv, 1, MAX_COUNT, &v, &k->kv_heads, path, e);
+	if (st == PPLAN_OK)
+		m->kv_heads = (int)v;
+	else if (st != PPLAN_ENOTFOUND)
+		return st;
+	TRY(opt_bool(c, "multi_query", &mq, path, e));
+	if (st == PPLAN_ENOTFOUND && mq)
+		m->kv_heads = 1;
+	TRY(opt_count(c, "head_dim", 1, MAX_DIM, &m->head_dim, path, e));
+	st = mj_get_first(c, k_ffn, 1, MAX_DIM, &m->ffn, &k->ffn, path, e);
+	if (st == PPLAN_ENOTFOUND) {
+		if (!mj_in_list(type, hf_gpt_style) && !mj_in_list(type, hf_falcon) &&
+		    strcmp(k->hidden, "hidden_size") == 0)
+			return perr_set(e, PPLAN_EINPUT, "%s: intermediate_size is missing", path);
+		m->ffn = 4 * m->hidden;
+		k->ffn = "n_inner";
+	} else {
+		TRY(st);
+	}
+	return PPLAN_OK;
+}
+
+static enum pplan_status read_length(const cJSON *c, struct model_spec *m,
+				     struct keynames *k, const char *path, struct perr *e)
+{
+	static const char *const k_seq[] = {"original_max_position_embeddings",
+					    "initial_context_length", "max_position_embeddings",
+					    "n_positions", "seq_length", NULL};
+	const cJSON *rope = cJSON_GetObjectItemCaseSensitive(c, "rope_scaling");
+	enum pplan_status st = PPLAN_ENOTFOUND;
+
+	m->seq = HF_DEFAULT_SEQ;
+	k->seq = "max_position_embeddings";
+	if (cJSON_IsObject(rope)) {
+		char where[600];
+		snprintf(where, sizeof where, "%s: rope_scaling", path);
+		st = json_get_long(rope, "original_max_position_embeddings", &m->seq, 1, where, e);
+		if (st == PPLAN_EINPUT)
+			return st;
+	}
+	if (st == PPLAN_ENOTFOUND) {
+		st = mj_get_first(c, k_seq, 1, LONG_MAX, &m->seq, &k->seq, path, e);
+		if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
+			return st;
+	}
+	if (m->seq > HF_MAX_SEQ)
+		m->seq = HF_MAX_SEQ;
+	return PPLAN_OK;
+}
+
+/* Norms, biases, tied tables and learned positions. */
+static enum pplan_status read_layers(const cJSON *c, const char *type, struct model_spec *m,
+				     const char *path, struct perr *e)
+{
+	int parallel = 0, new_arch = 0, bias = 0;
+	long pos = 0;
+
+	TRY(hf_mlp(c, type, &m->mlp, path, e));
+	m->norm = cJSON_HasObjectItem(c, "rms_norm_eps") || mj_in_list(type, hf_rmsnorm)
+			  ? NORM_RMSNORM
+			  : NORM_LAYERNORM;
+	m->tied_embeddings = !mj_in_list(type, hf_untied);
+	TRY(opt_bool(c, "tie_word_embeddings", &m->tied_embeddings, path, e));
+	m->linear_bias = mj_in_list(type, hf_gpt_style);
+	TRY(opt_bool(c, "enable_bias", &m->linear_bias, path, e)); /* OPT */
+	m->qkv_bias = mj_in_list(type, hf_qkv_bias);
+	m->qk_norm = mj_in_list(type, hf_qk_norm);
+	TRY(opt_bool(c, "attention_bias", &m->attn_bias, path, e));
+	TRY(opt_bool(c, "mlp_bias", &m->mlp_bias, path, e));
+	if (m->attn_bias || m->mlp_bias)
+		m->linear_bias = 0; /* the explicit keys say where the biases are */
+	if (mj_in_list(type, hf_falcon)) {
+		TRY(opt_bool(c, "bias", &bias, path, e));
+		TRY(opt_bool(c, "parallel_attn", &parallel, path, e));
+		TRY(opt_bool(c, "new_decoder_architecture", &new_arch, path, e));
+		m->linear_bias = bias;
+		if (parallel && !new_arch)
+			m->norms_per_layer = 1;
+	}
+	if (mj_in_list(type, hf_learned_pos)) {
+		static const char *const k_pos[] = {"n_positions", "max_position_embeddings",
+						    NULL};
+		const char *used;
+		if (mj_get_first(c, k_pos, 1, MAX_DIM, &pos, &used, path, e) == PPLAN_EINPUT)
+			return PPLAN_EINPUT;
+		m->pos_embedding = pos;
+	} else if (strcmp(type, "opt") == 0) {
+		long proj = 0;
+		TRY(opt_count(c, "max_position_embeddings", 1, MAX_DIM, &pos, path, e));
+		m->pos_embedding = pos > 0 ? pos + OPT_POSITION_OFFSET : 0;
+		TRY(opt_count(c, "word_embed_proj_dim", 1, MAX_DIM, &proj, path, e));
+		if (proj && proj != m->hidden)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: word_embed_proj_dim %ld differs from hidden_size %ld: OPT's embedding projection is not modelled",
+					path, proj, m->hidden);
+	}
+	return PPLAN_OK;
+}
+
+static enum pplan_status read_moe(const cJSON *c, const char *type, struct model_spec *m,
+				  struct keynames *k, const char *path, struct perr *e)
+{
+	static const char *const k_experts[] = {"num_local_experts", "n_routed_experts",
+						"num_experts", NULL};
+	static const char *const k_top[] = {"num_experts_per_tok", "experts_per_token",
+					    "moe_top_k", NULL};
+	const cJSON *dense_list = cJSON_GetObjectItemCaseSensitive(c, "mlp_only_layers");
+	long v = 0, shared_ffn = 0;
+	enum pplan_status st = mj_get_first(c, k_experts, 0, MAX_COUNT, &v, &k->experts, path, e);
+
+	if (st == PPLAN_ENOTFOUND || (st == PPLAN_OK && v == 0))
+		return PPLAN_OK;
+	TRY(st);
+	m->num_experts = (int)v;
+	TRY(mj_need_first(c, k_top, 1, MAX_COUNT, &v, &k->top_k, path, e));
+	m->top_k = (int)v;
+	TRY(opt_count(c, "moe_intermediate_size", 1, MAX_DIM, &m->moe_ffn, path, e));
+	TRY(opt_count(c, "n_shared_experts", 0, MAX_COUNT, &v, path, e));
+	m->shared_experts = cJSON_HasObjectItem(c, "n_shared_experts") ? (int)v : 0;
+	TRY(opt_count(c, "shared_expert_intermediate_size", 0, MAX_DIM, &shared_ffn, path, e));
+	if (shared_ffn > 0) { /* Qwen2-MoE: one gated shared expert */
+		m->shared_experts = 1;
+		m->shared_ffn = shared_ffn;
+		m->shared_gate = 1;
+	}
+	v = 0;
+	TRY(opt_count(c, "first_k_dense_replace", 0, MAX_COUNT, &v, path, e));
+	m->dense_layers = (int)v;
+	v = 0;
+	TRY(opt_count(c, "moe_layer_freq", 1, MAX_COUNT, &v, path, e));
+	TRY(opt_count(c, "decoder_sparse_step", 1, MAX_COUNT, &v, path, e));
+	m->moe_every = (int)v;
+	if (cJSON_IsArray(dense_list) && cJSON_GetArraySize(dense_list) > 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: mlp_only_layers: dense layers at chosen places are not modelled (first_k_dense_replace and decoder_sparse_step are)",
+				path);
+	if (strcmp(type, "gpt_oss") == 0) {
+		m->moe_bias = 1;
+		m->attn_sinks = 1;
+	}
+	return PPLAN_OK;
+}
+
+static enum pplan_status read_mla(const cJSON *c, struct model_spec *m, const char *path,
+				  struct perr *e)
+{
+	TRY(opt_count(c, "kv_lora_rank", 1, MAX_DIM, &m->kv_lora_rank, path, e));
+	if (m->kv_lora_rank <= 0)
+		return PPLAN_OK;
+	TRY(opt_count(c, "q_lora_rank", 1, MAX_DIM, &m->q_lora_rank, path, e));
+	TRY(mj_need_long(c, "qk_rope_head_dim", 1, MAX_DIM, &m->qk_rope_dim, path, e));
+	TRY(mj_need_long(c, "qk_nope_head_dim", 1, MAX_DIM, &m->qk_nope_dim, path, e));
+	TRY(mj_need_long(c, "v_head_dim", 1, MAX_DIM, &m->v_head_dim, path, e));
+	/* After the up-projection every head has its own K and V. */
+	m->kv_heads = m->heads;
+	m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+	return PPLAN_OK;
+}
+
+enum pplan_status model_load_hf(const cJSON *root, const char *path,
+				struct model_spec *m, struct perr *e)
+{
+	struct keynames k = {NULL, NULL, NULL, NULL, "num_key_value_heads", "head_dim",
+			     "vocab_size", NULL, "num_local_experts", "num_experts_per_tok",
+			     "first_k_dense_replace", "kv_lora_rank"};
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+	const char *type = NULL, *outer = NULL;
+
+	if (json_get_string(root, "model_type", &outer, path, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
+	if (cJSON_IsObject(c)) {
+		snprintf(m->note, sizeof m->note, "the language model (text_config) of a %s config",
+			 outer ? outer : "multimodal");
+	} else {
+		c = root;
+	}
+	if (json_get_string(c, "model_type", &type, path, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
+	if (!type)
+		type = outer ? outer : "";
+	hf_name(root, path, m->name, sizeof m->name);
+	TRY(read_shape(c, type, m, &k, path, e));
+	{
+		enum pplan_status st = mj_opt_long(c, "vocab_size", 1, MAX_DIM, &m->vocab, path, e);
+		if (st == PPLAN_ENOTFOUND) /* a multimodal config may keep it outside */
+			st = mj_need_long(root, "vocab_size", 1, MAX_DIM, &m->vocab, path, e);
+		TRY(st);
+	}
+	TRY(read_length(c, m, &k, path, e));
+	TRY(read_layers(c, type, m, path, e));
+	TRY(read_moe(c, type, m, &k, path, e));
+	TRY(read_mla(c, m, path, e));
+	return model_check_keys(m, path, &k, e);
+}

@@ -1,0 +1,186 @@
+/*
+ * model_zoo.c: the embedded models, each with its source (paper, model
+ * card or config.json), and the look-ups by name and by size.
+ */
+#include "model.h"
+
+#include <math.h>
+
+#include "model_internal.h"
+
+/* ---- The zoo -------------------------------------------------------------- */
+
+#define SPEC(n, L, h, f, a, g, V, s, act, nrm, tie, bias, E, k)               \
+	{ .name = n, .layers = L, .hidden = h, .ffn = f, .heads = a,          \
+	  .kv_heads = g, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
+	  .mlp = act, .norm = nrm, .tied_embeddings = tie, .linear_bias = bias, \
+	  .num_experts = E, .top_k = k }
+/* GPT-style: 4h GeLU MLP, LayerNorm, tied embeddings, biases on, MHA,
+ * learned positions for the training length. */
+#define GPT(n, L, h, a, V, s) \
+	{ .name = n, .layers = L, .hidden = h, .ffn = 4L * (h), .heads = a,   \
+	  .kv_heads = a, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
+	  .mlp = MLP_GELU, .norm = NORM_LAYERNORM, .tied_embeddings = 1,      \
+	  .linear_bias = 1, .pos_embedding = s }
+/* BLOOM: GPT-style with ALiBi instead of learned positions. */
+#define BLOOM(n, L, h, a, V, s) \
+	SPEC(n, L, h, 4L * (h), a, a, V, s, MLP_GELU, NORM_LAYERNORM, 1, 1, 0, 0)
+/* LLaMA-style: SwiGLU, RMSNorm, untied, no biases. */
+#define LLAMA(n, L, h, f, a, g, V, s) \
+	SPEC(n, L, h, f, a, g, V, s, MLP_SWIGLU, NORM_RMSNORM, 0, 0, 0, 0)
+/* Nemotron-style: squared ReLU, LayerNorm (layernorm1p), untied, no bias. */
+#define NEMOTRON(n, L, h, f, a, g) \
+	SPEC(n, L, h, f, a, g, 256000, 4096, MLP_SQUARED_RELU, NORM_LAYERNORM, \
+	     0, 0, 0, 0)
+
+static const struct model_spec zoo[] = {
+	/* GPT-3, Brown et al. 2020, Table 2.1.  Vocabulary 51200: GPT-2's
+	 * 50257 BPE tokens padded as Megatron-LM pads them (Narayanan et al.
+	 * 2021 count GPT-3 175B with V = 51200).  Table 2.1 prints 24 heads of
+	 * 128 for 1.3B (3072 != 2048) and d_model 5140 for 13B; both are
+	 * typos: 16 x 128 and 5120 match the published counts, GPT-Neo 1.3B
+	 * and NeMo's gpt3 configs. */
+	GPT("gpt3-125m", 12, 768, 12, 51200, 2048),
+	GPT("gpt3-350m", 24, 1024, 16, 51200, 2048),
+	GPT("gpt3-760m", 24, 1536, 16, 51200, 2048),
+	GPT("gpt3-1.3b", 24, 2048, 16, 51200, 2048),
+	GPT("gpt3-2.7b", 32, 2560, 32, 51200, 2048),
+	GPT("gpt3-6.7b", 32, 4096, 32, 51200, 2048),
+	GPT("gpt3-13b", 40, 5120, 40, 51200, 2048),
+	GPT("gpt3-175b", 96, 12288, 96, 51200, 2048),
+	/* Megatron-LM scaling models, Narayanan et al. 2021, Table 1. */
+	GPT("megatron-1.7b", 24, 2304, 24, 51200, 2048),
+	GPT("megatron-3.6b", 30, 3072, 32, 51200, 2048),
+	GPT("megatron-7.5b", 36, 4096, 32, 51200, 2048),
+	GPT("megatron-18b", 40, 6144, 48, 51200, 2048),
+	GPT("megatron-39b", 48, 8192, 64, 51200, 2048),
+	GPT("megatron-76b", 60, 10240, 80, 51200, 2048),
+	GPT("megatron-145b", 80, 12288, 96, 51200, 2048),
+	GPT("megatron-310b", 96, 16384, 128, 51200, 2048),
+	GPT("megatron-530b", 105, 20480, 128, 51200, 2048),
+	GPT("megatron-1t", 128, 25600, 160, 51200, 2048),
+	/* BLOOM, BigScience 2022 (arXiv:2211.05100) and the bigscience/bloom
+	 * config.json; ALiBi, no position embeddings. */
+	BLOOM("bloom-176b", 70, 14336, 112, 250880, 2048),
+	/* Llama 2 (Touvron et al. 2023) and Llama 3/3.1 (Dubey et al. 2024,
+	 * Table 3), dimensions from the meta-llama config.json files; seq is
+	 * the pretraining length (4096; 8192 before long-context training). */
+	LLAMA("llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096),
+	LLAMA("llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096),
+	LLAMA("llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096),
+	LLAMA("llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192),
+	LLAMA("llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192),
+	LLAMA("llama3.1-8b", 32, 4096, 14336, 32, 8, 128256, 8192),
+	LLAMA("llama3.1-70b", 80, 8192, 28672, 64, 8, 128256, 8192),
+	LLAMA("llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192),
+	/* Nemotron-4 15B (arXiv:2402.16819) and 340B (arXiv:2406.11704); the
+	 * 340B dimensions match NeMo-Framework-Launcher
+	 * conf/training/nemotron/nemotron_340b.yaml (num_query_groups 8). */
+	NEMOTRON("nemotron4-15b", 32, 6144, 24576, 48, 8),
+	NEMOTRON("nemotron4-340b", 96, 18432, 73728, 96, 8),
+	/* Mixtral 8x7B, mistralai/Mixtral-8x7B-v0.1 config.json. */
+	SPEC("mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 4096, MLP_SWIGLU,
+	     NORM_RMSNORM, 0, 0, 8, 2),
+	/* Grok-1, xai-org/grok-1 README and model.py: 6144 = 48 x 128, FFN
+	 * int(8 * 6144) * 2 / 3 = 32768 per expert, gated GeLU, RMSNorm,
+	 * embeddings tied (InOutEmbed.decode), 131072 tokens, 8192 context. */
+	SPEC("grok1-314b", 64, 6144, 32768, 48, 8, 131072, 8192, MLP_GEGLU,
+	     NORM_RMSNORM, 1, 0, 8, 2),
+	/* NeMo benchmark models, NeMo-Framework-Launcher
+	 * launcher_scripts/conf/training/gpt3/{5b,20b}.yaml: GPT2BPETokenizer
+	 * (50257) padded to a multiple of make_vocab_size_divisible_by = 128
+	 * = 50304 (Megatron pads to 128 x TP; the TP = 1 value is kept here),
+	 * learned positions, tied embeddings, biases on. */
+	GPT("nemo-gpt3-5b", 24, 4096, 32, 50304, 2048),
+	GPT("nemo-gpt3-20b", 44, 6144, 48, 50304, 2048),
+	/* conf/training/nemotron/nemotron_{8b,22b}.yaml ("nemotron3"):
+	 * num_query_groups null, so plain multi-head attention. */
+	NEMOTRON("nemotron-8b", 32, 4096, 16384, 32, 32),
+	NEMOTRON("nemotron-22b", 40, 6144, 24576, 48, 48),
+	/* OPT-175B, Zhang et al. 2022 (arXiv:2205.01068), Table 1, and the
+	 * metaseq/Hugging Face configs: ReLU, LayerNorm, biases, tied,
+	 * 2048 + 2 learned positions (OPT's offset of two). */
+	{ .name = "opt-175b", .layers = 96, .hidden = 12288, .ffn = 49152, .heads = 96,
+	  .kv_heads = 96, .head_dim = 128, .vocab = 50272, .seq = 2048, .mlp = MLP_RELU,
+	  .norm = NORM_LAYERNORM, .tied_embeddings = 1, .linear_bias = 1,
+	  .pos_embedding = 2050 },
+	/* DeepSeek-V2 (arXiv:2405.04434) and DeepSeek-V3 (arXiv:2412.19437),
+	 * the deepseek-ai config.json files: MLA, fine-grained routed experts
+	 * with shared ones, the first layers dense.  seq is the pretraining
+	 * length (4096).  V3's multi-token-prediction module is not counted
+	 * (671 B of the card's 685 B are the main model). */
+	{ .name = "deepseek-v2", .layers = 60, .hidden = 5120, .ffn = 12288, .heads = 128,
+	  .kv_heads = 128, .head_dim = 192, .vocab = 102400, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 160, .top_k = 6, .moe_ffn = 1536,
+	  .shared_experts = 2, .dense_layers = 1, .q_lora_rank = 1536, .kv_lora_rank = 512,
+	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128 },
+	{ .name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128,
+	  .kv_heads = 128, .head_dim = 192, .vocab = 129280, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 256, .top_k = 8, .moe_ffn = 2048,
+	  .shared_experts = 1, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
+	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128 },
+	/* Qwen2-57B-A14B (Qwen2 report, arXiv:2407.10671) and Qwen3-MoE
+	 * (arXiv:2505.09388), the Qwen config.json files: Qwen2's gated shared
+	 * expert and QKV biases, Qwen3's Q/K norms; seq 4096, the first
+	 * pretraining stage's length. */
+	{ .name = "qwen2-57b-a14b", .layers = 28, .hidden = 3584, .ffn = 18944, .heads = 28,
+	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 64, .top_k = 8, .moe_ffn = 2560,
+	  .shared_experts = 1, .shared_ffn = 20480, .shared_gate = 1, .qkv_bias = 1 },
+	{ .name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn = 6144, .heads = 32,
+	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 768, .qk_norm = 1 },
+	{ .name = "qwen3-235b-a22b", .layers = 94, .hidden = 4096, .ffn = 12288, .heads = 64,
+	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1 },
+	/* gpt-oss (OpenAI's model card, 2025, Table 1, and the openai
+	 * config.json files): biases on attention, experts and router, a
+	 * learned sink per head; 4096 the initial context length.  Half the
+	 * layers use a 128-token sliding window, which pplan prices as full
+	 * attention. */
+	{ .name = "gpt-oss-20b", .layers = 24, .hidden = 2880, .ffn = 2880, .heads = 64,
+	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 32, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
+	  .attn_sinks = 1 },
+	{ .name = "gpt-oss-120b", .layers = 36, .hidden = 2880, .ffn = 2880, .heads = 64,
+	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
+	  .attn_sinks = 1 },
+};
+
+#define ZOO_N ((int)(sizeof zoo / sizeof zoo[0]))
+
+const struct model_spec *model_zoo(int *n)
+{
+	if (n)
+		*n = ZOO_N;
+	return zoo;
+}
+
+const struct model_spec *model_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (int i = 0; i < ZOO_N; i++)
+		if (model_name_eq(name, zoo[i].name))
+			return &zoo[i];
+	return NULL;
+}
+
+/* Ties go to the earlier entry (llama3-8b before llama3.1-8b). */
+const struct model_spec *model_nearest(double params)
+{
+	const struct model_spec *best = NULL;
+	double best_d = INFINITY;
+
+	if (!(params > 0) || !isfinite(params))
+		return NULL;
+	for (int i = 0; i < ZOO_N; i++) {
+		double d = fabs(model_params_total(&zoo[i]) - params);
+		if (d < best_d) {
+			best_d = d;
+			best = &zoo[i];
+		}
+	}
+	return best;
+}

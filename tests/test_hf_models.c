@@ -1,0 +1,376 @@
+/*
+ * test_hf_models.c: the architectures teams train today, read from
+ * config.json files written from their model cards (tests/fixtures/hf,
+ * provenance in its README.md) and from the zoo.
+ *
+ * Two checks per model.  The exact count, against a second method: the
+ * numbers below were computed by tests/fixtures/hf/counts.py, which
+ * counts module by module as the Hugging Face modelling code builds the
+ * model (a different order of terms from sim/model.c's per-layer
+ * formulas); the arithmetic of the largest is also written out here.
+ * And the published total (and active count), within 0.5 % where the
+ * publisher gives three or more significant digits, else within the
+ * rounding of the figure as printed (half a unit of its last digit;
+ * active counts printed to two digits are truncated by some vendors, so
+ * one unit).
+ *
+ * Notation: L layers, h hidden, a heads, g kv heads, dh head dim, f dense
+ * ffn, fe expert ffn, E routed experts, k experts per token, V vocab.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost.h"
+#include "memory.h"
+#include "model.h"
+
+#define HF_DIR PPLAN_SOURCE_DIR "/tests/fixtures/hf/"
+
+enum active_kind {
+	ACTIVE_ALL,     /* every parameter a token uses (Qwen, Mistral) */
+	ACTIVE_COMPUTE, /* without the input embedding table (DeepSeek, OpenAI) */
+};
+
+struct hf_case {
+	char file[40];
+	char zoo[24];        /* the zoo entry with the same architecture, or "" */
+	double exact;        /* counts.py */
+	double exact_active; /* counts.py, of the kind below */
+	double published;    /* the card's total */
+	double total_tol;    /* relative */
+	double pub_active;   /* the card's active count (0: dense) */
+	double active_tol;   /* absolute */
+	enum active_kind kind;
+};
+
+ParameterizedTestParameters(hf, published_counts)
+{
+	static struct hf_case cases[] = {
+		/* DeepSeek-V3: h 7168, a 128, q rank 1536, kv rank 512, rope
+		 * 64, nope 128, v 128.  Attention: q_a 7168*1536 = 11,010,048
+		 * + norm 1536 + q_b 1536*128*192 = 37,748,736 + kv_a 7168*576
+		 * = 4,128,768 + norm 512 + kv_b 512*128*256 = 16,777,216 +
+		 * o 16384*7168 = 117,440,512 + input norm 7168 = 187,114,496.
+		 * Dense MLP 3*7168*18432 + 7168 = 396,368,896.  An expert
+		 * 3*7168*2048 = 44,040,192; an MoE layer 256 of them
+		 * (11,274,289,152), one shared, router 7168*256 = 1,835,008
+		 * and norm 7168: 11,320,171,520.  61 attention + 3 dense + 58
+		 * MoE = 669,173,039,104; + 2hV 1,853,358,080 + 7168 =
+		 * 671,026,404,352.  Active: 8 of 256 experts; less the input
+		 * table 926,679,040: 36,625,603,584.  Card: 671B total, 37B
+		 * activated (its 685B adds the 14B MTP module). */
+		{"DeepSeek-V3.json", "deepseek-v3", 671026404352.0, 36625603584.0, 671e9, 0.005,
+		 37e9, 0.5e9, ACTIVE_COMPUTE},
+		{"DeepSeek-V2.json", "deepseek-v2", 235741434880.0, 20851512320.0, 236e9, 0.005,
+		 21e9, 0.5e9, ACTIVE_COMPUTE},
+		/* V2-Lite: no q rank (Q straight from h).  Card: 15.7B, 2.4B
+		 * activated (2.45B: truncated). */
+		{"DeepSeek-V2-Lite.json", "", 15706484224.0, 2451435008.0, 15.7e9, 0.005, 2.4e9,
+		 0.1e9, ACTIVE_COMPUTE},
+		/* Qwen1.5-MoE: 60 experts of 1408, a gated shared expert of
+		 * 5632, QKV biases.  Card: 14.3B in total, 2.7B activated. */
+		{"Qwen1.5-MoE-A2.7B.json", "", 14315784192.0, 2689173504.0, 14.3e9, 0.005, 2.7e9,
+		 0.05e9, ACTIVE_ALL},
+		/* Qwen2-57B-A14B.  The Qwen2 README's table: 57.41B, 56.32B
+		 * without embeddings; the card: 14B activated. */
+		{"Qwen2-57B-A14B.json", "qwen2-57b-a14b", 57408658944.0, 14249270784.0, 57.41e9,
+		 0.005, 14e9, 0.5e9, ACTIVE_ALL},
+		/* Qwen3-30B-A3B: 128 experts of 768, Q/K norms.  Card: 30.5B
+		 * in total, 3.3B activated (3.35B: truncated), 29.9B
+		 * without embeddings. */
+		{"Qwen3-30B-A3B.json", "qwen3-30b-a3b", 30532122624.0, 3353032704.0, 30.5e9, 0.005,
+		 3.3e9, 0.1e9, ACTIVE_ALL},
+		{"Qwen3-235B-A22B.json", "qwen3-235b-a22b", 235093634560.0, 22190763520.0, 235e9,
+		 0.005, 22e9, 0.5e9, ACTIVE_ALL},
+		/* gpt-oss-120b: 36 layers, 128 experts of 2880 with biases,
+		 * biased router, a learned sink per head.  Model card
+		 * Table 1: 116.83B total, 5.13B active (no input table). */
+		{"gpt-oss-120b.json", "gpt-oss-120b", 116829156672.0, 5132849472.0, 116.83e9, 0.005,
+		 5.13e9, 0.005 * 5.13e9, ACTIVE_COMPUTE},
+		{"gpt-oss-20b.json", "gpt-oss-20b", 20914757184.0, 3608307264.0, 20.91e9, 0.005,
+		 3.61e9, 0.005 * 3.61e9, ACTIVE_COMPUTE},
+		/* Mixtral 8x7B.  Card: 46.7B, 12.9B active. */
+		{"Mixtral-8x7B-v0.1.json", "mixtral-8x7b", 46702792704.0, 12879925248.0, 46.7e9,
+		 0.005, 12.9e9, 0.05e9, ACTIVE_ALL},
+		/* Falcon-7B: 71 heads of 64 with one K/V head (multi_query),
+		 * parallel attention and MLP behind one LayerNorm, 4h MLP,
+		 * tied.  Per layer 4544*(71+2)*64 + 4544^2 + 2*4544*18176
+		 * + 2*4544 = 207,010,112; x32 + hV 295,469,056 + 9088 =
+		 * 6,921,720,704.  The cards give no total but the name. */
+		{"falcon-7b.json", "", 6921720704.0, 6921720704.0, 7e9, 0.5 / 7.0, 0, 0,
+		 ACTIVE_ALL},
+		{"falcon-40b.json", "", 41303293952.0, 41303293952.0, 41.3e9, 0.05 / 41.3, 0, 0,
+		 ACTIVE_ALL},
+		/* OPT-1.3B: ReLU, biases, 2048 + 2 learned positions.  Zhang
+		 * et al. 2022, Table 1: 1.3B. */
+		{"opt-1.3b.json", "", 1315758080.0, 1315758080.0, 1.3e9, 0.05 / 1.3, 0, 0,
+		 ACTIVE_ALL},
+		/* Qwen2-7B: QKV biases.  The Qwen2.5-7B card (the same
+		 * architecture and vocabulary): 7.61B, 6.53B without
+		 * embeddings. */
+		{"Qwen2-7B.json", "", 7615616512.0, 7615616512.0, 7.61e9, 0.005, 0, 0, ACTIVE_ALL},
+		/* Phi-3-mini: card 3.8B parameters. */
+		{"Phi-3-mini-128k-instruct.json", "", 3821079552.0, 3821079552.0, 3.8e9, 0.05 / 3.8,
+		 0, 0, ACTIVE_ALL},
+		/* LLaVA-1.5 7B's language model (Vicuna 7B v1.5, Llama 2 7B
+		 * with 64 more tokens): 6,738,415,616 + 2*64*4096. */
+		{"llava-1.5-7b-hf.json", "", 6738939904.0, 6738939904.0, 6.7389e9, 0.005, 0, 0,
+		 ACTIVE_ALL},
+		/* GPT-2 small with its 1024 x 768 learned positions. */
+		{"gpt2.json", "", 124439808.0, 124439808.0, 124.4e6, 0.005, 0, 0, ACTIVE_ALL},
+	};
+	return cr_make_param_array(struct hf_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+static double active_of(const struct model_spec *m, enum active_kind k)
+{
+	return k == ACTIVE_COMPUTE ? model_params_active_compute(m) : model_params_active(m);
+}
+
+ParameterizedTest(struct hf_case *c, hf, published_counts)
+{
+	struct model_spec m;
+	struct perr e = {0};
+	char path[256];
+	double total, active;
+
+	snprintf(path, sizeof path, "%s%s", HF_DIR, c->file);
+	cr_assert_eq(model_load(path, &m, &e), PPLAN_OK, "%s: %s", c->file, e.msg);
+	total = model_params_total(&m);
+	active = active_of(&m, c->kind);
+	cr_expect_eq(total, c->exact, "%s: %.0f, counts.py %.0f", c->file, total, c->exact);
+	cr_expect_eq(active, c->exact_active, "%s active: %.0f, counts.py %.0f", c->file, active,
+		     c->exact_active);
+	cr_expect(fabs(total - c->published) <= c->total_tol * c->published,
+		  "%s: %.4g vs published %.4g (%.2f %%)", c->file, total, c->published,
+		  100.0 * (total / c->published - 1.0));
+	if (c->pub_active > 0)
+		cr_expect(fabs(active - c->pub_active) <= c->active_tol,
+			  "%s: active %.4g vs published %.4g", c->file, active, c->pub_active);
+	if (c->zoo[0]) {
+		/* The zoo entry is the same architecture. */
+		const struct model_spec *z = model_find(c->zoo);
+		cr_assert_not_null(z, "%s", c->zoo);
+		cr_expect_eq(model_params_total(z), total, "%s", c->zoo);
+		cr_expect_eq(active_of(z, c->kind), active, "%s", c->zoo);
+		cr_expect_eq(model_check(z, c->zoo, &e), PPLAN_OK, "%s: %s", c->zoo, e.msg);
+	}
+}
+
+/* ---- What the readers took from the configs --------------------------------- */
+
+static struct model_spec load(const char *file)
+{
+	struct model_spec m;
+	struct perr e = {0};
+	char path[256];
+	snprintf(path, sizeof path, "%s%s", HF_DIR, file);
+	cr_assert_eq(model_load(path, &m, &e), PPLAN_OK, "%s: %s", file, e.msg);
+	return m;
+}
+
+Test(hf, deepseek_fields)
+{
+	struct model_spec m = load("DeepSeek-V3.json");
+	cr_expect_eq(m.num_experts, 256);
+	cr_expect_eq(m.top_k, 8);
+	cr_expect_eq(m.moe_ffn, 2048);
+	cr_expect_eq(m.shared_experts, 1);
+	cr_expect_eq(m.dense_layers, 3);
+	cr_expect_eq(model_moe_layers(&m), 58);
+	cr_expect(model_is_mla(&m));
+	cr_expect_eq(m.q_lora_rank, 1536);
+	cr_expect_eq(m.kv_lora_rank, 512);
+	cr_expect_eq(m.head_dim, 192); /* nope + rope */
+	cr_expect_eq(m.kv_heads, 128);
+	cr_expect_eq(m.seq, 4096);     /* rope_scaling's original length */
+	cr_expect_eq(m.tied_embeddings, 0);
+	m = load("DeepSeek-V2-Lite.json");
+	cr_expect_eq(m.q_lora_rank, 0);
+	cr_expect_eq(m.shared_experts, 2);
+}
+
+Test(hf, qwen_fields)
+{
+	struct model_spec m = load("Qwen2-57B-A14B.json");
+	cr_expect_eq(m.shared_experts, 1);
+	cr_expect_eq(m.shared_ffn, 20480);
+	cr_expect(m.shared_gate);
+	cr_expect(m.qkv_bias);
+	cr_expect(!m.qk_norm);
+	m = load("Qwen3-30B-A3B.json");
+	cr_expect(m.qk_norm);
+	cr_expect(!m.qkv_bias);
+	cr_expect_eq(m.shared_experts, 0);
+	cr_expect_eq(model_moe_layers(&m), 48);
+	m = load("Qwen2-7B.json");
+	cr_expect(m.qkv_bias);
+	cr_expect_eq(m.num_experts, 0);
+}
+
+Test(hf, falcon_opt_phi_llava_fields)
+{
+	struct model_spec m = load("falcon-7b.json");
+	cr_expect_eq(m.kv_heads, 1);         /* multi_query */
+	cr_expect_eq(m.ffn, 4 * 4544);       /* no intermediate_size */
+	cr_expect_eq(m.norms_per_layer, 1);  /* parallel_attn, old architecture */
+	cr_expect_eq(m.linear_bias, 0);
+	cr_expect_eq(m.tied_embeddings, 1);
+	m = load("falcon-40b.json");
+	cr_expect_eq(m.kv_heads, 8);         /* num_kv_heads */
+	cr_expect_eq(m.norms_per_layer, 0);  /* new_decoder_architecture: two */
+	m = load("opt-1.3b.json");
+	cr_expect_eq(m.mlp, MLP_RELU);
+	cr_expect_eq(m.ffn, 8192);           /* ffn_dim */
+	cr_expect_eq(m.pos_embedding, 2050); /* 2048 + OPT's offset of 2 */
+	cr_expect_eq(m.linear_bias, 1);
+	m = load("Phi-3-mini-128k-instruct.json");
+	cr_expect_eq(m.seq, 4096);           /* original_max_position_embeddings */
+	m = load("llava-1.5-7b-hf.json");
+	cr_expect_eq(m.layers, 32);
+	cr_expect_eq(m.vocab, 32064);
+	cr_expect(strstr(m.note, "text_config") != NULL, "note: %s", m.note);
+}
+
+/* ---- FLOPs and memory of the new architectures ---------------------------------- */
+
+/* MoE model FLOPs per token: the projections, the dense layers' MLP,
+ * the MoE layers' k routed and the shared experts, attention over s,
+ * the LM head.  Qwen3-30B-A3B at s = 4096, by hand:
+ *   projections 2*2048*(32 + 8)*128 + 2*4096*2048 = 37,748,736
+ *   scores and values 4*4096*32*128 = 67,108,864
+ *   MLP 2*3*2048*8*768 = 75,497,472
+ *   per layer 180,355,072; x48 = 8,657,043,456; head 2*2048*151936 =
+ *   622,329,856; forward 9,279,373,312; x3 = 27,838,119,936. */
+Test(flops, moe_per_token)
+{
+	const struct model_spec *m = model_find("qwen3-30b-a3b");
+	cr_assert_not_null(m);
+	cr_expect(fabs(cost_model_flops(m, 4096, 1) / 4096.0 - 27838119936.0) < 1.0,
+		  "%.1f", cost_model_flops(m, 4096, 1) / 4096.0);
+}
+
+/* MLA: Q through its rank, K and V from the latent, scores over 192
+ * wide heads, values over 128.  DeepSeek-V3 at s = 4096, per token:
+ *   projections 2*(11,010,048 + 37,748,736 + 4,128,768 + 16,777,216 +
+ *   117,440,512) = 374,210,560 (the attention parameters without norms)
+ *   scores and values 2*4096*128*(192 + 128) = 335,544,320
+ *   dense MLP 2*3*7168*18432 = 792,723,456
+ *   MoE MLP 2*3*7168*(8 + 1)*2048 = 792,723,456 (as DeepSeek sized it)
+ *   61 x (374,210,560 + 335,544,320 + 792,723,456) = 91,651,178,496
+ *   head 2*7168*129280 = 1,853,358,080; forward 93,504,536,576. */
+Test(flops, mla_per_token)
+{
+	const struct model_spec *m = model_find("deepseek-v3");
+	cr_assert_not_null(m);
+	cr_expect(fabs(cost_model_flops(m, 4096, 1) / (3.0 * 4096.0) - 93504536576.0) < 1.0,
+		  "%.1f", cost_model_flops(m, 4096, 1) / (3.0 * 4096.0));
+}
+
+/* Where the experts live: routed experts split over ep x etp, the rest
+ * over tp; DeepSeek-V3's three dense layers on the first stage. */
+Test(memory, experts_where_they_live)
+{
+	const struct model_spec *m = model_find("deepseek-v3");
+	struct train_opts o;
+	struct layout l;
+	struct stage_params s0, s1;
+	double routed;
+
+	train_opts_default(&o, m);
+	layout_default(&l);
+	l.tp = 2; l.pp = 4; l.dp = 32; l.ep = 8; l.etp = 1;
+	l.pp_first = 13; l.pp_last = 16; /* 13 + 2*16 + 16 = 61 */
+	cr_expect_eq(memory_stage_layers(m, &l, &o, 0), 13);
+	cr_expect_eq(memory_stage_layers(m, &l, &o, 1), 16);
+	cr_expect_eq(memory_stage_moe_layers(m, &l, &o, 0), 10);
+	cr_expect_eq(memory_stage_moe_layers(m, &l, &o, 1), 16);
+	memory_stage_params(m, &l, &o, 0, &s0);
+	memory_stage_params(m, &l, &o, 1, &s1);
+	routed = 256.0 * 44040192.0;
+	cr_expect(fabs(s1.expert - 16 * routed / 8.0) < 1.0, "%.0f", s1.expert);
+	cr_expect(fabs(s0.expert - 10 * routed / 8.0) < 1.0, "%.0f", s0.expert);
+	/* Stage 1: 16 attentions and 16 MoE commons over tp = 2. */
+	cr_expect(fabs(s1.dense - 16 * (187114496.0 + 45882368.0) / 2.0) < 1.0, "%.0f", s1.dense);
+	/* The expert replicas: tp*dp*cp / (ep*etp) = 64 / 8 = 8. */
+	cr_expect_eq(layout_expert_dp(&l), 8.0);
+}
+
+/* Interleaved: stage i holds virtual stages i, i + pp, ...  A 60-layer
+ * DeepSeek-V3 on pp = 2, vp = 2: stage 0 holds layers 0..14 (three
+ * dense) and 30..44, 27 MoE layers; stage 1 holds 15..29 and 45..59. */
+Test(memory, moe_layers_interleaved)
+{
+	struct model_spec m = *model_find("deepseek-v3");
+	struct train_opts o;
+	struct layout l;
+
+	m.layers = 60;
+	train_opts_default(&o, &m);
+	layout_default(&l);
+	l.pp = 2; l.vp = 2;
+	cr_expect_eq(memory_stage_moe_layers(&m, &l, &o, 0), 27);
+	cr_expect_eq(memory_stage_moe_layers(&m, &l, &o, 1), 30);
+}
+
+/* An MoE layer whose one expert is the dense MLP (E = k = 1, no
+ * imbalance) costs what the dense layer costs plus the permutation of
+ * its tokens through HBM (10 bytes per token and hidden unit) and the
+ * router's small GEMMs (three per layer, each well under 50 us). */
+Test(cost, one_expert_is_a_dense_layer)
+{
+	struct model_spec d = *model_find("llama3-8b"), moe = d;
+	struct cluster c;
+	struct train_opts o;
+	struct layout l;
+	struct prediction pd, pm;
+	struct perr e = {0};
+	struct cost_params k;
+	double permute, extra;
+
+	moe.num_experts = 1;
+	moe.top_k = 1;
+	cr_assert_eq(cluster_preset("dgx-h100", 8, &c, &e), PPLAN_OK, "%s", e.msg);
+	train_opts_default(&o, &d);
+	k = *cost_params_default();
+	k.moe_imbalance = 1.0;
+	o.params = &k;
+	layout_default(&l);
+	l.tp = 8;
+	l.gbs = 8;
+	cr_assert_eq(cost_predict(&d, &c, &l, &o, &pd, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(cost_predict(&moe, &c, &l, &o, &pm, &e), PPLAN_OK, "%s", e.msg);
+	/* 32 layers, T = 8192 tokens, h = 4096. */
+	permute = 32 * 10.0 * 8192 * 4096 / (c.gpu.hbm_gbps * 1e9 * k.hbm_eff);
+	extra = pm.chunk.fwd_s - pd.chunk.fwd_s;
+	cr_expect(extra >= permute && extra <= permute + 32 * 3 * 50e-6,
+		  "extra %g s, permutation %g s", extra, permute);
+}
+
+/* ---- pplan.model/1 says the same ---------------------------------------------------- */
+
+/* The same architectures written as pplan.model/1 (moe and mla objects,
+ * pos_embedding) count as their config.json does. */
+Test(pplan_format, same_counts_as_hf)
+{
+	static const char *const pairs[][2] = {
+		{"deepseek-v2-lite.json", "DeepSeek-V2-Lite.json"},
+		{"opt-1.3b.json", "opt-1.3b.json"},
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		struct model_spec a, b;
+		struct perr e = {0};
+		char path[256];
+		snprintf(path, sizeof path, "%s/tests/fixtures/models/%s", PPLAN_SOURCE_DIR,
+			 pairs[i][0]);
+		cr_assert_eq(model_load(path, &a, &e), PPLAN_OK, "%s: %s", pairs[i][0], e.msg);
+		b = load(pairs[i][1]);
+		cr_expect_eq(model_params_total(&a), model_params_total(&b), "%s", pairs[i][0]);
+		cr_expect_eq(model_params_active(&a), model_params_active(&b), "%s", pairs[i][0]);
+		cr_expect_eq(cost_model_flops(&a, 4096, 1), cost_model_flops(&b, 4096, 1), "%s",
+			     pairs[i][0]);
+	}
+}
