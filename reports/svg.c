@@ -135,7 +135,10 @@ int axis_ticks(const struct axis *a, int max, double *out, int out_len)
 {
 	int n = 0;
 	if (a->log) {
-		int decades = (int)ceil(log10(a->hi / a->lo) - 1e-9);
+		/* Decades spanned, kept in double: an axis from 0 or to
+		 * infinity would make the int conversion undefined (found by
+		 * fuzz_report); such an axis gets one mark per decade. */
+		double decades = log10(a->hi / a->lo) - 1e-9;
 		static const double marks[] = { 1, 2, 5 };
 		int per = decades <= 3 ? 3 : 1;
 		for (double d = pow(10, floor(log10(a->lo))); d <= a->hi * 1.0001 && n < out_len;
