@@ -336,8 +336,9 @@ enum pplan_status exec_step(struct exec *x, struct perr *e)
 		st = grads_finish(x, e);
 	if (st == PPLAN_OK)
 		st = grads_update(x, e);
+	tl_class(x, OC_IDLE); /* the step's end */
+	/* every mark must be complete before the log is read (CUDA events) */
 	if (st == PPLAN_OK)
 		st = b->ops->sync(b, e);
-	tl_class(x, OC_IDLE); /* the step's end */
 	return st;
 }
