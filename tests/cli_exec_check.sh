@@ -18,7 +18,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 
-# ranks layout (what the issue lists)
+# ranks layout [model] (what issue 7 lists; then GQA, SwiGLU, RMSNorm and an
+# untied LM head: tests/fixtures/exec/llama-small.json)
 cases="
 2 tp=2,pp=1,gbs=2
 2 pp=2,gbs=4
@@ -36,23 +37,27 @@ cases="
 4 pp=2,dp=2,gbs=8
 4 pp=4,gbs=4
 4 dp=4,zero=1,gbs=4
+2 tp=2,gbs=2 llama-small
+4 tp=2,pp=2,gbs=4 llama-small
 "
-while read -r np layout; do
+while read -r np layout model; do
 	[ -n "$np" ] || continue
 	n=$((n + 1))
-	timeout 300 "$MPIEXEC" -n "$np" "$B" exec --model "$M" --layout "$layout" \
+	mf=$M
+	[ -n "$model" ] && mf=$S/tests/fixtures/exec/$model.json
+	timeout 300 "$MPIEXEC" -n "$np" "$B" exec --model "$mf" --layout "$layout" \
 		--backend cpu --steps 2 --warmup 1 --check --timeout 120 \
 		--report "$tmp/r.json" >"$tmp/out" 2>&1 </dev/null
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q '^# check passed' "$tmp/out"; then
-		echo "FAIL: -n $np --layout $layout (exit $rc)"; cat "$tmp/out"; fail=1
+		echo "FAIL: -n $np --layout $layout $model (exit $rc)"; cat "$tmp/out"; fail=1
 		continue
 	fi
 	if ! grep -Eq "\"schema\":[[:space:]]*\"pplan.report/1\"" "$tmp/r.json" ||
 	   ! grep -Eq "\"passed\":[[:space:]]*true" "$tmp/r.json"; then
 		echo "FAIL: -n $np --layout $layout: report"; fail=1
 	fi
-	echo "ok: -n $np --layout $layout: $(grep '^# check' "$tmp/out")"
+	echo "ok: -n $np --layout $layout $model: $(grep '^# check' "$tmp/out")"
 done <<<"$cases"
 echo "$n layouts checked against one rank"
 exit $fail
