@@ -287,6 +287,8 @@ static enum pplan_status resolve(const struct exec_args *a, int size,
 		if (st != PPLAN_OK)
 			return st;
 	}
+	if ((st = exec_supported(o, size, e)) != PPLAN_OK)
+		return st;
 	if (!a->force)
 		return fits(o, e);
 	return PPLAN_OK;

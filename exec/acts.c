@@ -52,7 +52,7 @@ static void layer_take(struct exec *x, struct carve *c, struct layer_act *a,
 		a->att = take(c, (size_t)d->B * d->H * d->S * d->S * es);
 	if (fused) {
 		a->ctx = take(c, (size_t)T * HD * es);
-		a->lse = take(c, (size_t)d->B * d->H * d->S * f4);
+		a->lse = take(c, (size_t)d->T * d->H * f4);
 	} else {
 		a->ctx = x->work.ctx; /* only its rows form is kept */
 	}
@@ -126,6 +126,16 @@ static void work_take(struct exec *x, struct carve *c, struct work *w)
 	w->loss = take(c, (size_t)T * f4);
 	if (x->l.recompute == RECOMPUTE_FULL)
 		layer_take(x, c, &w->re, 1);
+	if (x->l.cp > 1) {
+		long c2 = d->S / (2 * x->l.cp);
+		w->ring[0] = take(c, (size_t)4 * T * GD * es);
+		w->ring[1] = take(c, (size_t)4 * T * GD * es);
+		w->blk_o = take(c, (size_t)d->B * d->H * c2 * d->D * es);
+		w->blk_dq = take(c, (size_t)d->B * d->H * c2 * d->D * es);
+		w->blk_dk = take(c, (size_t)d->B * d->G * c2 * d->D * es);
+		w->blk_dv = take(c, (size_t)d->B * d->G * c2 * d->D * es);
+		w->blk_l = take(c, (size_t)d->B * d->H * c2 * f4);
+	}
 }
 
 enum pplan_status acts_build(struct exec *x, struct perr *e)

@@ -109,9 +109,8 @@ const char *exec_backend_note(const exec_t *x)
 	return x->backend_note;
 }
 
-/* What the executor cannot run (yet), or what does not divide. */
-static enum pplan_status supported(const struct exec_opts *o, int size,
-				   struct perr *e)
+enum pplan_status exec_supported(const struct exec_opts *o, int size,
+				 struct perr *e)
 {
 	const struct layout *l = &o->layout;
 	const struct model_spec *m = &o->model;
@@ -121,9 +120,10 @@ static enum pplan_status supported(const struct exec_opts *o, int size,
 		return perr_set(e, PPLAN_EINPUT,
 				"the layout uses %ld ranks (tp %d x pp %d x dp %d x cp %d) but %d were started: run it with mpirun -np %ld",
 				gpus, l->tp, l->pp, l->dp, l->cp, size, gpus);
-	if (l->cp > 1)
-		return perr_set(e, PPLAN_EINPUT, "the executor does not run context parallelism yet (cp=%d); use cp=1", l->cp);
-	if (l->ep > 1 || m->num_experts > 1)
+	if (l->cp > 1 && o->model.seq % (2L * l->cp) != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"with cp=%d the sequence of %ld tokens must split into %d equal chunks (2 per rank)",
+				l->cp, o->model.seq, 2 * l->cp);	if (l->ep > 1 || m->num_experts > 1)
 		return perr_set(e, PPLAN_EINPUT, "the executor does not run mixture-of-experts models or expert parallelism yet");
 	if (l->zero > 1)
 		return perr_set(e, PPLAN_EINPUT, "the executor runs zero=0 and zero=1 (the distributed optimizer), not zero=%d", l->zero);
@@ -147,9 +147,9 @@ static enum pplan_status supported(const struct exec_opts *o, int size,
 				l->pp * l->vp, m->layers, m->name);
 	if (m->layers / (l->pp * l->vp) > 64 || l->vp > 64)
 		return perr_set(e, PPLAN_EINPUT, "the executor runs at most 64 chunks of at most 64 layers per rank");
-	if (l->sp && l->tp > 1 && ((long)l->mbs * o->model.seq) % l->tp != 0)
-		return perr_set(e, PPLAN_EINPUT, "with sequence parallelism tp=%d must divide the %ld tokens of a microbatch",
-				l->tp, (long)l->mbs * o->model.seq);
+	if (l->sp && l->tp > 1 && ((long)l->mbs * o->model.seq / l->cp) % l->tp != 0)
+		return perr_set(e, PPLAN_EINPUT, "with sequence parallelism tp=%d must divide the %ld tokens of a microbatch on a rank",
+				l->tp, (long)l->mbs * o->model.seq / l->cp);
 	if (l->schedule == SCHED_ZB_H1 && l->recompute == RECOMPUTE_FULL)
 		return perr_set(e, PPLAN_EINPUT, "the executor does not combine schedule=zb-h1 with recompute=full");
 	if (l->gbs % ((long)l->mbs * l->dp) != 0)
@@ -169,7 +169,7 @@ static void dims_fill(struct exec *x)
 	memset(d, 0, sizeof *d);
 	d->B = l->mbs;
 	d->S = m->seq;
-	d->T = d->B * d->S;
+	d->T = d->B * d->S / l->cp;  /* a rank's tokens: 2 chunks of S / 2cp per sequence */
 	d->Tl = tp > 1 && l->sp ? d->T / tp : d->T;
 	d->C = m->hidden;
 	d->Hf = m->heads;
@@ -220,7 +220,18 @@ static enum pplan_status groups(struct exec *x, struct perr *e)
 	x->has_emb_group = x->d.tied && x->l.pp > 1 && first_or_last;
 	if ((st = split(x, colour(x, DIM_TP), x->rc.c[DIM_TP], &x->tp_comm, &x->tp, "tensor-parallel", e)) != PPLAN_OK)
 		return st;
-	if ((st = split(x, colour(x, DIM_DP), x->rc.c[DIM_DP], &x->dp_comm, &x->dp, "data-parallel", e)) != PPLAN_OK)
+	/* the weights' replicas: dp x cp ranks */
+	{
+		struct rank_coords rc = x->rc;
+		int col;
+		rc.c[DIM_DP] = rc.c[DIM_CP] = 0;
+		col = (int)layout_coords_rank(&x->l, &x->opt.order, &rc);
+		x->dpn = x->l.dp * x->l.cp;
+		x->dpr = x->rc.c[DIM_DP] * x->l.cp + x->rc.c[DIM_CP];
+		if ((st = split(x, col, x->dpr, &x->dp_comm, &x->dp, "data-parallel", e)) != PPLAN_OK)
+			return st;
+	}
+	if ((st = split(x, colour(x, DIM_CP), x->rc.c[DIM_CP], &x->cp_comm, &x->cp, "context-parallel", e)) != PPLAN_OK)
 		return st;
 	if ((st = split(x, colour(x, DIM_PP), x->rc.c[DIM_PP], &x->pp_comm, &x->pp, "pipeline", e)) != PPLAN_OK)
 		return st;
@@ -329,7 +340,7 @@ enum pplan_status exec_open_comm(const struct exec_opts *o, MPI_Comm world,
 	x->board_win = MPI_WIN_NULL;
 	MPI_Comm_rank(world, &x->rank);
 	MPI_Comm_size(world, &x->size);
-	if ((st = supported(o, x->size, e)) != PPLAN_OK)
+	if ((st = exec_supported(o, x->size, e)) != PPLAN_OK)
 		goto fail;
 	MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, x->rank, MPI_INFO_NULL, &x->node);
 	MPI_Comm_rank(x->node, &x->local_rank);
@@ -340,7 +351,8 @@ enum pplan_status exec_open_comm(const struct exec_opts *o, MPI_Comm world,
 	if ((st = open_backend(x, e)) != PPLAN_OK)
 		goto fail;
 	x->esize = (size_t)kern_dtype_size(x->be->dtype);
-	if (x->be->kind == BE_CUDA)
+	/* CUDA runs the fused kernel; ring attention needs it everywhere */
+	if (x->be->kind == BE_CUDA || x->l.cp > 1)
 		x->opt.fused_attention = 1;
 	if ((st = watch_open(x, e)) != PPLAN_OK)
 		goto fail;
@@ -401,6 +413,7 @@ void exec_close(exec_t *x)
 		x->be->ops->group_free(x->be, x->dp);
 		x->be->ops->group_free(x->be, x->pp);
 		x->be->ops->group_free(x->be, x->emb);
+		x->be->ops->group_free(x->be, x->cp);
 	}
 	watch_close(x);
 	if (x->node != MPI_COMM_NULL && x->node)

@@ -23,12 +23,17 @@ static struct work *W(struct exec *x)
  * dp_rank * (gbs / dp) + mb * mbs + b of the step, S + 1 tokens each
  * (inputs are the first S, targets the last S).  A noisy affine
  * recurrence, so that the model has something to learn and the loss
- * falls; the same for every layout. */
+ * falls; the same for every layout.  Under context parallelism the
+ * sequence is cut into 2 cp chunks and this rank keeps chunks cp_rank and
+ * 2 cp - 1 - cp_rank (the causal load balance of Megatron-Core), in the
+ * order (chunk, sample, token): each half is one contiguous block. */
 static void make_tokens(const struct exec *x, long step, int mb, int32_t *in,
 			int32_t *tgt)
 {
 	const struct dims *d = &x->d;
 	long per_dp = x->l.gbs / x->l.dp;
+	int cp = x->l.cp, cr = x->rc.c[DIM_CP];
+	long c = d->S / (2 * cp);
 	for (long bi = 0; bi < d->B; bi++) {
 		long sample = (long)x->rc.c[DIM_DP] * per_dp + (long)mb * d->B + bi;
 		uint64_t h = (uint64_t)x->opt.seed * 0x9e3779b97f4a7c15ULL ^
@@ -36,10 +41,31 @@ static void make_tokens(const struct exec *x, long step, int mb, int32_t *in,
 		long tok = (long)(fabs(exec_gauss(x->opt.seed, 0x746f6b656eULL ^ h, 0)) *
 				  1e6) % d->V;
 		for (long t = 0; t <= d->S; t++) {
-			if (t < d->S)
-				in[bi * d->S + t] = (int32_t)tok;
-			if (t > 0)
-				tgt[bi * d->S + t - 1] = (int32_t)tok;
+			/* where position t (as input) and t-1 (as target) go */
+			long k = t / c, half = -1, row;
+			if (cp == 1)
+				half = 0;
+			else if (k == cr)
+				half = 0;
+			else if (k == 2 * cp - 1 - cr)
+				half = 1;
+			if (half >= 0 && t < d->S) {
+				row = cp == 1 ? bi * d->S + t : (half * d->B + bi) * c + t % c;
+				in[row] = (int32_t)tok;
+			}
+			if (t > 0) {
+				long tp = t - 1, kp = tp / c, hp = -1;
+				if (cp == 1)
+					hp = 0;
+				else if (kp == cr)
+					hp = 0;
+				else if (kp == 2 * cp - 1 - cr)
+					hp = 1;
+				if (hp >= 0) {
+					row = cp == 1 ? bi * d->S + tp : (hp * d->B + bi) * c + tp % c;
+					tgt[row] = (int32_t)tok;
+				}
+			}
 			{
 				double g = exec_gauss(x->opt.seed, h, (uint64_t)t + 1);
 				long noise = g > 1.0 ? 2 : g > 0.0 ? 1 : 0;

@@ -59,6 +59,12 @@ enum pplan_status exec_agree(enum pplan_status st, struct perr *e);
  * NAN where it is not (a GPU: its backend checks its allocations). */
 double exec_rank_memory_bytes(const struct exec_opts *o);
 
+/* What the executor cannot run (yet), or what does not divide, for a
+ * world of `size` ranks: PPLAN_EINPUT with a sentence (exec_open says
+ * the same; the CLI asks before its memory check). */
+enum pplan_status exec_supported(const struct exec_opts *o, int size,
+				 struct perr *e);
+
 typedef struct exec exec_t;
 
 /* Bring-up in one fixed order (exec/bringup.c).  A layout that does not

@@ -151,6 +151,11 @@ struct work {
 	void *d_ctx, *dq, *dk, *dv, *d_att, *d_qkv, *emb;
 	float *rowmax, *sums, *loss;
 	struct layer_act re;     /* full recomputation: one layer's activations */
+	/* context parallelism: the ring's two buffers of [k | v | dk | dv]
+	 * (each T*G*D), a block's output and its gradients */
+	void *ring[2];
+	void *blk_o, *blk_dq, *blk_dk, *blk_dv;  /* (B,H,c,D), (B,H,c,D), (B,G,c,D) x2 */
+	float *blk_l;                            /* (B,H,c) */
 };
 
 struct send_buf {            /* a pending non-blocking send */
@@ -192,8 +197,11 @@ struct exec {
 	int rank, size, local_rank, local_size;
 	struct rank_coords rc;   /* this rank's coordinates */
 	int stage;               /* == rc.c[DIM_PP] */
-	MPI_Comm tp_comm, dp_comm, pp_comm, emb_comm;  /* host-side copies */
-	struct be_group *tp, *dp, *pp, *emb;
+	MPI_Comm tp_comm, dp_comm, pp_comm, emb_comm, cp_comm; /* host-side copies */
+	/* dp: the ranks that hold the same weights, dp x cp of them (they
+	 * see different samples, or different tokens of one under CP) */
+	struct be_group *tp, *dp, *pp, *emb, *cp;
+	int dpn, dpr;            /* size of that group, this rank's index in it */
 	int has_emb_group;       /* first or last stage with tied embeddings, pp > 1 */
 
 	struct backend *be;
@@ -358,6 +366,11 @@ enum pplan_status layer_wgrad(struct exec *x, struct layer_params *p,
 			      struct layer_act *a, const void *dqkv,
 			      const void *dproj, const void *dfc1,
 			      const void *dfc2, struct perr *e);
+
+/* ring.c: context parallelism's attention core, a ring over the cp ranks
+ * (q, k, v, ctx, lse of a in the half-major layout of ring.c) */
+enum pplan_status ring_attn_fwd(struct exec *x, struct layer_act *a, struct perr *e);
+enum pplan_status ring_attn_bwd(struct exec *x, struct layer_act *a, struct perr *e);
 
 /* chunk.c: forward and backward of one model chunk for one microbatch. */
 enum pplan_status chunk_forward(struct exec *x, struct slot *sl, int chunk,

@@ -35,13 +35,13 @@ static enum pplan_status bucket_launch(struct exec *x, int i, struct perr *e)
 	b->launched = 1;
 	memset(&b->req, 0, sizeof b->req);
 	b->req.what = "a data-parallel gradient bucket";
-	if (x->l.dp == 1) {
+	if (x->dpn == 1) {
 		b->req.active = 0;
 		return PPLAN_OK;
 	}
 	if (x->grad_shard)
 		return be->ops->reducescatter(be, x->dp, shard_grad(x, i),
-					      x->grad + b->off, b->len / x->l.dp,
+					      x->grad + b->off, b->len / x->dpn,
 					      KD_F32, &b->req, e);
 	return be->ops->allreduce(be, x->dp, x->grad + b->off, b->len, KD_F32,
 				  BE_SUM, &b->req, e);
@@ -132,7 +132,7 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 static enum pplan_status grad_norms(struct exec *x, double *total, struct perr *e)
 {
 	struct backend *b = x->be;
-	int dp_owner = x->grad_shard || x->rc.c[DIM_DP] == 0;
+	int dp_owner = x->grad_shard || x->dpr == 0;
 	b->ops->zero(b, x->norms_dev, (size_t)x->ntensor_ids * sizeof(double));
 	for (int i = 0; i < x->ntensors && dp_owner; i++) {
 		const struct xtensor *t = &x->tensors[i];
@@ -198,14 +198,14 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 	}
 	tl_op_end(x, t);
 	/* the distributed optimizer: everyone's updated shards to everyone */
-	if (st == PPLAN_OK && x->grad_shard && x->l.dp > 1) {
+	if (st == PPLAN_OK && x->grad_shard && x->dpn > 1) {
 		int u = tl_op_begin(x, RUN_OP_DP, -1, -1, OC_DP);
 		for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++) {
 			const struct bucket *bk = &x->buckets[i];
-			long n = bk->len / x->l.dp;
+			long n = bk->len / x->dpn;
 			char *base = (char *)x->w + (size_t)bk->off * x->esize;
 			st = b->ops->allgather(b, x->dp, base,
-					       base + (size_t)x->rc.c[DIM_DP] * (size_t)n * x->esize,
+					       base + (size_t)x->dpr * (size_t)n * x->esize,
 					       n, b->dtype, NULL, e);
 		}
 		tl_op_end(x, u);

@@ -137,14 +137,66 @@ static struct work *W(struct exec *x)
 
 /* ---- one layer ---- */
 
+/* The attention layout changes, once per half of the rank's sequence
+ * under context parallelism (ring.c: the tokens come as two chunks, each
+ * a contiguous block of rows and of heads), once otherwise. */
+static void halves(const struct exec *x, long *n, long *len)
+{
+	*n = x->l.cp > 1 ? 2 : 1;
+	*len = x->d.S / x->l.cp / *n;
+}
+
+static void split_heads(struct exec *x, struct layer_act *a, const void *qkv)
+{
+	const struct dims *d = &x->d;
+	long n, len, W = (d->H + 2 * d->G) * d->D;
+	halves(x, &n, &len);
+	for (long h = 0; h < n; h++)
+		x->be->k->qkv_split(x->be->ks, AT(x, a->q, h * d->B * d->H * len * d->D),
+				    AT(x, a->k, h * d->B * d->G * len * d->D),
+				    AT(x, a->v, h * d->B * d->G * len * d->D),
+				    AT(x, qkv, h * d->B * len * W), d->B, len, d->H, d->G, d->D);
+}
+
+static void merge_heads(struct exec *x, void *dqkv, const void *dq, const void *dk,
+			const void *dv)
+{
+	const struct dims *d = &x->d;
+	long n, len, W = (d->H + 2 * d->G) * d->D;
+	halves(x, &n, &len);
+	for (long h = 0; h < n; h++)
+		x->be->k->qkv_merge(x->be->ks, AT(x, dqkv, h * d->B * len * W),
+				    AT(x, dq, h * d->B * d->H * len * d->D),
+				    AT(x, dk, h * d->B * d->G * len * d->D),
+				    AT(x, dv, h * d->B * d->G * len * d->D), d->B, len, d->H,
+				    d->G, d->D);
+}
+
+static void heads_rows(struct exec *x, void *rows, const void *heads, int to_rows)
+{
+	const struct dims *d = &x->d;
+	long n, len, HD = d->H * d->D;
+	halves(x, &n, &len);
+	for (long h = 0; h < n; h++) {
+		void *r = AT(x, rows, h * d->B * len * HD);
+		void *hh = AT(x, heads, h * d->B * d->H * len * d->D);
+		if (to_rows)
+			x->be->k->heads_to_rows(x->be->ks, r, hh, d->B, len, d->H, d->D);
+		else
+			x->be->k->rows_to_heads(x->be->ks, hh, r, d->B, len, d->H, d->D);
+	}
+}
+
 static enum pplan_status attn_core_fwd(struct exec *x, struct layer_act *a,
-				       void *att)
+				       void *att, struct perr *e)
 {
 	const struct dims *d = &x->d;
 	struct backend *b = x->be;
 	long rep = d->H / d->G, S = d->S, D = d->D;
 	float scale = (float)(1.0 / sqrt((double)D));
 
+	if (x->l.cp > 1)
+		return ring_attn_fwd(x, a, e);
 	if (x->opt.fused_attention) {
 		b->k->attention_fwd(b->ks, a->ctx, a->lse, a->q, a->k, a->v, d->B, d->H,
 				    d->G, S, S, D, 0, 0, scale);
@@ -186,9 +238,10 @@ enum pplan_status layer_fwd(struct exec *x, struct layer_params *p,
 	mm_fwd(x, w->qkv, full, p->w[PT_QKV_W], T, C, QKV);
 	if (p->w[PT_QKV_B])
 		k->bias_add(b->ks, w->qkv, p->w[PT_QKV_B], T, QKV);
-	k->qkv_split(b->ks, a->q, a->k, a->v, w->qkv, d->B, d->S, d->H, d->G, d->D);
-	attn_core_fwd(x, a, att);
-	k->heads_to_rows(b->ks, a->ctx_rows, a->ctx, d->B, d->S, d->H, d->D);
+	split_heads(x, a, w->qkv);
+	if ((st = attn_core_fwd(x, a, att, e)) != PPLAN_OK)
+		return st;
+	heads_rows(x, a->ctx_rows, a->ctx, 1);
 	mm_fwd(x, w->partial, a->ctx_rows, p->w[PT_PROJ_W], T, HD, C);
 	if ((st = tp_exit(x, w->partial, a->x_mid, e)) != PPLAN_OK)
 		return st;
@@ -246,7 +299,8 @@ enum pplan_status layer_wgrad(struct exec *x, struct layer_params *p,
 	return PPLAN_OK;
 }
 
-static void attn_core_bwd(struct exec *x, struct layer_act *a, void *att)
+static enum pplan_status attn_core_bwd(struct exec *x, struct layer_act *a,
+				       void *att, struct perr *e)
 {
 	const struct dims *d = &x->d;
 	struct backend *b = x->be;
@@ -254,11 +308,13 @@ static void attn_core_bwd(struct exec *x, struct layer_act *a, void *att)
 	long rep = d->H / d->G, S = d->S, D = d->D;
 	float scale = (float)(1.0 / sqrt((double)D));
 
+	if (x->l.cp > 1)
+		return ring_attn_bwd(x, a, e);
 	if (x->opt.fused_attention) {
 		b->k->attention_bwd(b->ks, w->dq, w->dk, w->dv, w->d_ctx, a->ctx, a->lse,
 				    a->q, a->k, a->v, d->B, d->H, d->G, S, S, D, 0, 0,
 				    scale);
-		return;
+		return PPLAN_OK;
 	}
 	if (!a->att) {
 		/* selective recomputation: the softmax again */
@@ -287,6 +343,7 @@ static void attn_core_bwd(struct exec *x, struct layer_act *a, void *att)
 	b->ops->gemm_batched(b, 1, 0, S, D, rep * S, 1.0f, w->d_att, S, rep * S * S,
 			     a->q, D, rep * S * D, 0.0f, w->dk, D, S * D,
 			     d->B * d->G, b->dtype);
+	return PPLAN_OK;
 }
 
 /* dout (Tl,C) -> din (Tl,C).  part BWD_ALL or BWD_INPUT. */
@@ -343,9 +400,10 @@ enum pplan_status layer_bwd(struct exec *x, struct layer_params *p,
 	if (g != dproj)
 		b->ops->copy(b, dproj, g, (size_t)T * C * x->esize);
 	mm_dgrad(x, w->d_ctx_rows, dproj, p->w[PT_PROJ_W], T, HD, C);
-	k->rows_to_heads(b->ks, w->d_ctx, w->d_ctx_rows, d->B, d->S, d->H, d->D);
-	attn_core_bwd(x, a, att);
-	k->qkv_merge(b->ks, dqkv, w->dq, w->dk, w->dv, d->B, d->S, d->H, d->G, d->D);
+	heads_rows(x, w->d_ctx_rows, w->d_ctx, 0);
+	if ((st = attn_core_bwd(x, a, att, e)) != PPLAN_OK)
+		return st;
+	merge_heads(x, dqkv, w->dq, w->dk, w->dv);
 	if (p->g[PT_QKV_B])
 		k->bias_bwd(b->ks, p->g[PT_QKV_B], dqkv, T, QKV);
 	if (!keep) {

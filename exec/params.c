@@ -270,7 +270,7 @@ static int make_buckets(struct exec *x, int nb)
 {
 	long off = 0;
 	int cap = x->ntensors + 1;
-	int dp = x->l.zero >= 1 ? x->l.dp : 1;
+	int dp = x->l.zero >= 1 ? x->dpn : 1;
 
 	x->buckets = calloc((size_t)cap, sizeof *x->buckets);
 	if (!x->buckets)
@@ -318,12 +318,12 @@ long params_shard_begin(const struct exec *x, const struct bucket *b)
 {
 	if (x->l.zero < 1)
 		return b->off;
-	return b->off + (long)x->rc.c[DIM_DP] * (b->len / x->l.dp);
+	return b->off + (long)x->dpr * (b->len / x->dpn);
 }
 
 long params_shard_len(const struct exec *x, const struct bucket *b)
 {
-	return x->l.zero < 1 ? b->len : b->len / x->l.dp;
+	return x->l.zero < 1 ? b->len : b->len / x->dpn;
 }
 
 static void set_pointers(struct exec *x)

@@ -211,3 +211,21 @@ void kern_attention_bwd(kstream *ks, float *dq, float *dk, float *dv,
 			}
 		}
 }
+
+void kern_attention_merge(kstream *ks, float *out, float *lse, const float *o,
+			  const float *l, long rows, long D)
+{
+	(void)ks;
+	for (long r = 0; r < rows; r++) {
+		double a = lse[r], b = l[r], m, n, wa, wb;
+		if (b == -INFINITY)
+			continue;
+		m = a > b ? a : b;
+		n = m + log(exp(a - m) + exp(b - m));
+		wa = a == -INFINITY ? 0.0 : exp(a - n);
+		wb = exp(b - n);
+		for (long d = 0; d < D; d++)
+			out[r * D + d] = (float)(wa * out[r * D + d] + wb * o[r * D + d]);
+		lse[r] = (float)n;
+	}
+}

@@ -51,6 +51,8 @@ void kern_attention_bwd(kstream *ks, float *dq, float *dk, float *dv,
 			const float *q, const float *k, const float *v, long B,
 			long H, long G, long Tq, long Tk, long D, long q0, long k0,
 			float scale);
+void kern_attention_merge(kstream *ks, float *out, float *lse, const float *o,
+			  const float *l, long rows, long D);
 void kern_embedding_fwd(kstream *ks, float *out, const int32_t *tokens,
 			const float *wte, long N, long C, long v0, long Vl);
 void kern_embedding_bwd(kstream *ks, float *dwte, const float *dout,

@@ -141,6 +141,12 @@ static void attention_bwd(kstream *ks, void *dq, void *dk, void *dv,
 			   Tk, D, q0, k0, scale);
 }
 
+static void attention_merge(kstream *ks, void *out, float *lse, const void *o,
+			    const float *l, long rows, long D)
+{
+	kern_attention_merge(ks, out, lse, o, l, rows, D);
+}
+
 static void embedding_fwd(kstream *ks, void *out, const int32_t *tokens,
 			  const void *wte, long N, long C, long v0, long Vl)
 {
@@ -228,6 +234,7 @@ static const struct kern_ops cpu_ops = {
 	.softmax_causal_bwd = softmax_bwd,
 	.attention_fwd = attention_fwd,
 	.attention_bwd = attention_bwd,
+	.attention_merge = attention_merge,
 	.embedding_fwd = embedding_fwd,
 	.embedding_bwd = embedding_bwd,
 	.position_fwd = position_fwd,

@@ -510,8 +510,41 @@ static void attention_bwd(kstream *ks, void *dq, void *dk, void *dv,
 #undef FA_BWD
 }
 
+/* Ring attention's merge (kernels.h): one thread block per row. */
+template <typename T>
+__global__ void merge_k(T *out, float *lse, const T *o, const float *l, long rows, long D)
+{
+	long r = blockIdx.x;
+	float a, b, m, n, wa, wb;
+	if (r >= rows)
+		return;
+	a = lse[r];
+	b = l[r];
+	if (b == -INFINITY)
+		return;
+	m = fmaxf(a, b);
+	n = m + logf(expf(a - m) + expf(b - m));
+	wa = a == -INFINITY ? 0.0f : expf(a - n);
+	wb = expf(b - n);
+	for (long d = threadIdx.x; d < D; d += blockDim.x)
+		st(out + r * D + d, wa * ld(out + r * D + d) + wb * ld(o + r * D + d));
+	__syncthreads();
+	if (threadIdx.x == 0)
+		lse[r] = n;
+}
+
+template <typename T>
+static void attention_merge(kstream *ks, void *out, float *lse, const void *o,
+			    const float *l, long rows, long D)
+{
+	if (rows > 0 && D > 0)
+		merge_k<T><<<(unsigned)rows, 64, 0, kcu_stream(ks)>>>((T *)out, lse,
+								   (const T *)o, l, rows, D);
+}
+
 void kcu_fill_flash(struct kern_ops *o)
 {
 	KCU_PICK(o, attention_fwd, attention_fwd);
 	KCU_PICK(o, attention_bwd, attention_bwd);
+	KCU_PICK(o, attention_merge, attention_merge);
 }

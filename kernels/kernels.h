@@ -125,6 +125,12 @@ struct kern_ops {
 			      const void *q, const void *k, const void *v, long B,
 			      long H, long G, long Tq, long Tk, long D, long q0,
 			      long k0, float scale);
+	/* Ring attention's merge of one more key block into a partial
+	 * result: rows (of D values) of out with log-sum-exp lse, and o, l
+	 * of the new block: lse' = log(e^lse + e^l), out' = out e^(lse-lse')
+	 * + o e^(l-lse').  A row with l = -INFINITY is left as it is. */
+	void (*attention_merge)(kstream *ks, void *out, float *lse, const void *o,
+				const float *l, long rows, long D);
 
 	/* ---- embeddings (vocabulary-parallel: this shard holds rows
 	 * [v0, v0 + Vl) of the table) ---- */

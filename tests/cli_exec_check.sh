@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
 
 # ranks layout [model] (what issue 7 lists; then GQA, SwiGLU, RMSNorm and an
-# untied LM head: tests/fixtures/exec/llama-small.json)
+# untied LM head: tests/fixtures/exec/llama-small.json; then context
+# parallelism, ring attention)
 cases="
 2 tp=2,pp=1,gbs=2
 2 pp=2,gbs=4
@@ -39,6 +40,9 @@ cases="
 4 dp=4,zero=1,gbs=4
 2 tp=2,gbs=2 llama-small
 4 tp=2,pp=2,gbs=4 llama-small
+2 cp=2,gbs=2
+4 cp=2,tp=2,gbs=2 llama-small
+4 cp=4,gbs=2 llama-small
 "
 while read -r np layout model; do
 	[ -n "$np" ] || continue

@@ -35,7 +35,9 @@ check() { # ranks pattern args...
 
 check 2 "uses 4 ranks .* but 2 were started" --model "$M" --layout tp=4 --backend cpu
 check 2 "uses 1 ranks .* but 2 were started" --model "$M" --layout tp=1,dp=1 --backend cpu
-check 2 "context parallelism" --model "$M" --layout cp=2 --backend cpu
+check 3 "not a multiple of 2\*cp" --model "$M" --layout cp=3 --backend cpu
+check 2 "has no experts" --model "$M" --layout dp=2,ep=2 --backend cpu
+check 2 "mixture-of-experts" --model mixtral-8x7b --layout dp=2 --backend cpu --seq 64
 check 2 "zero=0 and zero=1" --model "$M" --layout dp=2,zero=3 --backend cpu
 check 1 "--steps must be" --model "$M" --layout tp=1 --backend cpu --steps 0
 check 1 "--warmup 3 must be smaller than --steps 3" --model "$M" --layout tp=1 --backend cpu --steps 3 --warmup 3

@@ -408,3 +408,32 @@ Test(attention, blocks_merge_by_lse)
 		kt_close(l + r, &lse, 1, 1e-6, 1e-6, "merged lse");
 	}
 }
+
+/* The merge kernel does the same: block [0, 4) then block [4, 8) merged
+ * into it equals attention over [0, 8); a block whose rows see no key
+ * (lse -inf) leaves those rows as they are. */
+Test(attention, merge_kernel_matches_whole)
+{
+	enum { H = 2, T = 6, K = 8, D = 4 };
+	struct krng rng = { 47 };
+	float q[H * T * D], k[K * D], v[K * D], o[H * T * D], l[H * T];
+	float o1[H * T * D], l1[H * T], o2[H * T * D], l2[H * T];
+	float k2[4 * D], v2[4 * D];
+	double ow[H * T * D], lw[H * T];
+	float sc = 0.5f;
+	kt_fill(&rng, q, H * T * D, -1, 1);
+	kt_fill(&rng, k, K * D, -1, 1);
+	kt_fill(&rng, v, K * D, -1, 1);
+	kern_attention_fwd(NULL, o, l, q, k, v, 1, H, 1, T, K, D, 2, 0, sc);
+	kern_attention_fwd(NULL, o1, l1, q, k, v, 1, H, 1, T, 4, D, 2, 0, sc);
+	memcpy(k2, k + 4 * D, sizeof k2);
+	memcpy(v2, v + 4 * D, sizeof v2);
+	kern_attention_fwd(NULL, o2, l2, q, k2, v2, 1, H, 1, T, 4, D, 2, 4, sc);
+	kern_attention_merge(NULL, o1, l1, o2, l2, H * T, D);
+	for (int i = 0; i < H * T * D; i++)
+		ow[i] = o[i];
+	for (int i = 0; i < H * T; i++)
+		lw[i] = l[i];
+	kt_close(o1, ow, H * T * D, 1e-6, 1e-5, "merge kernel out");
+	kt_close(l1, lw, H * T, 1e-6, 1e-6, "merge kernel lse");
+}
