@@ -145,8 +145,8 @@ enum pplan_status exec_supported(const struct exec_opts *o, int size,
 		return perr_set(e, PPLAN_EINPUT,
 				"pp x vp = %d must divide the %d layers of %s (the executor runs even stages)",
 				l->pp * l->vp, m->layers, m->name);
-	if (m->layers / (l->pp * l->vp) > 64 || l->vp > 64)
-		return perr_set(e, PPLAN_EINPUT, "the executor runs at most 64 chunks of at most 64 layers per rank");
+	if (l->vp > 64)
+		return perr_set(e, PPLAN_EINPUT, "the executor runs at most 64 model chunks per rank (vp=%d)", l->vp);
 	if (l->sp && l->tp > 1 && ((long)l->mbs * o->model.seq / l->cp) % l->tp != 0)
 		return perr_set(e, PPLAN_EINPUT, "with sequence parallelism tp=%d must divide the %ld tokens of a microbatch on a rank",
 				l->tp, (long)l->mbs * o->model.seq / l->cp);

@@ -24,11 +24,12 @@ run() { # fault seed extra-args...
 		--report "$tmp/r.json" "$@" >"$tmp/out" 2>&1
 }
 
-orphans() { # seed
+orphans() { # seed (and this binary: other checkouts may run this test too)
+	local pat="^$B exec --model .* --seed $1( |$)"
 	sleep 1
-	if pgrep -f "exec --model .* --seed $1( |$)" >/dev/null; then
-		echo "FAIL: processes left behind (seed $1)"; pgrep -af "seed $1"; fail=1
-		pkill -9 -f "exec --model .* --seed $1( |$)"
+	if pgrep -f "$pat" >/dev/null; then
+		echo "FAIL: processes left behind (seed $1)"; pgrep -af "$pat"; fail=1
+		pkill -9 -f "$pat"
 	fi
 }
 
