@@ -145,6 +145,13 @@ enum pplan_status exec_supported(const struct exec_opts *o, int size,
 		return perr_set(e, PPLAN_EINPUT,
 				"pp x vp = %d must divide the %d layers of %s (the executor runs even stages)",
 				l->pp * l->vp, m->layers, m->name);
+	if (l->pp_first > 0 || l->pp_last > 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"the executor runs even pipeline stages; it does not take pp_first/pp_last (uneven first and last stages) yet");
+	if (m->pos_embedding > 0 && m->seq > m->pos_embedding)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s has %ld learned positions, fewer than the sequence of %ld tokens",
+				m->name, m->pos_embedding, m->seq);
 	if (l->vp > 64)
 		return perr_set(e, PPLAN_EINPUT, "the executor runs at most 64 model chunks per rank (vp=%d)", l->vp);
 	if (l->sp && l->tp > 1 && ((long)l->mbs * o->model.seq / l->cp) % l->tp != 0)
@@ -188,7 +195,7 @@ static void dims_fill(struct exec *x)
 	d->bias = m->linear_bias;
 	d->tied = m->tied_embeddings;
 	d->eps = 1e-5f;
-	d->P = 0; /* learned positions: when the model spec carries them (issue 9) */
+	d->P = m->pos_embedding;  /* learned absolute positions (GPT-2, OPT) */
 }
 
 /* Colour of a group along dimension `dim`: the rank with that coordinate

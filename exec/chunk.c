@@ -75,31 +75,38 @@ static void make_tokens(const struct exec *x, long step, int mb, int32_t *in,
 	}
 }
 
-/* Rows [r0, r0+n) of the flattened (B, S) tokens get positions r % S. */
-static void positions_fwd(struct exec *x, void *out, long r0, long n)
+/* The position of row r of a rank's tokens: rows are (sample, token),
+ * or under context parallelism (half, sample, token) with half h
+ * holding chunk cp_rank or 2 cp - 1 - cp_rank (make_tokens). */
+static long row_position(const struct exec *x, long r)
 {
 	const struct dims *d = &x->d;
-	long r = 0;
-	while (r < n) {
-		long pos = (r0 + r) % d->S, len = d->S - pos;
-		if (len > n - r)
-			len = n - r;
-		x->be->k->position_fwd(x->be->ks, AT(x, out, r * d->C), x->wpe, 1, len,
-				       d->C, pos);
-		r += len;
-	}
+	int cp = x->l.cp, cr = x->rc.c[DIM_CP];
+	long c, half, t;
+	if (cp == 1)
+		return r % d->S;
+	c = d->S / (2 * cp);
+	half = r / (d->B * c);
+	t = r % c;
+	return (half == 0 ? cr : 2L * cp - 1 - cr) * c + t;
 }
 
-static void positions_bwd(struct exec *x, const void *dout, long r0, long n)
+/* Learned positions for rows [r0, r0+n) of out (rows r0.. of the rank's
+ * tokens), one kernel call per run of consecutive positions. */
+static void positions(struct exec *x, void *buf, long r0, long n, int backward)
 {
 	const struct dims *d = &x->d;
 	long r = 0;
 	while (r < n) {
-		long pos = (r0 + r) % d->S, len = d->S - pos;
-		if (len > n - r)
-			len = n - r;
-		x->be->k->position_bwd(x->be->ks, x->g_wpe, AT(x, dout, r * d->C), 1, len,
-				       d->C, pos);
+		long pos = row_position(x, r0 + r), len = 1;
+		while (r + len < n && row_position(x, r0 + r + len) == pos + len)
+			len++;
+		if (backward)
+			x->be->k->position_bwd(x->be->ks, x->g_wpe, AT(x, buf, r * d->C), 1, len,
+					       d->C, pos);
+		else
+			x->be->k->position_fwd(x->be->ks, AT(x, buf, r * d->C), x->wpe, 1, len,
+					       d->C, pos);
 		r += len;
 	}
 }
@@ -122,7 +129,7 @@ static enum pplan_status embed_fwd(struct exec *x, struct slot *sl, void *out,
 	if ((st = tp_exit(x, W(x)->emb, out, e)) != PPLAN_OK)
 		return st;
 	if (x->wpe)
-		positions_fwd(x, out, shard_row0(x), d->Tl);
+		positions(x, out, shard_row0(x), d->Tl, 0);
 	return PPLAN_OK;
 }
 
@@ -133,7 +140,7 @@ static enum pplan_status embed_bwd(struct exec *x, struct slot *sl,
 	const void *g;
 	enum pplan_status st;
 	if (x->wpe)
-		positions_bwd(x, dout, shard_row0(x), d->Tl);
+		positions(x, (void *)dout, shard_row0(x), d->Tl, 1);
 	if ((st = tp_exit_bwd(x, dout, W(x)->d_full, &g, e)) != PPLAN_OK)
 		return st;
 	x->be->k->embedding_bwd(x->be->ks, x->g_wte, g, sl->tokens, d->T, d->C, d->v0, d->Vl);
