@@ -44,6 +44,11 @@ cases="
 4 cp=2,tp=2,gbs=2 llama-small
 4 cp=4,gbs=2 llama-small
 "
+# Under ASan/UBSan (several times slower) one case of each kind runs.
+if [ -n "${PPLAN_TEST_SANITIZED:-}" ]; then
+	cases=$(printf '%s\n' "$cases" | grep -E '^(2 tp=2,sp=on|2 pp=2,vp=2|2 pp=2,schedule=zb-h1|2 dp=2,zero=1|2 tp=2,recompute=full|4 tp=2,pp=2,gbs=4 llama|2 cp=2)')
+	echo "(sanitizer build: $(printf '%s\n' "$cases" | grep -c .) of the layouts)"
+fi
 while read -r np layout model; do
 	[ -n "$np" ] || continue
 	n=$((n + 1))
