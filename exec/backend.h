@@ -170,6 +170,12 @@ struct backend {
 	void *impl;                  /* the implementation's state */
 };
 
+/* Waits for an MPI request the way every wait here does: polling (spin,
+ * then yield, then sleep in growing steps), asking the watchdog w (may
+ * be NULL) now and then; `what` names it in the watchdog's message. */
+enum pplan_status be_mpi_wait(const struct be_watch *w, MPI_Request *r,
+			      const char *what, struct perr *e);
+
 /* The CPU backend (fp32).  *out is the caller's (b->ops->close). */
 enum pplan_status be_cpu_open(int local_rank, struct backend **out,
 			      struct perr *e);

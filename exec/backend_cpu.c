@@ -326,14 +326,20 @@ static int cpu_test(struct backend *b, struct be_req *r)
 /* Polls: spins briefly, then yields the core (ranks may share cores)
  * while staying runnable, and only after a while sleeps in growing
  * steps; asks the watchdog now and then. */
-static enum pplan_status cpu_wait(struct backend *b, struct be_req *r,
-				  struct perr *e)
+enum pplan_status be_mpi_wait(const struct be_watch *w, MPI_Request *r,
+			      const char *what, struct perr *e)
 {
 	double start = now_s(), last_check = start;
 	long spins = 0, nap_ns = 10000;
+	int flag = 0;
 
-	while (!cpu_test(b, r)) {
-		double t = now_s();
+	for (;;) {
+		double t;
+		if (MPI_Test(r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return perr_set(e, PPLAN_ESYSTEM, "MPI failed while waiting for %s", what);
+		if (flag)
+			return PPLAN_OK;
+		t = now_s();
 		if (spins < 200) {
 			spins++;
 		} else if (t - start < 0.02) {
@@ -344,16 +350,26 @@ static enum pplan_status cpu_wait(struct backend *b, struct be_req *r,
 			if (nap_ns < 1000000)
 				nap_ns *= 2;
 		}
-		if (b->watch.check && t - last_check > 0.01) {
+		if (w && w->check && t - last_check > 0.01) {
 			enum pplan_status s;
 			last_check = t;
-			s = b->watch.check(b->watch.ctx, r->what ? r->what : "a transfer",
-					   t - start, e);
+			s = w->check(w->ctx, what, t - start, e);
 			if (s != PPLAN_OK)
 				return s;
 		}
 	}
-	return PPLAN_OK;
+}
+
+static enum pplan_status cpu_wait(struct backend *b, struct be_req *r,
+				  struct perr *e)
+{
+	enum pplan_status st;
+	if (!r->active)
+		return PPLAN_OK;
+	st = be_mpi_wait(&b->watch, &r->mpi, r->what ? r->what : "a transfer", e);
+	if (st == PPLAN_OK)
+		r->active = 0;
+	return st;
 }
 
 static enum pplan_status cpu_sync(struct backend *b, struct perr *e)

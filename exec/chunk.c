@@ -27,13 +27,29 @@ static struct work *W(struct exec *x)
  * sequence is cut into 2 cp chunks and this rank keeps chunks cp_rank and
  * 2 cp - 1 - cp_rank (the causal load balance of Megatron-Core), in the
  * order (chunk, sample, token): each half is one contiguous block. */
+/* The row of this rank's tokens that position t of sample bi goes to,
+ * or -1 when another context-parallel rank holds it. */
+static long local_row(const struct exec *x, long bi, long t)
+{
+	const struct dims *d = &x->d;
+	int cp = x->l.cp, cr = x->rc.c[DIM_CP];
+	long c = d->S / (2 * cp), k = t / c, half;
+	if (cp == 1)
+		return bi * d->S + t;
+	if (k == cr)
+		half = 0;
+	else if (k == 2L * cp - 1 - cr)
+		half = 1;
+	else
+		return -1;
+	return (half * d->B + bi) * c + t % c;
+}
+
 static void make_tokens(const struct exec *x, long step, int mb, int32_t *in,
 			int32_t *tgt)
 {
 	const struct dims *d = &x->d;
 	long per_dp = x->l.gbs / x->l.dp;
-	int cp = x->l.cp, cr = x->rc.c[DIM_CP];
-	long c = d->S / (2 * cp);
 	for (long bi = 0; bi < d->B; bi++) {
 		long sample = (long)x->rc.c[DIM_DP] * per_dp + (long)mb * d->B + bi;
 		uint64_t h = (uint64_t)x->opt.seed * 0x9e3779b97f4a7c15ULL ^
@@ -41,36 +57,15 @@ static void make_tokens(const struct exec *x, long step, int mb, int32_t *in,
 		long tok = (long)(fabs(exec_gauss(x->opt.seed, 0x746f6b656eULL ^ h, 0)) *
 				  1e6) % d->V;
 		for (long t = 0; t <= d->S; t++) {
-			/* where position t (as input) and t-1 (as target) go */
-			long k = t / c, half = -1, row;
-			if (cp == 1)
-				half = 0;
-			else if (k == cr)
-				half = 0;
-			else if (k == 2 * cp - 1 - cr)
-				half = 1;
-			if (half >= 0 && t < d->S) {
-				row = cp == 1 ? bi * d->S + t : (half * d->B + bi) * c + t % c;
-				in[row] = (int32_t)tok;
-			}
-			if (t > 0) {
-				long tp = t - 1, kp = tp / c, hp = -1;
-				if (cp == 1)
-					hp = 0;
-				else if (kp == cr)
-					hp = 0;
-				else if (kp == 2 * cp - 1 - cr)
-					hp = 1;
-				if (hp >= 0) {
-					row = cp == 1 ? bi * d->S + tp : (hp * d->B + bi) * c + tp % c;
-					tgt[row] = (int32_t)tok;
-				}
-			}
-			{
-				double g = exec_gauss(x->opt.seed, h, (uint64_t)t + 1);
-				long noise = g > 1.0 ? 2 : g > 0.0 ? 1 : 0;
-				tok = (tok * 31 + 7 + noise) % d->V;
-			}
+			/* token t is the input at position t, the target at t-1 */
+			long ri = t < d->S ? local_row(x, bi, t) : -1;
+			long rt = t > 0 ? local_row(x, bi, t - 1) : -1;
+			double g = exec_gauss(x->opt.seed, h, (uint64_t)t + 1);
+			if (ri >= 0)
+				in[ri] = (int32_t)tok;
+			if (rt >= 0)
+				tgt[rt] = (int32_t)tok;
+			tok = (tok * 31 + 7 + (g > 1.0 ? 2 : g > 0.0 ? 1 : 0)) % d->V;
 		}
 	}
 }

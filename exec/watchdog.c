@@ -12,7 +12,6 @@
  * ends the others.
  */
 #include <math.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,44 +111,8 @@ void exec_heartbeat(struct exec *x, const struct sched_op *op)
 enum pplan_status exec_wait_mpi(struct exec *x, MPI_Request *r, const char *what,
 				struct perr *e)
 {
-	struct be_req q;
-	memset(&q, 0, sizeof q);
-	q.active = 1;
-	q.mpi = *r;
-	q.what = what;
-	/* host-side MPI requests are waited for as the CPU backend does */
-	{
-		int flag = 0;
-		double start = exec_now(), last = start;
-		long spins = 0, nap = 10000;
-		while (!flag) {
-			double t;
-			if (MPI_Test(&q.mpi, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-				return perr_set(e, PPLAN_ESYSTEM, "MPI failed while waiting for %s", what);
-			if (flag)
-				break;
-			t = exec_now();
-			if (spins++ < 200) {
-				;
-			} else if (t - start < 0.02) {
-				sched_yield();
-			} else {
-				struct timespec ts = { 0, nap };
-				nanosleep(&ts, NULL);
-				if (nap < 1000000)
-					nap *= 2;
-			}
-			if (t - last > 0.01) {
-				enum pplan_status st;
-				last = t;
-				st = check(x, what, t - start, e);
-				if (st != PPLAN_OK)
-					return st;
-			}
-		}
-	}
-	*r = MPI_REQUEST_NULL;
-	return PPLAN_OK;
+	struct be_watch w = { check, x };
+	return be_mpi_wait(&w, r, what, e);
 }
 
 enum pplan_status exec_barrier(struct exec *x, struct perr *e)
