@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "jsonio.h"
 #include "kernels.h"
 
@@ -145,18 +146,42 @@ enum pplan_status calibrate_plan_new(const struct cal_plan_opts *o, struct cal_p
 		model_shapes(p);
 	else
 		grid_shapes(p);
-	/* a streaming kernel from 12 KiB; the layer's element-wise kernels
-	 * over 8 .. 16384 tokens (rows of the model's hidden size, or 1024);
-	 * the optimizer over 4 Ki .. 16 Mi parameters; as bytes moved */
+	/* the layer whose element-wise kernels are measured: the model's, or
+	 * a 1024-wide GPT layer; its forward bytes per token as the cost model
+	 * counts them */
 	{
-		double C = o->model_arg ? (double)p->model.hidden : 1024;
+		struct model_spec dm = { .hidden = 1024, .ffn = 4096, .heads = 16, .kv_heads = 16,
+					 .head_dim = 64, .mlp = MLP_GELU, .layers = 1 };
+		const struct model_spec *lm = o->model_arg ? &p->model : &dm;
+		p->layer = (struct cal_layer){ lm->hidden, lm->ffn, lm->heads, lm->kv_heads,
+					       lm->head_dim, mlp_is_gated(lm->mlp),
+					       cost_layer_elementwise_bytes(lm, 1, 1, 0, o->precision) };
+	}
+	/* a streaming kernel from 12 KiB; the layer's element-wise kernels
+	 * over 8 .. 16384 tokens; the optimizer over 4 Ki .. 16 Mi
+	 * parameters; as bytes moved */
+	{
 		double esize = o->precision == PREC_FP32 ? 4 : 2;
 		int q = o->quick;
 		for (int k = 10; k <= (q ? 22 : 26); k += q ? 3 : 2)
 			p->bw[CAL_ELEM_STREAM][p->n_bw[CAL_ELEM_STREAM]++].bytes = 3.0 * esize * (double)(1L << k);
-		for (int k = 3; k <= (q ? 12 : 14); k += q ? 3 : 1)
+		/* with a model: its micro-batches' token counts (1 .. 8 x seq) and
+		 * a few smaller; caches make the rate depend on the size */
+		long seq = o->model_arg ? (o->seq > 0 ? o->seq : p->model.seq) : 0;
+		double tok[CAL_MAX_BW];
+		int nt = 0;
+		if (seq > 0) {
+			for (long t = 8; t < seq && nt < CAL_MAX_BW - 4; t *= q ? 8 : 4)
+				tok[nt++] = (double)t;
+			for (int mbs = 1; mbs <= (q ? 2 : 8) && nt < CAL_MAX_BW; mbs *= 2)
+				tok[nt++] = (double)mbs * (double)seq;
+		} else {
+			for (int k = 3; k <= (q ? 12 : 14); k += q ? 3 : 1)
+				tok[nt++] = (double)(1L << k);
+		}
+		for (int i = 0; i < nt; i++)
 			p->bw[CAL_ELEM_LAYER][p->n_bw[CAL_ELEM_LAYER]++].bytes =
-				esize * (24.0 * C + 32.0 * C) * (double)(1L << k);
+				3.0 * p->layer.bytes_per_token * tok[i];
 		for (int k = 12; k <= (q ? 21 : 24); k += q ? 3 : 2)
 			p->bw[CAL_ELEM_ADAM][p->n_bw[CAL_ELEM_ADAM]++].bytes =
 				(28.0 + (esize < 4 ? esize : 0)) * (double)(1L << k);

@@ -33,6 +33,7 @@ struct cal_plan {
 	char gemm_what[CAL_MAX_GEMM][48];   /* "mlp-down tp2 mbs4", "grid" */
 	int n_gemm, n_gemm_skipped;
 	double gemm_flop_cap;               /* FLOPs of the largest GEMM measured */
+	struct cal_layer layer;              /* whose element-wise kernels are measured */
 	struct cal_bw_point bw[CAL_ELEM_COUNT][CAL_MAX_BW];   /* by enum cal_elem */
 	int n_bw[CAL_ELEM_COUNT];
 	struct cal_attn_point attn[CAL_MAX_ATTN];

@@ -171,7 +171,7 @@ static void print_bw(const struct cal_plan *p, enum cal_elem kind)
 	};
 	static const char *const what[CAL_ELEM_COUNT] = {
 		[CAL_ELEM_STREAM] = "a streaming kernel, out = a + b",
-		[CAL_ELEM_LAYER] = "a layer's element-wise kernels (two norms, two residual adds, bias and activation on\n#   the 4x wider MLP intermediate; forward and backward)",
+		[CAL_ELEM_LAYER] = "a layer's element-wise kernels as exec runs them (norms, biases, Q/K/V layout,\n#   residuals, activation; forward and backward), in the cost model's bytes (sim/MODEL.md 12)",
 		[CAL_ELEM_ADAM] = "the AdamW step (fp32 parameters, moments and gradients)",
 	};
 	printf("#\n# %s: bytes read and written per call\n", what[kind]);
@@ -314,8 +314,8 @@ int cmd_calibrate(int argc, char **argv)
 	if (st == PPLAN_OK && cal_rank(s) == 0)
 		print_gemm(plan), fflush(stdout);
 	for (int k = 0; k < CAL_ELEM_COUNT && st == PPLAN_OK; k++) {
-		st = cal_elementwise(s, (enum cal_elem)k, plan->bw[k], plan->n_bw[k],
-				     plan->opts.model_arg ? plan->model.hidden : 0, &e);
+		st = cal_elementwise(s, (enum cal_elem)k, plan->bw[k], plan->n_bw[k], &plan->layer,
+				     &e);
 		if (st == PPLAN_OK && cal_rank(s) == 0)
 			print_bw(plan, (enum cal_elem)k), fflush(stdout);
 	}

@@ -331,54 +331,66 @@ enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, in
 }
 
 /* ---- element-wise ----------------------------------------------------------------
- * What a transformer layer's element-wise kernels achieve, forward and
- * backward together, as the bytes they read and write per second: two
- * norms, two residual adds, a bias and the activation on the MLP
- * intermediate, and their backward (norm and activation gradients, the
- * residual gradient sums, the bias gradient).  On a GPU these are bound by
- * memory bandwidth; on a CPU some are bound by their arithmetic (the
- * activation's tanh), and the rate here is what the cost model's byte
- * counts meet in pplan exec. */
+ * A transformer layer's element-wise kernels as pplan exec runs them
+ * (exec/layer.c), forward and backward together: two norms, the biases of
+ * the QKV, attention-output, MLP-up and MLP-down GEMMs, the Q/K/V split and
+ * the heads-to-rows layout of the attention output, two residual adds and
+ * the activation; backward the norms', activation's and biases' gradients
+ * and the layouts' inverses.  The attention core is measured apart.  On a
+ * GPU they are bound by memory bandwidth; on a CPU some by their
+ * arithmetic (the activation's tanh).  Their rate is stated in the bytes
+ * the cost model charges for them (cost_layer_elementwise_bytes, three
+ * times the forward's for forward and backward), so that the model's
+ * count meets the measured time exactly. */
 
 struct mix_ctx {
-	long N, C, F;
-	void *x, *y, *dx, *h, *g, *w, *bias_c, *bias_f;
+	struct cal_layer L;
+	long N;
+	void *x, *y, *qkv, *q, *k, *v, *att, *h, *g, *w, *b, *bqkv, *bc, *bf;
 	float *mean, *rstd, *dw, *db, *dbias;
 };
-
-/* Bytes one call reads and writes, in elements of the dtype: per N x C
- * 2 x (norm 2 + add 3) forward and 2 x (norm 4 + sum 3) backward; per
- * N x F bias 2 + activation 2 forward, activation 3 + bias 1 backward. */
-static double mix_bytes(const struct cal_session *s, const struct mix_ctx *c)
-{
-	return (double)kern_dtype_size(s->b->dtype) *
-	       (24.0 * c->N * c->C + 8.0 * c->N * c->F);
-}
 
 static void mix_fn(struct cal_session *s, void *ctx)
 {
 	const struct kern_ops *k = s->b->k;
 	kstream *ks = s->b->ks;
 	struct mix_ctx *c = ctx;
-	for (int i = 0; i < 2; i++) {
-		k->layernorm_fwd(ks, c->y, c->mean, c->rstd, c->x, c->w, c->bias_c, c->N, c->C, 1e-5f);
-		k->add(ks, c->x, c->x, c->y, c->N * c->C);
-	}
-	k->bias_add(ks, c->h, c->bias_f, c->N, c->F);
-	k->gelu_fwd(ks, c->g, c->h, c->N * c->F);
-	k->gelu_bwd(ks, c->h, c->h, c->g, c->N * c->F);
-	k->bias_bwd(ks, c->dbias, c->h, c->N, c->F);
-	for (int i = 0; i < 2; i++) {
-		k->layernorm_bwd(ks, c->dx, c->dw, c->db, c->y, c->x, c->w, c->mean, c->rstd, c->N,
-				 c->C);
-		k->acc(ks, c->x, c->dx, c->N * c->C);
-	}
+	long N = c->N, C = c->L.C, F = c->L.F, H = c->L.heads, G = c->L.kv_heads, D = c->L.head_dim;
+	long up = c->L.gated ? 2 * F : F;
+	/* forward */
+	k->layernorm_fwd(ks, c->y, c->mean, c->rstd, c->x, c->w, c->b, N, C, 1e-5f);
+	k->bias_add(ks, c->qkv, c->bqkv, N, (H + 2 * G) * D);
+	k->qkv_split(ks, c->q, c->k, c->v, c->qkv, 1, N, H, G, D);
+	k->heads_to_rows(ks, c->att, c->q, 1, N, H, D);
+	k->bias_add(ks, c->y, c->bc, N, C);
+	k->add(ks, c->x, c->x, c->y, N * C);
+	k->layernorm_fwd(ks, c->y, c->mean, c->rstd, c->x, c->w, c->b, N, C, 1e-5f);
+	k->bias_add(ks, c->h, c->bf, N, up);
+	if (c->L.gated)
+		k->swiglu_fwd(ks, c->g, c->h, N, F);
+	else
+		k->gelu_fwd(ks, c->g, c->h, N * F);
+	k->bias_add(ks, c->y, c->bc, N, C);
+	k->add(ks, c->x, c->x, c->y, N * C);
+	/* backward */
+	k->bias_bwd(ks, c->dbias, c->y, N, C);
+	if (c->L.gated)
+		k->swiglu_bwd(ks, c->h, c->h, c->g, N, F);
+	else
+		k->gelu_bwd(ks, c->h, c->h, c->g, N * F);
+	k->bias_bwd(ks, c->dbias, c->h, N, up);
+	k->layernorm_bwd(ks, c->x, c->dw, c->db, c->y, c->x, c->w, c->mean, c->rstd, N, C);
+	k->bias_bwd(ks, c->dbias, c->y, N, C);
+	k->rows_to_heads(ks, c->q, c->att, 1, N, H, D);
+	k->qkv_merge(ks, c->qkv, c->q, c->k, c->v, 1, N, H, G, D);
+	k->bias_bwd(ks, c->dbias, c->qkv, N, (H + 2 * G) * D);
+	k->layernorm_bwd(ks, c->x, c->dw, c->db, c->y, c->x, c->w, c->mean, c->rstd, N, C);
 }
 
 static void mix_free(struct cal_session *s, struct mix_ctx *c)
 {
-	void *bufs[] = { c->x, c->y, c->dx, c->h, c->g, c->w, c->bias_c, c->bias_f, c->mean,
-			 c->rstd, c->dw, c->db, c->dbias };
+	void *bufs[] = { c->x, c->y, c->qkv, c->q, c->k, c->v, c->att, c->h, c->g, c->w, c->b,
+			 c->bqkv, c->bc, c->bf, c->mean, c->rstd, c->dw, c->db, c->dbias };
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		s->b->ops->free(s->b, bufs[i]);
 }
@@ -417,7 +429,7 @@ static void *alloc_f32(struct cal_session *s, long n)
 
 /* Buffers and the call for one point of a kind; *bytes what a call moves. */
 static enum pplan_status elem_setup(struct cal_session *s, enum cal_elem kind, double want,
-				    long channels, struct mix_ctx *mc, struct add_ctx *ac,
+				    const struct cal_layer *layer, struct mix_ctx *mc, struct add_ctx *ac,
 				    struct adam_ctx *dc, double *bytes, struct perr *e)
 {
 	int ds = kern_dtype_size(s->b->dtype);
@@ -441,28 +453,36 @@ static enum pplan_status elem_setup(struct cal_session *s, enum cal_elem kind, d
 		/* read p, m, v, g; write p, m, v (and the compute copy) */
 		*bytes = (28.0 + (ds < 4 ? ds : 0)) * dc->n;
 	} else {
-		mc->C = channels > 0 ? channels : 1024;
-		mc->F = 4 * mc->C;
-		mc->N = (long)(want / (ds * (24.0 * mc->C + 8.0 * mc->F)));
-		if (mc->N < 1)
-			return perr_set(e, PPLAN_EINPUT, "a layer's element-wise kernels moving %.0f bytes are less than one token",
+		const struct cal_layer *L = layer;
+		long qw = (L->heads + 2 * L->kv_heads) * L->head_dim, up = L->gated ? 2 * L->F : L->F;
+		long hd = L->heads * L->head_dim, kv = L->kv_heads * L->head_dim;
+		mc->L = *L;
+		mc->N = L->bytes_per_token > 0 ? (long)(want / (3.0 * L->bytes_per_token)) : 0;
+		if (mc->N < 1 || L->C < 1 || L->F < 1 || L->heads < 1 || L->kv_heads < 1 ||
+		    L->head_dim < 1)
+			return perr_set(e, PPLAN_EINPUT, "a layer's element-wise kernels of %.0f bytes are less than one token",
 					want);
-		mc->x = alloc_filled(s, mc->N * mc->C), mc->y = alloc_filled(s, mc->N * mc->C);
-		mc->dx = alloc_filled(s, mc->N * mc->C);
-		mc->h = alloc_filled(s, mc->N * mc->F), mc->g = alloc_filled(s, mc->N * mc->F);
-		mc->w = alloc_filled(s, mc->C), mc->bias_c = alloc_filled(s, mc->C);
-		mc->bias_f = alloc_filled(s, mc->F);
+		mc->x = alloc_filled(s, mc->N * L->C), mc->y = alloc_filled(s, mc->N * L->C);
+		mc->qkv = alloc_filled(s, mc->N * qw);
+		mc->q = alloc_filled(s, mc->N * hd), mc->k = alloc_filled(s, mc->N * kv);
+		mc->v = alloc_filled(s, mc->N * kv), mc->att = alloc_filled(s, mc->N * hd);
+		mc->h = alloc_filled(s, mc->N * up), mc->g = alloc_filled(s, mc->N * L->F);
+		mc->w = alloc_filled(s, L->C), mc->b = alloc_filled(s, L->C);
+		mc->bqkv = alloc_filled(s, qw), mc->bc = alloc_filled(s, L->C), mc->bf = alloc_filled(s, up);
 		mc->mean = alloc_f32(s, mc->N), mc->rstd = alloc_f32(s, mc->N);
-		mc->dw = alloc_f32(s, mc->C), mc->db = alloc_f32(s, mc->C), mc->dbias = alloc_f32(s, mc->F);
-		ok = mc->x && mc->y && mc->dx && mc->h && mc->g && mc->w && mc->bias_c && mc->bias_f &&
-		     mc->mean && mc->rstd && mc->dw && mc->db && mc->dbias;
-		*bytes = mix_bytes(s, mc);
+		mc->dw = alloc_f32(s, L->C), mc->db = alloc_f32(s, L->C);
+		mc->dbias = alloc_f32(s, qw > up ? (qw > L->C ? qw : L->C) : (up > L->C ? up : L->C));
+		ok = mc->x && mc->y && mc->qkv && mc->q && mc->k && mc->v && mc->att && mc->h &&
+		     mc->g && mc->w && mc->b && mc->bqkv && mc->bc && mc->bf && mc->mean &&
+		     mc->rstd && mc->dw && mc->db && mc->dbias;
+		*bytes = 3.0 * L->bytes_per_token * mc->N;
 	}
 	return ok ? PPLAN_OK : perr_set(e, PPLAN_ENOMEM, "out of device memory for %.0f bytes", want);
 }
 
 enum pplan_status cal_elementwise(struct cal_session *s, enum cal_elem kind,
-				  struct cal_bw_point *pts, int n, long channels, struct perr *e)
+				  struct cal_bw_point *pts, int n, const struct cal_layer *layer,
+				  struct perr *e)
 {
 	for (int i = 0; i < n; i++) {
 		struct cal_bw_point *p = &pts[i];
@@ -472,7 +492,7 @@ enum pplan_status cal_elementwise(struct cal_session *s, enum cal_elem kind,
 		double bytes = 0;
 		enum pplan_status st = p->bytes > cal_mem_budget(s)
 			? perr_set(e, PPLAN_EINPUT, "%.0f bytes of element-wise work exceed the memory budget", p->bytes)
-			: elem_setup(s, kind, p->bytes, channels, &mc, &ac, &dc, &bytes, e);
+			: elem_setup(s, kind, p->bytes, layer, &mc, &ac, &dc, &bytes, e);
 		st = cal_agree(s, st, e);
 		if (st == PPLAN_OK) {
 			p->bytes = bytes;

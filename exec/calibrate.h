@@ -37,10 +37,10 @@ struct cal_gemm_point {
 
 /* An element-wise measurement: bytes = what a call reads and writes.
  * Three kinds: a streaming kernel (out = a + b); a transformer layer's
- * element-wise kernels (two norms, two residual adds, a bias and the
- * activation on the MLP intermediate 4 times as wide, forward and
- * backward); the AdamW step (fp32 parameter, moments and gradient, and
- * the compute copy where the dtype is narrower). */
+ * element-wise kernels as pplan exec runs them, forward and backward, in
+ * the cost model's bytes (calibrate.c); the AdamW step (fp32 parameter,
+ * moments and gradient, and the compute copy where the dtype is
+ * narrower). */
 enum cal_elem { CAL_ELEM_STREAM = 0, CAL_ELEM_LAYER, CAL_ELEM_ADAM, CAL_ELEM_COUNT };
 
 struct cal_bw_point {
@@ -112,11 +112,20 @@ double cal_peak_tflops(struct cal_session *s);
  * once.  A shape whose buffers exceed the memory budget is PPLAN_EINPUT. */
 enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, int n,
 			   struct perr *e);
-/* pts[i].bytes is the size asked for (set to what the call moves); the
- * layer's kernels run on rows of `channels` (the model's hidden size; 0:
- * 1024). */
+/* The layer whose element-wise kernels CAL_ELEM_LAYER runs (tp 1), and
+ * the bytes the cost model charges for its forward per token
+ * (cost_layer_elementwise_bytes): the curve is stated in those. */
+struct cal_layer {
+	long C, F, heads, kv_heads, head_dim;
+	int gated;
+	double bytes_per_token;
+};
+
+/* pts[i].bytes is the size asked for (set to what the call moves, for
+ * the layer: three times its forward bytes, forward and backward). */
 enum pplan_status cal_elementwise(struct cal_session *s, enum cal_elem kind,
-				  struct cal_bw_point *pts, int n, long channels, struct perr *e);
+				  struct cal_bw_point *pts, int n, const struct cal_layer *layer,
+				  struct perr *e);
 enum pplan_status cal_attention(struct cal_session *s, struct cal_attn_point *pts,
 				int n, struct perr *e);
 

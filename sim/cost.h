@@ -112,6 +112,14 @@ struct group_links {
 void cost_group_links(const struct cluster *c, const struct layout *l,
 		      const struct train_opts *o, struct group_links *out);
 
+/* Bytes the forward element-wise kernels of one dense layer move for
+ * `tokens` tokens (norms, residuals, bias and activation, Q/K/V layout:
+ * sim/MODEL.md 4.3), as the cost model counts them; the backward counts
+ * twice that.  `pplan calibrate` states the measured rate of those
+ * kernels in these bytes. */
+double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, int tp,
+				    int sp, enum precision p);
+
 /* Model FLOPs of one step (forward + backward, no recompute), generalised
  * for GQA, gated MLPs, MoE and MLA (sim/MODEL.md section 2). */
 double cost_model_flops(const struct model_spec *m, long seq, long gbs);

@@ -251,20 +251,39 @@ static void layer_attention(const struct ctx *x, struct layer_cost *lc)
 	}
 }
 
-static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *lc)
+/* The forward element-wise bytes of one layer (2-byte elements): norms
+ * and residuals on the hidden size, bias and activation on the MLP
+ * intermediate, layout changes on Q, K, V. */
+static double elementwise_bytes(const struct model_spec *m, double T, double t, int sp,
+				double heads_l, double kv_l, int moe)
 {
-	const struct model_spec *m = x->m;
-	double T = x->T, h = x->h, t = x->t;
-	double T_sp = x->l->sp ? T / t : T;
+	double T_sp = sp ? T / t : T;
 	double per_f = mlp_is_gated(m->mlp) ? ELEM_BYTES_PER_F_GATED : ELEM_BYTES_PER_F;
 	/* The MLP's intermediate width per token: dense, or the top-k experts
 	 * and the shared ones (balanced over the GPUs: / tp either way). */
 	double f = moe ? (double)m->top_k * model_expert_ffn(m) +
 				 (double)m->shared_experts * model_shared_ffn(m)
 		       : (double)m->ffn;
-	double qkv = model_is_mla(m) ? x->heads_l * attn_core_dims(m) + x->heads_l * m->qk_rope_dim
-				     : (x->heads_l + 2.0 * x->kv_l) * m->head_dim;
-	double bytes = ELEM_BYTES_PER_H * T_sp * h + per_f * T * f / t + ELEM_BYTES_PER_QKV * T * qkv;
+	double qkv = model_is_mla(m) ? heads_l * attn_core_dims(m) + heads_l * m->qk_rope_dim
+				     : (heads_l + 2.0 * kv_l) * m->head_dim;
+	return ELEM_BYTES_PER_H * T_sp * (double)m->hidden + per_f * T * f / t +
+	       ELEM_BYTES_PER_QKV * T * qkv;
+}
+
+double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, int tp,
+				    int sp, enum precision p)
+{
+	double heads_l = (double)m->heads / tp;
+	double kv_l = m->kv_heads >= tp ? (double)m->kv_heads / tp : 1.0;
+	return elementwise_bytes(m, tokens, tp, sp, heads_l, kv_l, 0) *
+	       (p == PREC_FP32 ? 2.0 : 1.0); /* 4-byte elements */
+}
+
+static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	double T = x->T, h = x->h;
+	double bytes = elementwise_bytes(m, T, x->t, x->l->sp, x->heads_l, x->kv_l, moe);
 	double fixed = x->k->layer_fixed_us * 1e-6;
 
 	bytes *= x->es;

@@ -86,6 +86,18 @@ int curve_set_empty(const struct curve_set *cs)
 	return n == 0;
 }
 
+const struct curve_gemm_pt *curve_set_gemm_smallest(const struct curve_set *cs,
+						    enum precision p)
+{
+	const struct curve_gemm_pt *best = NULL;
+	if (!cs || p != cs->prec)
+		return NULL;
+	for (int i = 0; i < cs->n_gemm; i++)
+		if (!best || cs->gemm[i].m * cs->gemm[i].n * cs->gemm[i].k < best->m * best->n * best->k)
+			best = &cs->gemm[i];
+	return best;
+}
+
 double curve_set_gemm(const struct curve_set *cs, enum precision p, double batch, double m,
 		      double n, double k)
 {

@@ -19,18 +19,15 @@ double curve_gemm_time(const struct curve_gemm_pt *pts, int n_pts,
 		       const struct curve_tiles *t, double m, double n, double k)
 {
 	int best[GEMM_NEIGHBOURS], nb = 0;
-	double dist[GEMM_NEIGHBOURS], floor_s = INFINITY, lw = 0, wsum = 0, flops = 2 * m * n * k;
+	double dist[GEMM_NEIGHBOURS], lw = 0, wsum = 0, flops = 2 * m * n * k;
 	if (flops <= 0 || n_pts <= 0)
 		return 0;
-	/* the nearest points in log shape space, and the fastest call measured */
+	/* the nearest points in log shape space */
 	for (int i = 0; i < n_pts; i++) {
 		const struct curve_gemm_pt *p = &pts[i];
 		double dm = log(m / p->m), dn = log(n / p->n), dk = log(k / p->k);
 		double d = sqrt(dm * dm + dn * dn + dk * dk);
-		double ti = 2 * p->m * p->n * p->k / (p->tflops * 1e12);
 		int j;
-		if (ti < floor_s)
-			floor_s = ti;
 		if (nb < GEMM_NEIGHBOURS)
 			nb++;
 		else if (d >= dist[nb - 1])
@@ -54,7 +51,7 @@ double curve_gemm_time(const struct curve_gemm_pt *pts, int n_pts,
 		lw += rho / (dist[j] * dist[j]);
 		wsum += 1 / (dist[j] * dist[j]);
 	}
-	return fmax(flops / (exp(lw / wsum) * curve_tile_fit(t, m, n, k)), floor_s);
+	return flops / (exp(lw / wsum) * curve_tile_fit(t, m, n, k));
 }
 
 double curve_stream_time(const struct curve_bw_pt *pts, int n_pts, double bytes)

@@ -8,8 +8,8 @@
  *    space (log m, log n, log k; the four nearest points), each rate first
  *    divided by its shape's tile fit and the result multiplied by the
  *    query's, so that a dimension that wastes part of its last tile costs
- *    what it costs; never faster than the smallest GEMM measured took
- *    (the launch and call overhead);
+ *    what it costs (below the smallest GEMM measured, the cost model
+ *    keeps its own curve's shape, anchored there: sim/gemm.c);
  *  - streaming kernels: bandwidth interpolated linearly in log bytes,
  *    held at the end points beyond them, and the smallest kernel's time as
  *    a floor;
@@ -115,6 +115,10 @@ void curve_set_from_profile(struct curve_set *cs, const struct profile *p);
 
 /* 1 when cs holds no measured point at all. */
 int curve_set_empty(const struct curve_set *cs);
+
+/* The measured GEMM of fewest FLOPs (NULL: none). */
+const struct curve_gemm_pt *curve_set_gemm_smallest(const struct curve_set *cs,
+						    enum precision p);
 
 /* Negative where cs has nothing for the question. */
 double curve_set_gemm(const struct curve_set *cs, enum precision p, double batch, double m,

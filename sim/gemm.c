@@ -59,20 +59,40 @@ double hbm_time(const struct gemm_rate *r, double bytes)
 	return t >= 0 ? t : bytes / r->hbm_bps;
 }
 
-double gemm_time_batched(const struct gemm_rate *r, double batch, double m, double n,
+/* The model: the saturation curve with tiles, bounded by moving the
+ * operands through HBM. */
+static double model_time(const struct gemm_rate *r, double batch, double m, double n,
 			 double k)
 {
 	double flops = 2.0 * m * n * k * batch;
 	double t_math, t_mem;
-	if (flops <= 0)
-		return 0;
-	if (r->curves && (t_math = curve_set_gemm(r->curves, r->prec, batch, m, n, k)) >= 0)
-		return t_math; /* measured */
-	if (r->peak_flops <= 0 || r->ceiling <= 0)
+	if (flops <= 0 || r->peak_flops <= 0 || r->ceiling <= 0)
 		return 0;
 	t_math = math_time(r, flops, m, n);
 	t_mem = hbm_time(r, batch * (r->in_bytes * (m * k + k * n) + r->out_bytes * m * n));
 	return fmax(t_math, t_mem);
+}
+
+double gemm_time_batched(const struct gemm_rate *r, double batch, double m, double n,
+			 double k)
+{
+	double t;
+	const struct curve_gemm_pt *s;
+	if (2.0 * m * n * k * batch <= 0)
+		return 0;
+	if (!r->curves || (t = curve_set_gemm(r->curves, r->prec, batch, m, n, k)) < 0)
+		return model_time(r, batch, m, n, k);
+	/* Measured (--profile).  Below the smallest GEMM measured the points
+	 * say nothing about how rates fall: the model's curve, scaled to
+	 * meet that point. */
+	s = curve_set_gemm_smallest(r->curves, r->prec);
+	if (s && batch * m * n * k < s->m * s->n * s->k) {
+		double ts = 2.0 * s->m * s->n * s->k / (s->tflops * 1e12);
+		double ms = model_time(r, 1, s->m, s->n, s->k), mq = model_time(r, batch, m, n, k);
+		if (ms > 0 && mq > 0)
+			return mq * ts / ms;
+	}
+	return t;
 }
 
 double gemm_time(const struct gemm_rate *r, double m, double n, double k)

@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "curves.h"
 
@@ -41,15 +42,13 @@ Test(curves, gemm_exact_and_between)
 	     2 * 4096e9 / (20e12 * pow(2, -1.0 / 17)), 1e-9, "beyond");
 }
 
-Test(curves, gemm_tiles_and_floor)
+Test(curves, gemm_tiles)
 {
 	struct curve_tiles t = { 128, 128, 128 };
 	struct curve_gemm_pt p[1] = { { 128, 128, 128, 10 } };
 	/* 96 rows still cost a whole 128-row tile: the same time as 128 */
 	near(curve_gemm_time(p, 1, &t, 96, 128, 128), 2 * 128.0 * 128 * 128 / 10e12, 1e-9,
 	     "tile-bound");
-	/* a tiny GEMM takes no less than the smallest measured call */
-	near(curve_gemm_time(p, 1, &t, 8, 8, 8), 2 * 128.0 * 128 * 128 / 10e12, 1e-9, "floor");
 }
 
 Test(curves, stream)
@@ -139,8 +138,59 @@ Test(curve_set, gemm_and_bandwidth_hooks, .init = load_fixture)
 	r.curves = &fixture_curves;
 	near(gemm_time(&r, 1024, 1024, 1024), 2 * 1073741824.0 / 1e11, 1e-12, "gemm_time");
 	near(hbm_time(&r, 1e8), 1e8 / 10e9, 1e-12, "hbm_time");
+	/* below the smallest measured (64^3 at 0.05): the model's shape through
+	 * that point, t(q) = model(q) x t(64^3) / model(64^3) */
+	{
+		struct gemm_rate plain = r;
+		double ts = 2 * 64.0 * 64 * 64 / 0.05e12;
+		plain.curves = NULL;
+		near(gemm_time(&r, 32, 32, 32),
+		     gemm_time(&plain, 32, 32, 32) * ts / gemm_time(&plain, 64, 64, 64), 1e-9,
+		     "below the measured range");
+	}
 	r.curves = NULL; /* the model again: no longer the measurement */
 	cr_expect_neq(gemm_time(&r, 1024, 1024, 1024), 2 * 1073741824.0 / 1e11);
 	cr_expect_neq(curve_cpu_cluster(&fixture, 0, &c, &e), PPLAN_OK, "no ranks");
 	profile_free(&fixture);
+}
+
+/* The GPU presets' default profiles (topology/profiles/), built from
+ * published measurements: each loads, names a GPU of the table, and
+ * reproduces its published points. */
+Test(curve_set, default_gpu_profiles)
+{
+	static const char *const gpus[] = { "a100-80gb", "h100-sxm", "h200", "b200" };
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		char path[512];
+		struct profile p;
+		struct curve_set cs;
+		struct perr e = { { 0 } };
+		snprintf(path, sizeof path, PPLAN_SOURCE_DIR "/topology/profiles/%s.json", gpus[i]);
+		cr_assert_eq(profile_load(path, &p, &e), PPLAN_OK, "%s", e.msg);
+		cr_expect_str_eq(p.device_name, gpus[i]);
+		cr_expect_not_null(gpu_find(p.device_name));
+		cr_expect_eq(p.kind, PROFILE_PUBLISHED);
+		curve_set_from_profile(&cs, &p);
+		cr_expect_gt(cs.n_gemm, 0, "%s has GEMM points", gpus[i]);
+		cr_expect_eq(cs.prec, PREC_BF16);
+		profile_free(&p);
+	}
+}
+
+Test(curve_set, h100_mamf_point)
+{
+	struct profile p;
+	struct curve_set cs;
+	struct perr e = { { 0 } };
+	cr_assert_eq(profile_load(PPLAN_SOURCE_DIR "/topology/profiles/h100-sxm.json", &p, &e),
+		     PPLAN_OK, "%s", e.msg);
+	curve_set_from_profile(&cs, &p);
+	/* the MAMF table's 6144 x 17920 x 2816 at 792.1 TFLOP/s (all three
+	 * dimensions fill the 128 x 128 x 32 tiles) */
+	near(curve_set_gemm(&cs, PREC_BF16, 1, 6144, 17920, 2816),
+	     2.0 * 6144 * 17920 * 2816 / 792.1e12, 1e-9, "MAMF");
+	/* the all-reduce over 8 NVSwitch GPUs at 480 GB/s busbw: 1 GiB x 2 x 7/8 */
+	near(curve_set_coll(&cs, COLL_ALLREDUCE, 1073741824.0, 8, 0),
+	     1073741824.0 * 1.75 / 480e9, 1e-9, "NVLS all-reduce");
+	profile_free(&p);
 }
