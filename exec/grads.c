@@ -65,12 +65,17 @@ void grads_ready(struct exec *x, int chunk, int upto)
 	}
 }
 
-/* Gives MPI a chance to progress the buckets in flight. */
+/* Gives the communication in flight a chance to progress between
+ * layers: Open MPI moves a request (a gradient bucket, or a pipeline
+ * send whose receiver waits for it) only inside an MPI call. */
 void grads_poll(struct exec *x)
 {
 	for (int i = 0; i < x->nbuckets; i++)
 		if (x->buckets[i].req.active)
 			x->be->ops->test(x->be, &x->buckets[i].req);
+	for (int i = 0; i < x->nsends; i++)
+		if (x->sends[i].req.active)
+			x->be->ops->test(x->be, &x->sends[i].req);
 }
 
 /* ---- after the last backward ---- */

@@ -166,11 +166,21 @@ static void split_receives(const struct exec *x, struct run_timeline *t)
 			if (j == i)
 				j = i + 1;
 			if (any && posted > start) {
-				double idle = (posted < end ? posted : end) - start;
+				double cut = posted < end ? posted : end, idle = cut - start;
 				rs->classes_s[OC_PP] -= idle;
 				rs->classes_s[OC_IDLE] += idle;
 				if (rs->classes_s[OC_PP] < 0)
 					rs->classes_s[OC_PP] = 0;
+				/* in the timeline the wait shows as idle: the receive
+				 * itself starts when its sender posted; the sends of
+				 * the group were posted (not blocked) at its start */
+				for (long k = i; k < j; k++) {
+					struct run_op *o = &rs->ops[k];
+					if (o->kind == OP_RECV_ACT || o->kind == OP_RECV_GRAD)
+						o->start_s = cut;
+					else
+						o->end_s = o->start_s;
+				}
 			}
 			i = j;
 		}

@@ -163,6 +163,9 @@ enum pplan_status run_timeline_predicted(const struct prediction *p,
 				rs->classes_s[OC_PP] += pp;
 				rs->classes_s[OC_IDLE] += d - pp;
 				accounted += d;
+				/* the wait for the producer is idle time: the
+				 * receive is its transfer, at the end */
+				ro->start_s = ro->end_s - pp;
 			} else {
 				ro->cls = OC_PP; /* a send: on the link, not the stream */
 			}
