@@ -20,7 +20,7 @@ art=$build/fuzz-artifacts/$name
 mkdir -p "$corpus" "$art" "$build/fuzz-logs"
 dict=()
 case $name in
-model|hf|cluster|cases|report) dict=(-dict="$src/tests/fuzz/json.dict") ;;
+model|hf|cluster|cases|report|profile) dict=(-dict="$src/tests/fuzz/json.dict") ;;
 hwloc) dict=(-dict="$src/tests/fuzz/xml.dict") ;;
 esac
 export ASAN_OPTIONS=fast_unwind_on_malloc=0:detect_leaks=1:allocator_may_return_null=0
