@@ -123,7 +123,8 @@ enum pplan_status exec_supported(const struct exec_opts *o, int size,
 	if (l->cp > 1 && o->model.seq % (2L * l->cp) != 0)
 		return perr_set(e, PPLAN_EINPUT,
 				"with cp=%d the sequence of %ld tokens must split into %d equal chunks (2 per rank)",
-				l->cp, o->model.seq, 2 * l->cp);	if (l->ep > 1 || m->num_experts > 1)
+				l->cp, o->model.seq, 2 * l->cp);
+	if (l->ep > 1 || m->num_experts > 1)
 		return perr_set(e, PPLAN_EINPUT, "the executor does not run mixture-of-experts models or expert parallelism yet");
 	if (l->zero > 1)
 		return perr_set(e, PPLAN_EINPUT, "the executor runs zero=0 and zero=1 (the distributed optimizer), not zero=%d", l->zero);
