@@ -2,7 +2,10 @@
  * bench_search.c: how fast `pplan search` ranks every layout.  Two cases
  * from the planner issue: a 70B model (llama3-70b, the model
  * `--params 70B` picks) on 512 H100s, and Llama 3.1 405B on 16,384 H100s,
- * each with the default global batch (about 4M tokens).  Runs the search
+ * each with the default global batch (about 4M tokens), and a 10T-parameter
+ * fine-grained MoE (bench/models/moe-10t.json: 512 experts, 126 layers, so
+ * expert parallelism, expert TP and uneven pipeline stages are all
+ * enumerated) on 16,384 H100s.  Runs the search
  * in this process on one core (it is single-threaded), warm-up first, then
  * timed runs; prints the median, min and max and the layouts evaluated
  * per second, nccl-tests style.  Also: the same search with the closed
@@ -34,7 +37,8 @@ static int cmp_double(const void *a, const void *b)
 
 static int run_case(const char *model, long gpus, int use_des, int runs)
 {
-	const struct model_spec *m = model_find(model);
+	struct model_spec spec;
+	const struct model_spec *m = &spec;
 	struct cluster c;
 	struct train_opts o;
 	struct search_params sp;
@@ -42,7 +46,8 @@ static int run_case(const char *model, long gpus, int use_des, int runs)
 	double *t = calloc((size_t)runs, sizeof *t);
 	long evaluated = 0;
 
-	if (!m || !t || cluster_preset("dgx-h100", gpus, &c, NULL) != PPLAN_OK) {
+	if (model_resolve(model, &spec, NULL) != PPLAN_OK || !t ||
+	    cluster_preset("dgx-h100", gpus, &c, NULL) != PPLAN_OK) {
 		free(t);
 		return 1;
 	}
@@ -67,7 +72,7 @@ static int run_case(const char *model, long gpus, int use_des, int runs)
 		search_free(&r);
 	}
 	qsort(t, (size_t)runs, sizeof *t, cmp_double);
-	printf(" %-14s %7ld %-11s %9ld %10.4f %10.4f %10.4f %12.0f\n", model, gpus,
+	printf(" %-14s %7ld %-11s %9ld %10.4f %10.4f %10.4f %12.0f\n", m->name, gpus,
 	       use_des ? "simulated" : "closed-form", evaluated, t[runs / 2], t[0],
 	       t[runs - 1], evaluated / t[runs / 2]);
 	free(t);
@@ -90,5 +95,7 @@ int main(int argc, char **argv)
 	rc |= run_case("llama3-70b", 512, 0, runs);
 	rc |= run_case("llama3.1-405b", 16384, 1, runs);
 	rc |= run_case("llama3.1-405b", 16384, 0, runs);
+	rc |= run_case(PPLAN_SOURCE_DIR "/bench/models/moe-10t.json", 16384, 1, runs);
+	rc |= run_case(PPLAN_SOURCE_DIR "/bench/models/moe-10t.json", 16384, 0, runs);
 	return rc;
 }

@@ -105,6 +105,8 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--context-parallel-size %d%s", pre, l->cp, sep);
 	if (l->ep > 1)
 		fprintf(f, "%s--expert-model-parallel-size %d%s", pre, l->ep, sep);
+	if (l->etp > 0 && l->etp != l->tp)
+		fprintf(f, "%s--expert-tensor-parallel-size %d%s", pre, l->etp, sep);
 	if (l->pp > 1) {
 		/* Uneven stages: the first and last stage layer counts where
 		 * they differ from the others' (Megatron-LM's uneven split). */
@@ -115,7 +117,12 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 			fprintf(f, "%s--decoder-first-pipeline-num-layers %d%s", pre, first, sep);
 		if (last != mid)
 			fprintf(f, "%s--decoder-last-pipeline-num-layers %d%s", pre, last, sep);
-		if (l->vp > 1)
+		/* With uneven stages the chunks differ in layers: Megatron-Core
+		 * takes the chunks per rank instead. */
+		if (l->vp > 1 && (first != mid || last != mid))
+			fprintf(f, "%s--num-virtual-stages-per-pipeline-rank %d%s", pre, l->vp,
+				sep);
+		else if (l->vp > 1)
 			fprintf(f, "%s--num-layers-per-virtual-pipeline-stage %d%s", pre,
 				mid / l->vp, sep);
 	}
@@ -174,9 +181,31 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 		fprintf(f, "%s--untie-embeddings-and-output-weights\n", pre);
 	if (!m->linear_bias)
 		fprintf(f, "%s--disable-bias-linear\n", pre);
-	if (m->num_experts > 1)
+	if (m->qkv_bias)
+		fprintf(f, "%s--add-qkv-bias\n", pre);
+	if (m->qk_norm)
+		fprintf(f, "%s--qk-layernorm\n", pre);
+	if (model_is_mla(m)) {
+		fprintf(f, "%s--multi-latent-attention --kv-lora-rank %ld --qk-head-dim %ld --qk-pos-emb-head-dim %ld --v-head-dim %ld\n",
+			pre, m->kv_lora_rank, m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim);
+		if (m->q_lora_rank > 0)
+			fprintf(f, "%s--q-lora-rank %ld\n", pre, m->q_lora_rank);
+	}
+	if (m->num_experts > 1) {
+		int moe = model_moe_layers(m);
 		fprintf(f, "%s--num-experts %d --moe-router-topk %d\n", pre,
 			m->num_experts, m->top_k);
+		if (m->moe_ffn > 0)
+			fprintf(f, "%s--moe-ffn-hidden-size %ld\n", pre, m->moe_ffn);
+		if (m->shared_experts > 0)
+			fprintf(f, "%s--moe-shared-expert-intermediate-size %ld\n", pre,
+				(long)m->shared_experts * model_shared_ffn(m));
+		if (moe < m->layers && m->moe_every <= 1)
+			fprintf(f, "%s--moe-layer-freq \"([0]*%d+[1]*%d)\"\n", pre,
+				m->dense_layers, moe);
+		else if (m->moe_every > 1)
+			fprintf(f, "%s--moe-layer-freq %d\n", pre, m->moe_every);
+	}
 }
 
 /* Writes the flags as shell words, wrapped before a flag once a line
@@ -310,6 +339,14 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 		fprintf(f, "recipe.trainer.strategy.virtual_pipeline_model_parallel_size = None\n");
 	fprintf(f, "recipe.trainer.strategy.context_parallel_size = %d\n", l->cp);
 	fprintf(f, "recipe.trainer.strategy.expert_model_parallel_size = %d\n", l->ep);
+	if (l->etp > 0 && l->etp != l->tp)
+		fprintf(f, "recipe.trainer.strategy.expert_tensor_parallel_size = %d\n", l->etp);
+	if (l->pp_first > 0)
+		fprintf(f, "recipe.trainer.strategy.num_layers_in_first_pipeline_stage = %d\n",
+			l->pp_first);
+	if (l->pp_last > 0)
+		fprintf(f, "recipe.trainer.strategy.num_layers_in_last_pipeline_stage = %d\n",
+			l->pp_last);
 	fprintf(f, "recipe.trainer.strategy.sequence_parallel = %s\n", l->sp ? "True" : "False");
 	if (alt_order(o) && l->pp > 1 && l->dp > 1)
 		fprintf(f, "recipe.trainer.strategy.use_tp_pp_dp_mapping = True\n");

@@ -527,6 +527,12 @@ static void check_layout(struct vcase *vc)
 
 	if (!vc->predictable)
 		return;
+	if (vc->model.layers % l->pp && vc->opts.b.partition == PART_FIRST_LAST &&
+	    l->pp_first == 0 && l->pp_last == 0 &&
+	    layout_split_uneven(vc->model.layers, l->pp, l->vp, &vc->layout.pp_first,
+				&vc->layout.pp_last) == 0)
+		note(vc, "uneven stages: %d layers over pp=%d as Megatron splits them, first %d, last %d",
+		     vc->model.layers, l->pp, l->pp_first, l->pp_last);
 	if (layout_check_part(l, &vc->model, cluster_gpus(&vc->cluster),
 			      vc->opts.b.partition, &why, &le) != PPLAN_OK) {
 		skip(vc, "%s", le.msg);

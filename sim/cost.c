@@ -65,11 +65,22 @@ static double layer_cost_bwd(const struct layer_cost *lc)
 }
 
 /* Stage i's transformer layers, one microbatch: its dense and MoE layers. */
-static void stage_body(const struct ctx *x, int stage, struct layer_cost *out)
+struct body_memo {       /* the last stage body computed, for its twins */
+	int n, moe;
+	struct layer_cost b;
+};
+
+static void stage_body(const struct ctx *x, int stage, struct body_memo *memo,
+		       struct layer_cost *out)
 {
 	int n = memory_stage_layers(x->m, x->l, x->o, stage);
 	int moe = memory_stage_moe_layers(x->m, x->l, x->o, stage);
-	cost_layers_sum(&x->dense, n - moe, &x->moe, moe, out);
+	if (memo->n != n || memo->moe != moe) {
+		cost_layers_sum(&x->dense, n - moe, &x->moe, moe, &memo->b);
+		memo->n = n;
+		memo->moe = moe;
+	}
+	*out = memo->b;
 }
 
 /* The reference stage a chunk is priced on: the most layers, and of
@@ -78,13 +89,14 @@ static int reference_stage(const struct ctx *x, int *layers)
 {
 	int best = 0, most = -1;
 	double slowest = -1;
+	struct body_memo memo = { .n = -1 };
 	for (int i = 0; i < x->l->pp; i++) {
 		int n = memory_stage_layers(x->m, x->l, x->o, i);
 		struct layer_cost b;
 		double t;
 		if (n < most)
 			continue;
-		stage_body(x, i, &b);
+		stage_body(x, i, &memo, &b);
 		t = layer_cost_fwd(&b) + layer_cost_bwd(&b);
 		if (n > most || t > slowest) {
 			best = i;
@@ -100,8 +112,9 @@ static int reference_stage(const struct ctx *x, int *layers)
 static void chunk_costs(const struct ctx *x, int ref, struct prediction *p)
 {
 	struct layer_cost b;
+	struct body_memo memo = { .n = -1 };
 	double v = x->l->vp;
-	stage_body(x, ref, &b);
+	stage_body(x, ref, &memo, &b);
 	p->chunk.fwd_s = layer_cost_fwd(&b) / v;
 	p->chunk.recompute_s = b.recompute / v;
 	p->chunk.bwd_s = layer_cost_bwd(&b) / v;
@@ -150,12 +163,14 @@ static void stage_times(const struct ctx *x, const struct prediction *p,
 	double sum = 0, first = p->first_extra_fwd_s + p->first_extra_bwd_s;
 	double last = p->last_extra_fwd_s + p->last_extra_bwd_s;
 
+	struct body_memo memo = { .n = -1 };
+
 	memset(st, 0, sizeof *st);
 	st->t_max = -1;
 	for (int i = 0; i < pp; i++) {
 		struct layer_cost b;
 		double t;
-		stage_body(x, i, &b);
+		stage_body(x, i, &memo, &b);
 		t = layer_cost_fwd(&b) + layer_cost_bwd(&b) + (i == 0 ? first : 0) +
 		    (i == pp - 1 ? last : 0);
 		sum += t;

@@ -290,6 +290,27 @@ int layout_stage_layers(const struct layout *l, int layers, enum stage_partition
 	return (int)(rest / (pp - edges));
 }
 
+int layout_split_uneven(int layers, int pp, int vp, int *first, int *last)
+{
+	int mid, rest;
+	*first = *last = 0;
+	if (pp < 2 || vp < 1 || layers < pp * vp)
+		return -1;
+	/* The middle stages a multiple of vp at or above the mean; the edges
+	 * (with the embedding and the LM head) share the rest, the last the
+	 * smaller part. */
+	mid = (layers + pp - 1) / pp;
+	mid = (mid + vp - 1) / vp * vp;
+	rest = layers - (pp - 2) * mid;
+	*last = rest / 2 / vp * vp;
+	*first = rest - *last;
+	if (*last < vp || *first % vp != 0 || *first > mid + vp) {
+		*first = *last = 0;
+		return -1;
+	}
+	return 0;
+}
+
 /* With first/last stage counts: do they add up, and do all stages split
  * into vp chunks? */
 static enum reject stage_split_reject(const struct layout *l, const struct model_spec *m)
@@ -463,7 +484,7 @@ void reject_describe(enum reject r, const struct layout *l,
 		break;
 	case REJECT_ETP:
 		snprintf(buf, len, "etp=%d does not divide the expert MLP width %ld of %s",
-			 layout_etp(l), m->ffn, m->name);
+			 layout_etp(l), model_expert_ffn(m), m->name);
 		break;
 	case REJECT_STAGE_LAYERS:
 		snprintf(buf, len, "pp_first=%d and pp_last=%d leave %ld of the %d layers of %s, which do not split evenly over the other %d stages",
@@ -550,7 +571,7 @@ static enum reject first_reject(const struct layout *l,
 			return REJECT_EP_EXPERTS;
 		if (((long)l->tp * l->dp * l->cp) % ((long)layout_etp(l) * l->ep) != 0)
 			return REJECT_EP_DP;
-		if (m->ffn % layout_etp(l) != 0)
+		if (model_expert_ffn(m) % layout_etp(l) != 0)
 			return REJECT_ETP;
 	}
 	if (l->zero > 0 && l->dp * l->cp == 1)

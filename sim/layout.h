@@ -90,6 +90,12 @@ double layout_expert_dp(const struct layout *l);
  * on the edge stages and the rest evenly over the others (Megatron); or
  * DeepSpeed's partition_uniform over the layers and the two embeddings.
  * 0 for a split that does not add up (layout_check rejects it). */
+/* Megatron's uneven split for a pp that does not divide the layers: the
+ * middle stages the mean rounded up to a multiple of vp, the first and
+ * last stage the rest (the last the smaller half), all multiples of vp.
+ * -1 (and 0, 0) when there is none. */
+int layout_split_uneven(int layers, int pp, int vp, int *first, int *last);
+
 int layout_stage_layers(const struct layout *l, int layers, enum stage_partition part,
 			int stage);
 /* Microbatches per step per pipeline (gbs / (mbs * dp)). */

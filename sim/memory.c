@@ -39,6 +39,12 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 	n = memory_stage_layers(m, l, o, stage);
 	if (m->dense_layers <= 0 && m->moe_every <= 1)
 		return n;
+	/* Leading dense layers only reach chunk 0 of the first stages: every
+	 * chunk holds at least one layer, so stage i's chunk 0 starts at
+	 * layer i or later, and later chunks at L/vp or later.  Past them, no
+	 * walk over the stages (the search prices many layouts). */
+	if (m->moe_every <= 1 && m->dense_layers <= m->layers / vp && stage >= m->dense_layers)
+		return n;
 	/* Chunk c of stage i is virtual stage c*pp + i: the layers before
 	 * it are c whole rounds of L/vp and the chunks of stages j < i. */
 	for (int j = 0; j < stage; j++)

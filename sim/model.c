@@ -126,8 +126,10 @@ int model_moe_layers_in(const struct model_spec *m, int first, int n)
 	int count = 0;
 	if (m->num_experts < 1 || n <= 0)
 		return 0;
-	if (m->dense_layers <= first && m->moe_every <= 1)
-		return n; /* all MoE from here: no loop (search calls this often) */
+	if (m->moe_every <= 1) { /* all MoE after the dense ones: no loop */
+		int from = first > m->dense_layers ? first : m->dense_layers;
+		return first + n > from ? first + n - from : 0;
+	}
 	for (int i = first; i < first + n; i++)
 		count += model_layer_is_moe(m, i);
 	return count;

@@ -296,34 +296,60 @@ static void price_shape(struct state *s, struct layout base)
 
 /* ---- stage 2: expert and virtual-stage degrees of one (tp, pp, cp) ---------- */
 
-static int ep_list(const struct model_spec *m, const struct layout *l, int *out)
+/* Expert tensor parallelism: the experts split like the rest (etp = tp,
+ * the default 0) or not at all (etp = 1, Megatron-Core's usual choice
+ * for fine-grained experts), where the expert width allows. */
+static int etp_list(const struct model_spec *m, const struct layout *l, int *out)
+{
+	int n = 0;
+	out[n++] = 0;
+	if (m->num_experts > 1 && l->tp > 1)
+		out[n++] = 1;
+	return n;
+}
+
+/* Expert-parallel degrees: divisors of the experts that ep x etp fold
+ * into the tp x dp x cp ranks. */
+static int ep_list(const struct model_spec *m, const struct layout *l, int etp, int *out)
 {
 	int n = 0, e = m->num_experts > 1 ? m->num_experts : 1;
+	long ranks = (long)l->tp * l->dp * l->cp, t_e = etp > 0 ? etp : l->tp;
 	for (int ep = 1; ep <= e && n < MAX_LIST; ep++)
-		if (e % ep == 0 && ((long)l->dp * l->cp) % ep == 0)
+		if (e % ep == 0 && ranks % (ep * t_e) == 0)
 			out[n++] = ep;
 	return n;
 }
 
-static int vp_list(const struct state *s, const struct layout *l, int *out)
+/* Does l (with vp set) split into stages: evenly, or, where pp does not
+ * divide the layers and the framework splits as Megatron does, with its
+ * first and last stage counts (set here)? */
+static int stages_split(const struct state *s, struct layout *l)
 {
-	int n = 0;
-	for (int vp = 1; vp <= s->sp->max_vp && n < MAX_LIST; vp++)
-		if (vp == 1 || (l->pp > 1 && (s->m->layers / l->pp) % vp == 0))
-			out[n++] = vp;
-	return n;
+	int L = s->m->layers;
+	l->pp_first = l->pp_last = 0;
+	if (l->pp == 1)
+		return l->vp == 1;
+	if (L % l->pp == 0)
+		return (L / l->pp) % l->vp == 0;
+	if (s->o->b.partition != PART_FIRST_LAST)
+		return l->vp == 1; /* DeepSpeed partitions the rest itself */
+	return layout_split_uneven(L, l->pp, l->vp, &l->pp_first, &l->pp_last) == 0;
 }
 
 static void price_degrees(struct state *s, const struct layout *deg)
 {
-	int eps[MAX_LIST], vps[MAX_LIST];
-	int n_ep = ep_list(s->m, deg, eps), n_vp = vp_list(s, deg, vps);
-	for (long i = 0; i < (long)n_ep * n_vp; i++) {
-		struct layout l = *deg;
-		long k = i;
-		l.vp = vps[product_digit(&k, n_vp)];
-		l.ep = eps[product_digit(&k, n_ep)];
-		price_shape(s, l);
+	int etps[2], n_etp = etp_list(s->m, deg, etps);
+	for (int a = 0; a < n_etp; a++) {
+		int eps[MAX_LIST], n_ep = ep_list(s->m, deg, etps[a], eps);
+		for (long i = 0; i < (long)n_ep * s->sp->max_vp; i++) {
+			struct layout l = *deg;
+			long k = i;
+			l.vp = (int)product_digit(&k, s->sp->max_vp) + 1;
+			l.ep = eps[product_digit(&k, n_ep)];
+			l.etp = etps[a];
+			if (stages_split(s, &l))
+				price_shape(s, l);
+		}
 	}
 }
 
@@ -393,6 +419,7 @@ static void enumerate_degrees(struct state *s)
 		if (g % (tp * pp) || (g / (tp * pp)) % cp)
 			continue;
 		l = degrees_layout(tp, pp, cp, g / (tp * pp * cp));
+		stages_split(s, &l); /* pp_first/pp_last where pp does not divide the layers */
 		if (!structural_ok(s, &l))
 			continue;
 		if (!cp_pays(s, (int)cp) && s->n_deferred < MAX_DEFERRED) {

@@ -298,3 +298,33 @@ Test(cases, validation_report_json)
 	remove(out);
 	rmdir(dir);
 }
+
+/* A pp that does not divide the layers: a Megatron-family case is split
+ * as Megatron splits it (126 on 16: 7 + 14 x 8 + 7, by hand), a
+ * Megatron-DeepSpeed case by DeepSpeed's partition (no first/last
+ * counts); both are predicted, and each says how. */
+Test(cases, uneven_stages_by_framework)
+{
+	struct vcase *cs = NULL;
+	struct perr e = { "" };
+	int n = 0;
+	char path[512];
+
+	snprintf(path, sizeof path, "%s/tests/fixtures/cases/uneven.json", PPLAN_SOURCE_DIR);
+	cr_assert_eq(cases_load(path, &cs, &n, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(n, 2);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_expect_eq(cs[0].layout.pp_first, 7);
+	cr_expect_eq(cs[0].layout.pp_last, 7);
+	cr_expect(strstr(cs[0].assumed, "first 7, last 7") != NULL, "%s", cs[0].assumed);
+	cr_assert(cs[1].predictable, "%s", cs[1].skip_reason);
+	cr_expect_eq(cs[1].layout.pp_first + cs[1].layout.pp_last, 0);
+	cr_expect(strstr(cs[1].assumed, "DeepSpeed partitions 126 layers") != NULL, "%s",
+		  cs[1].assumed);
+	for (int i = 0; i < n; i++) {
+		struct prediction p;
+		cr_assert_eq(vcase_predict(&cs[i], &p, &e), PPLAN_OK, "%s", e.msg);
+		cr_expect(p.step_time_s > 0);
+	}
+	free(cs);
+}

@@ -650,3 +650,27 @@ Test(layout_stages, expert_tensor_parallel)
 	l.ep = 1;
 	cr_expect_eq(layout_check(&l, m, 8, &why, &e), PPLAN_EINPUT);
 }
+
+/* Megatron-style uneven splits, by hand: the middle stages ceil(L/pp)
+ * rounded up to a multiple of vp, the edges the rest, the last stage the
+ * smaller half.
+ *   126 on 16, vp 1: mid 8, rest 126 - 14*8 = 14: 7 and 7
+ *   126 on 16, vp 2: mid 8, rest 14: last 6 (7 down to a multiple of 2), first 8
+ *   126 on 8, vp 9: mid 16 -> 18, rest 126 - 6*18 = 18: 9 and 9
+ *   80 on 3, vp 1: mid 27, rest 53: last 26, first 27
+ *   61 on 32: mid 2, rest 61 - 60 = 1: an edge would be empty, none. */
+Test(layout, split_uneven)
+{
+	int f, l;
+	cr_expect_eq(layout_split_uneven(126, 16, 1, &f, &l), 0);
+	cr_expect(f == 7 && l == 7, "%d %d", f, l);
+	cr_expect_eq(layout_split_uneven(126, 16, 2, &f, &l), 0);
+	cr_expect(f == 8 && l == 6, "%d %d", f, l);
+	cr_expect_eq(layout_split_uneven(126, 8, 9, &f, &l), 0);
+	cr_expect(f == 9 && l == 9, "%d %d", f, l);
+	cr_expect_eq(layout_split_uneven(80, 3, 1, &f, &l), 0);
+	cr_expect(f == 27 && l == 26, "%d %d", f, l);
+	cr_expect_eq(layout_split_uneven(61, 32, 1, &f, &l), -1);
+	cr_expect(f == 0 && l == 0);
+	cr_expect_eq(layout_split_uneven(61, 1, 1, &f, &l), -1);
+}

@@ -342,9 +342,12 @@ Test(search, search_report_json)
  *   DP only  dp = 16384 > 512 sequences: the batch is too small;
  *   TP only  16384 does not divide 128 heads;
  *   PP only  16384 does not divide 126 layers;
- *   PP+DP    pp = 2 leaves dp = 8192 > 512 (4 shapes: vp 1, 3, 7, 9 divide
- *            the 63 layers per stage), pp = 4 ... 8192 do not divide 126
- *            (12 values): layers bind;
+ *   PP+DP    pp = 2 leaves dp = 8192 > 512 (vp 1, 3, 7, 9 divide the 63
+ *            layers per stage), pp = 4 ... 16 leave dp > 512 too; pp = 32
+ *            and 64 do not divide 126 but split as Megatron does (first
+ *            and last stage apart: 64 stages of 2 as 1 + 62 x 2 + 1),
+ *            and dp = 512 and 256 take the batch: the family has members;
+ *            pp = 128 ... 8192 exceed the 126 layers (7 values);
  *   TP+PP    tp*pp = 16384: tp = 2 ... 128 leave pp = 8192 ... 128, which
  *            do not divide 126 (7); tp = 256 ... 8192 do not divide the
  *            128 heads (6). */
@@ -368,10 +371,18 @@ Test(search, family_reasons_405b_on_16384)
 	cr_assert_eq(f->why, REJECT_PP_LAYERS, "PP only: %s", reject_key(f->why));
 	cr_assert(strstr(f->why_msg, "126"), "%s", f->why_msg);
 	f = &r.family[FAM_PP_DP];
-	cr_assert_eq(f->found, 0);
-	cr_assert_eq(f->why, REJECT_PP_LAYERS);
-	cr_assert_eq(f->rejected[REJECT_PP_LAYERS], 12);
-	cr_assert_eq(f->rejected[REJECT_DP_GBS], 4);
+	cr_assert_eq(f->found, 1);
+	cr_assert(f->layout.pp == 32 || f->layout.pp == 64, "pp=%d", f->layout.pp);
+	cr_assert(f->layout.pp_first > 0 && f->layout.pp_last > 0);
+	{
+		/* The middle stages hold ceil(126/pp) layers (rounded up to a
+		 * multiple of vp), the edges the rest. */
+		int v = f->layout.vp, mid = ((126 + f->layout.pp - 1) / f->layout.pp + v - 1) / v * v;
+		cr_assert_eq(f->layout.pp_first + f->layout.pp_last + (f->layout.pp - 2) * mid,
+			     126);
+		cr_assert(f->layout.pp_last <= f->layout.pp_first && f->layout.pp_first <= mid);
+	}
+	cr_assert_eq(f->rejected[REJECT_PP_LAYERS], 7);
 	cr_assert_eq(f->witness[REJECT_DP_GBS].pp, 2);
 	cr_assert_eq(f->witness[REJECT_DP_GBS].dp, 8192);
 	f = &r.family[FAM_TP_PP];
@@ -408,4 +419,81 @@ Test(search, family_reason_memory)
 	}
 	cr_assert_eq(r.family[FAM_DP].why, REJECT_OOM);
 	search_free(&r);
+}
+
+/* ---- Experts and uneven stages ------------------------------------------------ */
+
+/* An MoE model's search tries expert parallelism and, with tp > 1, experts
+ * that are not split by TP (etp = 1): Qwen3-30B-A3B (128 experts of 768)
+ * on 64 GPUs.  Every kept layout folds ep x etp into tp x dp x cp and
+ * divides the experts. */
+Test(search, moe_tries_ep_and_etp)
+{
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	int ep = 0, etp1 = 0;
+
+	run("qwen3-30b-a3b", 64, 256, 1000, 0, &c, &o, &r);
+	cr_assert_gt(r.n_top, 0);
+	for (int i = 0; i < r.n_top; i++) {
+		const struct layout *l = &r.top_layouts[i];
+		long ranks = (long)l->tp * l->dp * l->cp;
+		cr_assert_eq(128 % l->ep, 0);
+		cr_assert_eq(ranks % ((long)layout_etp(l) * l->ep), 0, "ep %d etp %d tp %d dp %d",
+			     l->ep, layout_etp(l), l->tp, l->dp);
+		ep |= l->ep > 1;
+		etp1 |= l->tp > 1 && layout_etp(l) == 1;
+	}
+	cr_expect(ep, "no layout with ep > 1 kept");
+	cr_expect(etp1, "no layout with unsplit experts (etp = 1) kept");
+	search_free(&r);
+}
+
+/* Megatron splits a pp that does not divide the layers with its first
+ * and last stage apart: Llama 3.1 405B's 126 layers on 16,384 GPUs keep
+ * such layouts, each adding up to 126 layers in multiples of vp.  Under
+ * DeepSpeed's engine (its own partition) none is set. */
+Test(search, uneven_stages_for_megatron_only)
+{
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	int uneven = 0;
+
+	run("llama3.1-405b", 16384, 2048, 1000, 0, &c, &o, &r);
+	for (int i = 0; i < r.n_top; i++) {
+		const struct layout *l = &r.top_layouts[i];
+		int sum = 0;
+		if (126 % l->pp == 0) {
+			cr_assert_eq(l->pp_first + l->pp_last, 0);
+			continue;
+		}
+		uneven = 1;
+		for (int s = 0; s < l->pp; s++) {
+			int n = layout_stage_layers(l, 126, PART_FIRST_LAST, s);
+			cr_assert_gt(n, 0);
+			cr_assert_eq(n % l->vp, 0);
+			sum += n;
+		}
+		cr_assert_eq(sum, 126, "%d stages of a 126-layer model add up to %d", l->pp, sum);
+	}
+	cr_expect(uneven, "no layout with uneven stages kept");
+	search_free(&r);
+
+	{
+		const struct model_spec *m = model_find("llama3.1-405b");
+		struct search_params sp;
+		struct perr e = { "" };
+		cr_assert_eq(framework_parse("megatron-deepspeed", &o.fw, &e), PPLAN_OK, "%s", e.msg);
+		o.precision = PREC_BF16;
+		cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+		search_params_default(&sp);
+		sp.gbs = 2048;
+		sp.top_k = 1000;
+		cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
+		for (int i = 0; i < r.n_top; i++)
+			cr_assert_eq(r.top_layouts[i].pp_first + r.top_layouts[i].pp_last, 0);
+		search_free(&r);
+	}
 }
