@@ -24,7 +24,7 @@ load() { echo "# load $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%H:%M:%S) $
 {
 	echo "# bench_cpu_predict: $(hostname), $(nproc) cores, $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 	load "before calibrate"
-	$MPI "$P" calibrate --backend cpu --model "$M" --max-bytes 268435456 --out "$OUT/prof.json"
+	$MPI "$P" calibrate --backend cpu --model "$M" --max-bytes 67108864 --out "$OUT/prof.json"
 	load "after calibrate"
 } >"$OUT/calibrate.txt" 2>&1
 grep '^# load' "$OUT/calibrate.txt"

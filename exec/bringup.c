@@ -36,11 +36,35 @@ void exec_opts_default(struct exec_opts *o)
 	o->fused_attention = 0;
 }
 
+/*
+ * Open MPI's choice of all-reduce algorithm, made before MPI starts.
+ * Its non-blocking all-reduce (libnbc), which the executor posts for the
+ * data-parallel buckets and the CPU backend for every all-reduce, picks
+ * by default an algorithm that on 4 ranks of one host from 1 to 8 MiB
+ * took 1.3-1.5x the time of the blocking one (bench/bench_calibrate_mpi.sh,
+ * BENCHMARKS.md).  Both forms take the ring instead: bandwidth-optimal,
+ * what NCCL runs and what the cost model's 2(n-1)/n bus factor assumes,
+ * so that what calibrate measures is what exec runs and what a plain
+ * MPI_Allreduce in the same job does.  A value the user set in the
+ * environment wins; other MPIs ignore these names.
+ */
+void exec_mpi_defaults(void)
+{
+	setenv("OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1", 0);
+	if (!getenv("OMPI_MCA_coll_tuned_allreduce_algorithm") &&
+	    !getenv("OMPI_MCA_coll_tuned_use_dynamic_rules")) {
+		setenv("OMPI_MCA_coll_tuned_use_dynamic_rules", "1", 1);
+		setenv("OMPI_MCA_coll_tuned_allreduce_algorithm", "4", 1);
+	}
+}
+
 enum pplan_status exec_mpi_init(int *argc, char ***argv, int *rank, int *size,
 				struct perr *e)
 {
 	int provided = 0, done = 0;
 	MPI_Initialized(&done);
+	if (!done)
+		exec_mpi_defaults();
 	if (!done && MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
 		return perr_set(e, PPLAN_ESYSTEM, "MPI_Init_thread failed");
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);

@@ -15,6 +15,7 @@
  * measure what each gets then.
  */
 #include "calibrate_internal.h"
+#include "exec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -108,6 +109,7 @@ enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg
 	s->cfg = *cfg;
 	MPI_Initialized(&inited);
 	if (!inited) {
+		exec_mpi_defaults();
 		if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
 			free(s);
 			return perr_set(e, PPLAN_ESYSTEM, "MPI_Init_thread failed");

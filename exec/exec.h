@@ -46,6 +46,10 @@ struct exec_opts {
 void exec_opts_default(struct exec_opts *o);
 
 
+/* Open MPI's all-reduce algorithms (ring), unless the environment says;
+ * before MPI_Init (exec_mpi_init and calibrate call it). */
+void exec_mpi_defaults(void);
+
 /* MPI_Init_thread; *rank and *size of the world.  Call first. */
 enum pplan_status exec_mpi_init(int *argc, char ***argv, int *rank, int *size,
 				struct perr *e);
