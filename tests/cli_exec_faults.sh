@@ -68,7 +68,10 @@ PPLAN_EXEC_FAULT= "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout pp=2 \
 	--backend cpu --steps 1000 --warmup 1 --seed 90004 --report "$tmp/r.json" \
 	>"$tmp/out" 2>&1 </dev/null &
 pid=$!
-( sleep 120; kill -9 $pid 2>/dev/null ) &
+# The guard's sleep dies with it and holds none of the test's output
+# open (ctest waits for every writer of the pipe to go).
+( trap 'kill $s 2>/dev/null; exit 0' TERM; sleep 120 & s=$!; wait $s; kill -9 $pid 2>/dev/null ) \
+	>/dev/null 2>&1 &
 guard=$!
 for _ in $(seq 1 100); do grep -q '^# run' "$tmp/out" && break; sleep 0.2; done
 sleep 2
