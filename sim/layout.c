@@ -420,10 +420,16 @@ void reject_describe(enum reject r, const struct layout *l,
 		snprintf(buf, len, "tp=%d and the %d key/value heads of %s do not divide one another",
 			 l->tp, m->kv_heads, m->name);
 		break;
-	case REJECT_PP_LAYERS:
-		snprintf(buf, len, "pp=%d does not divide the %d layers of %s", l->pp,
-			 m->layers, m->name);
+	case REJECT_PP_LAYERS: {
+		int first = 0, last = 0;
+		if (layout_split_uneven(m->layers, l->pp, l->vp, &first, &last) == 0)
+			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; for Megatron's uneven stages add pp_first=%d,pp_last=%d to the layout",
+				 l->pp, m->layers, m->name, first, last);
+		else
+			snprintf(buf, len, "pp=%d does not divide the %d layers of %s", l->pp,
+				 m->layers, m->name);
 		break;
+	}
 	case REJECT_VP_LAYERS:
 		snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage",
 			 l->vp, m->layers / (l->pp > 0 ? l->pp : 1));
