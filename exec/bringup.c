@@ -41,7 +41,7 @@ void exec_opts_default(struct exec_opts *o)
  * Its non-blocking all-reduce (libnbc), which the executor posts for the
  * data-parallel buckets and the CPU backend for every all-reduce, picks
  * by default an algorithm that on 4 ranks of one host from 1 to 8 MiB
- * took 1.3-1.5x the time of the blocking one (bench/bench_calibrate_mpi.sh,
+ * took 1.3-1.5x the time of the blocking one (bench/bench_calibrate.sh,
  * BENCHMARKS.md).  Both forms take the ring instead: bandwidth-optimal,
  * what NCCL runs and what the cost model's 2(n-1)/n bus factor assumes,
  * so that what calibrate measures is what exec runs and what a plain

@@ -270,19 +270,16 @@ static double time_point(struct cal_session *s, cal_fn fn, void *ctx, long *iter
 
 struct gemm_ctx {
 	long m, n, k;
-	void *A, *B, *C; /* the first copy */
 	void *a[GEMM_MAX_COPIES], *b[GEMM_MAX_COPIES], *c[GEMM_MAX_COPIES];
-	int copies, next;
+	int copies, next; /* copies >= 1 once gemm_alloc succeeded */
 };
 
 static void gemm_fn(struct cal_session *s, void *ctx)
 {
 	struct gemm_ctx *g = ctx;
-	int i = g->copies > 1 ? g->next++ % g->copies : 0;
-	void *A = g->copies > 1 ? g->a[i] : g->A, *B = g->copies > 1 ? g->b[i] : g->B;
-	void *C = g->copies > 1 ? g->c[i] : g->C;
-	s->b->ops->gemm(s->b, 0, 0, g->m, g->n, g->k, 1.0f, A, g->k, B, g->n, 0.0f, C, g->n,
-			s->b->dtype);
+	int i = g->next++ % g->copies;
+	s->b->ops->gemm(s->b, 0, 0, g->m, g->n, g->k, 1.0f, g->a[i], g->k, g->b[i], g->n, 0.0f,
+			g->c[i], g->n, s->b->dtype);
 }
 
 static void gemm_free(struct cal_session *s, struct gemm_ctx *g)
@@ -293,18 +290,24 @@ static void gemm_free(struct cal_session *s, struct gemm_ctx *g)
 		s->b->ops->free(s->b, g->c[i]);
 	}
 	g->copies = 0;
-	g->A = g->B = g->C = NULL;
 }
 
-/* Copies of a GEMM's operands for its cold loop, within half the memory
- * budget of a rank; 0 when not even one fits. */
-static int gemm_alloc(struct cal_session *s, struct gemm_ctx *g, double bytes, double budget)
+/* How many copies of a GEMM's `bytes` of operands its cold loop cycles
+ * through, within half the memory budget of a rank. */
+static int gemm_cold_copies(double bytes, double budget)
 {
 	int want = bytes >= GEMM_COLD_BYTES ? 1 : (int)ceil(GEMM_COLD_BYTES / bytes);
 	if (want > GEMM_MAX_COPIES)
 		want = GEMM_MAX_COPIES;
 	while (want > 1 && want * bytes > budget / 2)
 		want--;
+	return want;
+}
+
+/* Up to `want` filled copies of the operands; how many it got (0: none
+ * fit). */
+static int gemm_alloc(struct cal_session *s, struct gemm_ctx *g, int want)
+{
 	for (g->copies = 0; g->copies < want; g->copies++) {
 		int i = g->copies;
 		g->a[i] = alloc_filled(s, g->m * g->k);
@@ -317,19 +320,14 @@ static int gemm_alloc(struct cal_session *s, struct gemm_ctx *g, double bytes, d
 			break;
 		}
 	}
-	if (g->copies > 0)
-		g->A = g->a[0], g->B = g->b[0], g->C = g->c[0];
 	return g->copies;
 }
 
 double cal_peak_tflops(struct cal_session *s)
 {
-	struct gemm_ctx g = { 768, 768, 768, NULL, NULL, NULL, { 0 }, { 0 }, { 0 }, 0, 0 };
+	struct gemm_ctx g = { .m = 768, .n = 768, .k = 768 };
 	double best = 1e30, v;
-	g.A = alloc_filled(s, 768L * 768);
-	g.B = alloc_filled(s, 768L * 768);
-	g.C = s->b->ops->alloc(s->b, 768L * 768 * dsize(s));
-	if (g.A && g.B && g.C) {
+	if (gemm_alloc(s, &g, 1) == 1) { /* hot: the peak, not a step's rate */
 		MPI_Barrier(s->world);
 		for (int r = 0; r < 4; r++) {
 			int m0, m1;
@@ -345,9 +343,7 @@ double cal_peak_tflops(struct cal_session *s)
 	}
 	v = best < 1e30 ? 2.0 * 768 * 768 * 768.0 / best / 1e12 : 0;
 	MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, s->world);
-	s->b->ops->free(s->b, g.A);
-	s->b->ops->free(s->b, g.B);
-	s->b->ops->free(s->b, g.C);
+	gemm_free(s, &g);
 	return v / s->size;
 }
 
@@ -357,7 +353,7 @@ enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, in
 	double budget = cal_mem_budget(s);
 	for (int i = 0; i < n; i++) {
 		struct cal_gemm_point *p = &pts[i];
-		struct gemm_ctx g = { p->m, p->n, p->k, NULL, NULL, NULL, { 0 }, { 0 }, { 0 }, 0, 0 };
+		struct gemm_ctx g = { .m = p->m, .n = p->n, .k = p->k };
 		double bytes = ((double)p->m * p->k + (double)p->k * p->n + (double)p->m * p->n) *
 			       dsize(s);
 		enum pplan_status st = PPLAN_OK;
@@ -365,7 +361,7 @@ enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, in
 			st = perr_set(e, PPLAN_EINPUT,
 				      "GEMM %ld x %ld x %ld needs %.2f GiB, more than the %.2f GiB budget of a rank",
 				      p->m, p->n, p->k, bytes / 1073741824.0, budget / 1073741824.0);
-		if (st == PPLAN_OK && gemm_alloc(s, &g, bytes, budget) < 1)
+		if (st == PPLAN_OK && gemm_alloc(s, &g, gemm_cold_copies(bytes, budget)) < 1)
 			st = perr_set(e, PPLAN_ENOMEM, "out of device memory for GEMM %ld x %ld x %ld",
 				      p->m, p->n, p->k);
 		st = cal_agree(s, st, e);
