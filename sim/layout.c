@@ -292,18 +292,20 @@ int layout_stage_layers(const struct layout *l, int layers, enum stage_partition
 
 int layout_split_uneven(int layers, int pp, int vp, int *first, int *last)
 {
-	int mid, rest;
+	long mid, rest;
 	*first = *last = 0;
-	if (pp < 2 || vp < 1 || layers < pp * vp)
+	/* pp and vp may come straight from a layout string: their product in
+	 * 64 bits (both are ints) */
+	if (pp < 2 || vp < 1 || (long)layers < (long)pp * vp)
 		return -1;
 	/* The middle stages a multiple of vp at or above the mean; the edges
 	 * (with the embedding and the LM head) share the rest, the last the
 	 * smaller part. */
-	mid = (layers + pp - 1) / pp;
+	mid = ((long)layers + pp - 1) / pp;
 	mid = (mid + vp - 1) / vp * vp;
 	rest = layers - (pp - 2) * mid;
-	*last = rest / 2 / vp * vp;
-	*first = rest - *last;
+	*last = (int)(rest / 2 / vp * vp);
+	*first = (int)(rest - *last);
 	if (*last < vp || *first % vp != 0 || *first > mid + vp) {
 		*first = *last = 0;
 		return -1;
