@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "defaults.h"
 #include "jsonio.h"
 #include "predict.h"
 
@@ -377,8 +378,6 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 				(long)CLUSTER_MAX_GPUS);
 	if (!has_tp || !has_pp || !has_dp)
 		skip(vc, "the source gives no tp/pp/dp");
-	else if (l->gbs <= 0)
-		skip(vc, "the source gives no global batch size");
 	l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
 	return PPLAN_OK;
 }
@@ -517,6 +516,34 @@ static void step_from_throughput(struct vcase *vc)
 	     vc->measured_tflops, vc->convention == FLOPS_MODEL ? "model" : "hardware");
 }
 
+/* A source that prints a throughput but no global batch: the rate per GPU
+ * of a steady run barely depends on it, so the batch a user of pplan gets
+ * by default (sim/defaults.h) stands in, and the case says so.  A step
+ * time without its batch says nothing: skipped. */
+static void batch_of(struct vcase *vc)
+{
+	struct layout *l = &vc->layout;
+	struct batch_default bd;
+	long gpus = cluster_gpus(&vc->cluster), per = (long)l->dp * l->mbs;
+
+	if (l->gbs > 0 || !vc->predictable)
+		return;
+	if (isfinite(vc->measured_step_s) || !isfinite(vc->measured_tflops) ||
+	    vc->convention == FLOPS_UNKNOWN) {
+		skip(vc, "the source gives no global batch size");
+		return;
+	}
+	defaults_global_batch(&vc->model, vc->opts.seq, gpus, &bd);
+	l->gbs = bd.sequences;
+	if (per > 0 && l->gbs % per)
+		l->gbs = (l->gbs / per + 1) * per;
+	if (l->gbs <= 0 || l->gbs > LAYOUT_MAX_GBS) {
+		skip(vc, "the source gives no global batch size");
+		return;
+	}
+	note(vc, "gbs=%ld (none given; pplan's %s)", l->gbs, bd.origin);
+}
+
 /* ---- one case -------------------------------------------------------------- */
 
 static void check_layout(struct vcase *vc)
@@ -587,6 +614,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	resolve_framework(vc);
 	if ((st = load_measured(jme, vc, where, e)) != PPLAN_OK)
 		return st;
+	batch_of(vc);
 	check_layout(vc);
 	step_from_throughput(vc);
 	return PPLAN_OK;

@@ -255,6 +255,14 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	rs_exposed = x->o->b.overlap_grad_reduce
 			     ? fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs
 			     : rs;
+	if (l->zero == 2) {
+		/* Sharded gradients cannot accumulate across microbatches
+		 * unreduced: every microbatch's backward reduce-scatters its
+		 * own (DeepSpeed ZeRO-2 each micro-step, FSDP SHARD_GRAD_OP
+		 * and Megatron-FSDP optim_grads each backward). */
+		rs_exposed *= (double)micro;
+		tb->dp_comm_total = rs * (double)micro + ag;
+	}
 	if (ag > 0)
 		ag_exposed = x->o->b.overlap_param_gather
 				     ? fmax(0.0, ag - l->vp * p->chunk.fwd_s) + res * ag

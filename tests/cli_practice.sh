@@ -361,7 +361,7 @@ figure() {
 		if awk -v m="$mfu" -v c="$cap" 'BEGIN { exit !(100 * m <= c) }'; then ok; else ko "$name: MFU $mfu over $cap %"; fi
 	fi
 }
-figure "405B on 16,384 H100" 1 - --params 405B --gpus 16384
+figure "405B on 16,384 H100" 1 55.4 --params 405B --gpus 16384
 figure "175B on 1,024 A100" 1 64.2 --params 175B --gpus 1024 --cluster dgx-a100
 figure "70B on 512 H100" 1 - --params 70B --gpus 512
 figure "13B on 64 A100" 1 - --params 13B --gpus 64 --cluster dgx-a100

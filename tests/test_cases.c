@@ -10,7 +10,10 @@
  *   2 with oom true (the two BigScience 181B layouts);
  *   30 with micro_batch_size null; 2 without tp/pp/dp
  *   (megatron-r080-h100-gpt177b-strong-{96,4608}gpu); 9 without a
- *   global batch (nemo-longseq-llama2-7b-*).
+ *   global batch (nemo-longseq-llama2-7b-*), which give TFLOP/s only and
+ *   so are compared at pplan's default batch: 1024 tokens per GPU, at
+ *   least 2^22 tokens, whole sequences (4096-token sequences on 4 GPUs:
+ *   2^22 / 4096 = 1024 sequences; 131072 on 128 GPUs: 32).
  * Null fields must be filled with the source framework's default and
  * the assumption recorded ("mbs=1 ..."); bad files give PPLAN_EINPUT and
  * one sentence that names the file (fixtures in tests/fixtures/bad/).
@@ -75,8 +78,9 @@ Test(cases, calibration_counts)
 			cr_assert_str_neq(cs[i].id, cs[j].id, "duplicate id");
 	}
 	cr_assert_eq(steps, 79);
-	/* The nine Megatron-LM README weak-scaling rows give TFLOP/s only. */
-	cr_assert_eq(derived, 9);
+	/* The nine Megatron-LM README weak-scaling rows and the nine NeMo
+	 * long-sequence rows give TFLOP/s only. */
+	cr_assert_eq(derived, 18);
 	cr_assert_eq(mems, 17);
 	cr_assert_eq(ooms, 2);
 	cr_assert_eq(mbs_assumed, 30, "%d cases assumed mbs=1", mbs_assumed);
@@ -156,28 +160,60 @@ Test(cases, given_fields_are_kept)
 	free(cs);
 }
 
-/* Cases that lack what pplan cannot assume are loaded, but marked. */
+/* Cases that lack what pplan cannot assume are loaded, but marked; a
+ * throughput without its batch is compared at pplan's default batch. */
 Test(cases, unpredictable_cases_say_why)
 {
 	int n = 0;
 	struct vcase *cs = load(CALIBRATION, &n);
 	const struct vcase *a = find(cs, n, "megatron-r080-h100-gpt177b-strong-96gpu");
 	const struct vcase *b = find(cs, n, "nemo-longseq-llama2-7b-seq4k-4gpu-cp1");
+	const struct vcase *c = find(cs, n, "nemo-longseq-llama2-7b-seq128k-128gpu-cp4");
 	int longseq = 0;
 
 	cr_assert_eq(a->predictable, 0);
 	cr_assert(strstr(a->skip_reason, "tp/pp/dp") != NULL, "%s", a->skip_reason);
-	cr_assert_eq(b->predictable, 0);
-	cr_assert(strstr(b->skip_reason, "global batch") != NULL, "%s", b->skip_reason);
+	cr_assert_eq(b->predictable, 1, "%s", b->skip_reason);
+	cr_assert_eq(b->layout.gbs, 1024);
+	cr_assert(strstr(b->assumed, "gbs=1024 (none given") != NULL, "%s", b->assumed);
+	cr_assert_eq(c->layout.gbs, 32);
 	for (int i = 0; i < n; i++)
 		if (!strncmp(cs[i].id, "nemo-longseq-", 13)) {
 			longseq++;
-			cr_assert_eq(cs[i].predictable, 0, "%s", cs[i].id);
+			cr_assert(cs[i].step_from_throughput, "%s", cs[i].id);
 		}
 	cr_assert_eq(longseq, 9);
 	/* The BigScience OOM layouts are there and measured as OOM. */
 	cr_assert(find(cs, n, "bigscience-02-25-181b-dp32-tp2-pp6-mbs1-h64")->measured_oom);
 	cr_assert(find(cs, n, "bigscience-02-25-181b-dp48-tp8-pp1-mbs1-h64")->measured_oom);
+	free(cs);
+}
+
+/* A step time says nothing without the batch it took: that case is
+ * skipped, with the reason. */
+Test(cases, step_time_without_batch_is_skipped)
+{
+	char path[] = "/tmp/pplan-cases-XXXXXX";
+	int fd = mkstemp(path), n = 0;
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": [{\"id\": \"x\", \"source\": \"s\","
+		" \"framework\": {\"name\": \"megatron-core\", \"version\": \"0.8\", \"year\": 2024},"
+		" \"model\": {\"num_layers\": 32, \"hidden_size\": 4096, \"num_attention_heads\": 32,"
+		" \"vocab_size\": 32000, \"seq_length\": 4096, \"mlp\": \"swiglu\", \"ffn_hidden_size\": 11008},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 8},"
+		" \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8},"
+		" \"measured\": {\"step_time_s\": 2.0, \"tflops_per_gpu\": 400,"
+		" \"flops_convention\": \"model FLOPs\"}}]}";
+	struct vcase *cs;
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+	close(fd);
+	cs = load(path, &n);
+	unlink(path);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(cs[0].predictable, 0);
+	cr_assert(strstr(cs[0].skip_reason, "global batch") != NULL, "%s", cs[0].skip_reason);
 	free(cs);
 }
 

@@ -203,6 +203,7 @@ ParameterizedTestParameters(predict, consistent)
 		{ "llama2-7b", 16, "tp=2,pp=2,dp=4,cp=1,gbs=64,schedule=zb-h1" },
 		{ "llama3-8b", 16, "tp=2,cp=2,dp=4,gbs=32" },
 		{ "mixtral-8x7b", 16, "tp=2,dp=8,ep=8,gbs=64" },
+		{ "llama3-70b", 64, "tp=8,pp=2,dp=4,gbs=64,zero=2" },
 	};
 	return cr_make_param_array(struct sanity_case, cases,
 				   sizeof cases / sizeof cases[0]);
@@ -284,6 +285,44 @@ Test(predict, more_dp_shorter_step)
 			     dp, p.step_time_s, prev);
 		prev = p.step_time_s;
 	}
+}
+
+/* ZeRO-2 shards the gradients, so every microbatch's backward
+ * reduce-scatters its own (DeepSpeed ZeRO-2, FSDP SHARD_GRAD_OP,
+ * Megatron-FSDP optim_grads); ZeRO-1 reduces once per step.  Checked
+ * against ZeRO-1 of the same layout: one microbatch costs the same, each
+ * further one adds one reduce-scatter (measured as the difference of 8
+ * and 4 microbatches), and what each backward leaves exposed adds up. */
+Test(predict, zero2_reduces_every_microbatch)
+{
+	struct prediction z1[3], z2[3];
+	const long gbs[3] = { 8, 32, 64 }, m[3] = { 1, 4, 8 };
+	double rs, tol = 1e-9;
+
+	for (int i = 0; i < 3; i++) {
+		struct setup s;
+		char lay[96];
+		snprintf(lay, sizeof lay, "tp=8,dp=8,mbs=1,gbs=%ld,zero=1", gbs[i]);
+		setup(&s, "llama3-70b", "dgx-h100", 64, lay);
+		s.c.net.bw_gbps /= 8; /* one NIC per node: the reduction shows */
+		z1[i] = predict(&s);
+		s.l.zero = 2;
+		z2[i] = predict(&s);
+		cr_assert_eq(z2[i].microbatches, m[i]);
+	}
+	rs = (z2[2].time.dp_comm_total - z2[1].time.dp_comm_total) / 4.0;
+	cr_assert_gt(rs, 0);
+	expect_rel(z2[0].time.dp_comm_total, z1[0].time.dp_comm_total, tol, "m=1 total");
+	for (int i = 0; i < 3; i++) {
+		expect_rel(z1[i].time.dp_comm_total, z1[0].time.dp_comm_total, tol,
+			   "ZeRO-1 total");
+		expect_rel(z2[i].time.dp_comm_total - z1[i].time.dp_comm_total + rs,
+			   (double)m[i] * rs, 1e-6, "ZeRO-2 extra reduce-scatters");
+	}
+	cr_assert_gt(z1[2].time.dp_comm_exposed, 0, "the reduction must show");
+	expect_rel(z2[2].time.dp_comm_exposed - z1[2].time.dp_comm_exposed,
+		   7.0 * (z1[2].time.dp_comm_exposed - z1[2].dp_gather_exposed_s), 1e-6,
+		   "ZeRO-2 exposure per microbatch");
 }
 
 /* Full recomputation runs the forward again (longer step, HFU > MFU)
