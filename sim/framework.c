@@ -198,6 +198,23 @@ static const struct framework table[] = {
 	  .schedules = S(SCHED_GPIPE) | S(SCHED_1F1B) | S(SCHED_INTERLEAVED) |
 		       S(SCHED_ZB_H1),
 	  .max_zero = 3, .zero_with_pp = 3 },
+	/* Composer (MosaicML's trainer, under LLM Foundry): PyTorch FSDP
+	 * FULL_SHARD (fp32 master weights sharded, reshard after forward,
+	 * backward prefetch; DEFAULT mixed precision reduces in fp32),
+	 * flash attention (triton or FlashAttention-2), activation
+	 * checkpointing on in its yamls; no tensor-parallel overlap, no
+	 * pipeline. */
+	{ .name = "composer", .versions = "",
+	  .year_from = 2022, .year_to = 2030, .label = "Composer (PyTorch FSDP)",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = GRADS(4, 4, 4), .pipe = FW_PIPE_NONE,
+	  .sharding = FW_SHARD_FSDP, .reshard_after_forward = 1,
+	  .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_FULL, 0, 3 },
+	  .can_flash = 1, .can_dp_overlap = 1,
+	  .precisions = HALF_PREC | P(PREC_FP8),
+	  .schedules = S(SCHED_1F1B), .max_zero = 3, .zero_with_pp = 3 },
 	/* metaseq (OPT-175B, 2022): Megatron TP inside FSDP full sharding,
 	 * no pipeline, activation checkpointing, fp16. */
 	{ .name = "metaseq", .versions = "",

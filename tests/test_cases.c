@@ -189,6 +189,35 @@ Test(cases, unpredictable_cases_say_why)
 	free(cs);
 }
 
+/* The held-out file: LLM Foundry's MPT benchmark tables, 52 H100 and
+ * 42 A100 80GB rows (scripts/train/benchmarking/README.md), run by
+ * Composer's FSDP.  Step times are the rows' global batch tokens over
+ * their Throughput (T/s), e.g. 13B on 8 A100s: 48 x 2048 / 18097 =
+ * 5.4319 s. */
+Test(cases, holdout_llm_foundry)
+{
+	int n = 0, h100 = 0, full = 0;
+	struct vcase *cs = load(PPLAN_SOURCE_DIR "/validation/holdout/llm-foundry.json", &n);
+	const struct vcase *c = find(cs, n, "llmfoundry-a100-mpt13b-s2048-8gpu-mbs2");
+
+	cr_assert_eq(n, 94);
+	for (int i = 0; i < n; i++) {
+		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
+		cr_assert_str_eq(cs[i].opts.fw->name, "composer", "%s", cs[i].id);
+		cr_assert_eq(cs[i].layout.zero, 3, "%s", cs[i].id);
+		if (!strncmp(cs[i].id, "llmfoundry-h100-", 16))
+			h100++;
+		if (cs[i].layout.recompute == RECOMPUTE_FULL)
+			full++;
+	}
+	cr_assert_eq(h100, 52);
+	cr_assert_eq(full, 40, "%d rows with activation checkpointing", full);
+	cr_assert(fabs(c->measured_step_s - 48.0 * 2048 / 18097) < 1e-3, "%g", c->measured_step_s);
+	cr_assert_eq(c->layout.gbs, 48);
+	cr_assert_eq(c->layout.mbs, 2);
+	free(cs);
+}
+
 /* A step time says nothing without the batch it took: that case is
  * skipped, with the reason. */
 Test(cases, step_time_without_batch_is_skipped)
