@@ -234,11 +234,15 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	}
 	tb->dp_comm_total = rs + ag;
 	if (l->zero >= 3) {
-		/* Gathers issued layer by layer, one collective per GPU on its
-		 * own rail: no sharing of a node's NICs across channels. */
+		/* DeepSpeed's ZeRO-3 gathers parameter by parameter as modules
+		 * are entered, one collective per GPU on its own rail: no
+		 * sharing of a node's NICs across channels.  FSDP (and
+		 * Megatron-FSDP) gather a whole layer's flat buffer, which
+		 * NCCL spreads over every rail of the node, as the other DP
+		 * collectives. */
 		struct link z3 = *k;
 		double all = sp->dense + sp->expert, per_mb, exposed;
-		if (z3.cls == LINK_NET)
+		if (z3.cls == LINK_NET && x->o->b.sharding == FW_SHARD_DEEPSPEED)
 			z3.bw_gbps = x->c->net.bw_gbps;
 		per_mb = cost_coll(x, COLL_ALLGATHER, w * all, n, &z3) * zero3_gathers(x->o, l) +
 			 cost_coll(x, COLL_REDUCESCATTER, g * all, n, &z3);
