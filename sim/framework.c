@@ -500,12 +500,14 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
-		 "%d-byte gradients%s, %s pipeline, zero = %s",
+		 "%d-byte gradients%s, %s%s, zero = %s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
 		 b->grad_bytes, b->fp8_weights ? ", fp8 weights" : "",
-		 fw_pipe_name(b->pipe), fw_sharding_name(b->sharding));
+		 b->pipe == FW_PIPE_NONE ? "no" : fw_pipe_name(b->pipe),
+		 b->pipe == FW_PIPE_NONE ? " pipeline parallelism" : " pipeline",
+		 fw_sharding_name(b->sharding));
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,
