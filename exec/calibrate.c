@@ -282,13 +282,17 @@ static void gemm_fn(struct cal_session *s, void *ctx)
 			g->c[i], g->n, s->b->dtype);
 }
 
+static void gemm_free_copy(struct cal_session *s, struct gemm_ctx *g, int i)
+{
+	s->b->ops->free(s->b, g->a[i]);
+	s->b->ops->free(s->b, g->b[i]);
+	s->b->ops->free(s->b, g->c[i]);
+}
+
 static void gemm_free(struct cal_session *s, struct gemm_ctx *g)
 {
-	for (int i = 0; i < g->copies; i++) {
-		s->b->ops->free(s->b, g->a[i]);
-		s->b->ops->free(s->b, g->b[i]);
-		s->b->ops->free(s->b, g->c[i]);
-	}
+	for (int i = 0; i < g->copies; i++)
+		gemm_free_copy(s, g, i);
 	g->copies = 0;
 }
 
@@ -314,9 +318,7 @@ static int gemm_alloc(struct cal_session *s, struct gemm_ctx *g, int want)
 		g->b[i] = alloc_filled(s, g->k * g->n);
 		g->c[i] = alloc_filled(s, g->m * g->n); /* touched: no page fault when timed */
 		if (!g->a[i] || !g->b[i] || !g->c[i]) {
-			s->b->ops->free(s->b, g->a[i]);
-			s->b->ops->free(s->b, g->b[i]);
-			s->b->ops->free(s->b, g->c[i]);
+			gemm_free_copy(s, g, i);
 			break;
 		}
 	}

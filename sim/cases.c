@@ -528,20 +528,19 @@ static void batch_of(struct vcase *vc)
 
 	if (l->gbs > 0 || !vc->predictable)
 		return;
-	if (isfinite(vc->measured_step_s) || !isfinite(vc->measured_tflops) ||
-	    vc->convention == FLOPS_UNKNOWN) {
-		skip(vc, "the source gives no global batch size");
-		return;
+	if (!isfinite(vc->measured_step_s) && isfinite(vc->measured_tflops) &&
+	    vc->convention != FLOPS_UNKNOWN) {
+		defaults_global_batch(&vc->model, vc->opts.seq, gpus, &bd);
+		l->gbs = bd.sequences;
+		if (per > 0 && l->gbs % per)
+			l->gbs = (l->gbs / per + 1) * per;
+		if (l->gbs > 0 && l->gbs <= LAYOUT_MAX_GBS) {
+			note(vc, "gbs=%ld (none given; pplan's %s)", l->gbs, bd.origin);
+			return;
+		}
+		l->gbs = 0;
 	}
-	defaults_global_batch(&vc->model, vc->opts.seq, gpus, &bd);
-	l->gbs = bd.sequences;
-	if (per > 0 && l->gbs % per)
-		l->gbs = (l->gbs / per + 1) * per;
-	if (l->gbs <= 0 || l->gbs > LAYOUT_MAX_GBS) {
-		skip(vc, "the source gives no global batch size");
-		return;
-	}
-	note(vc, "gbs=%ld (none given; pplan's %s)", l->gbs, bd.origin);
+	skip(vc, "the source gives no global batch size");
 }
 
 /* ---- one case -------------------------------------------------------------- */

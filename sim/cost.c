@@ -221,6 +221,11 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	int n = l->dp * l->cp, ne = (int)layout_expert_dp(l);
 	double rs = 0, ag = 0, rs_exposed, ag_exposed = 0;
 	long micro = layout_microbatches(l);
+	/* Sharded gradients cannot accumulate across microbatches
+	 * unreduced: with ZeRO-2 every microbatch's backward reduce-scatters
+	 * its own (DeepSpeed ZeRO-2 each micro-step, FSDP SHARD_GRAD_OP and
+	 * Megatron-FSDP optim_grads each backward); else once per step. */
+	double reductions = l->zero == 2 ? (double)micro : 1.0;
 
 	if (l->zero == 0) {
 		rs = cost_coll(x, COLL_ALLREDUCE, g * sp->dense, n, k) +
@@ -232,7 +237,7 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 		ag = cost_coll(x, COLL_ALLGATHER, w * sp->dense, n, k) +
 		     cost_coll(x, COLL_ALLGATHER, w * sp->expert, ne, k);
 	}
-	tb->dp_comm_total = rs + ag;
+	tb->dp_comm_total = reductions * rs + ag;
 	if (l->zero >= 3) {
 		/* DeepSpeed's ZeRO-3 gathers parameter by parameter as modules
 		 * are entered, one collective per GPU on its own rail: no
@@ -256,17 +261,9 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	/* The gradient buckets reduce while the last microbatch's backward
 	 * walks back through the stage's chunks; the weight buckets gather
 	 * while the next step's first forward walks forward through them. */
-	rs_exposed = x->o->b.overlap_grad_reduce
-			     ? fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs
-			     : rs;
-	if (l->zero == 2) {
-		/* Sharded gradients cannot accumulate across microbatches
-		 * unreduced: every microbatch's backward reduce-scatters its
-		 * own (DeepSpeed ZeRO-2 each micro-step, FSDP SHARD_GRAD_OP
-		 * and Megatron-FSDP optim_grads each backward). */
-		rs_exposed *= (double)micro;
-		tb->dp_comm_total = rs * (double)micro + ag;
-	}
+	rs_exposed = reductions * (x->o->b.overlap_grad_reduce
+					   ? fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs
+					   : rs);
 	if (ag > 0)
 		ag_exposed = x->o->b.overlap_param_gather
 				     ? fmax(0.0, ag - l->vp * p->chunk.fwd_s) + res * ag

@@ -17,7 +17,7 @@
  * ctest runs it with a tolerance of 25 %: a fault in how calibrate times
  * (iterations, barriers, the slowest rank) or in the bus factor shows as
  * 33 % or more, while the speed figure itself (within 10 %, issue 8) is a
- * benchmark's (bench/bench_calibrate_mpi.sh, BENCHMARKS.md), not a test's.
+ * benchmark's (bench/bench_calibrate.sh, BENCHMARKS.md), not a test's.
  * A comparison needs a machine whose own timings repeat: when the plain
  * loop's rounds spread by more than the tolerance (the median over sizes
  * of its slowest round over its fastest), the machine cannot resolve the
