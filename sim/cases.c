@@ -247,6 +247,27 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 		m->num_experts = (int)ne;
 		m->top_k = (int)k;
 	}
+	{
+		/* The run's dropout probability when the source gives it; else
+		 * the family's custom: GPT-style GeLU and ReLU models kept
+		 * Megatron-LM's 0.1, gated and squared-ReLU (Llama, Mistral,
+		 * Nemotron) models train without.  A zoo model matched for its
+		 * dimensions says nothing about the run's dropout. */
+		double p = 0;
+		char w[300];
+		snprintf(w, sizeof w, "%s: model", where);
+		st = json_get_number(jm, "dropout", &p, w, e);
+		if (st == PPLAN_EINPUT)
+			return st;
+		if (st == PPLAN_OK && !(p >= 0 && p < 1))
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: dropout must be a probability at least 0 and below 1, got %g",
+					w, p);
+		if (st == PPLAN_OK)
+			m->no_dropout = p == 0;
+		else
+			m->no_dropout = mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
+	}
 	return model_check(m, where, e);
 }
 

@@ -26,12 +26,16 @@
  * the scores: five matrix products instead of two). */
 #define FLASH_BWD_FLOPS 2.5
 /* Unfused attention: bytes per score through HBM forward (write scores,
- * read/write the softmax, dropout mask and output); the backward twice. */
+ * read/write the softmax, dropout mask and output); the backward twice.
+ * Without dropout the mask and its output go: write, read, write. */
 #define UNFUSED_SCORE_BYTES 11.0
+#define UNFUSED_SCORE_BYTES_NO_DROPOUT 6.0
 /* Element-wise bytes per token and hidden unit in a layer's forward: two
  * norms (read, write, 4 B each) and two dropout + residual adds (read two,
- * write one, 2 B, plus a 1-byte mask: 7 B each) ... 22 B in all. */
+ * write one, 2 B, plus a 1-byte mask: 7 B each) ... 22 B in all; a model
+ * trained without dropout writes no masks (20 B). */
 #define ELEM_BYTES_PER_H 22.0
+#define ELEM_MASK_BYTES_PER_H 2.0
 /* ... bias and activation on the MLP intermediate (read, write; gated:
  * read two, write one), and rotary and layout changes on Q, K, V. */
 #define ELEM_BYTES_PER_F 4.0
@@ -246,8 +250,9 @@ static void layer_attention(const struct ctx *x, struct layer_cost *lc)
 		double gemms = gemm_time_batched(r, batches, x->sl, x->s, dims - dv) +
 			       gemm_time_batched(r, batches, x->sl, dv, x->s);
 		double scores = batches * x->sl * x->s;
-		lc->attn_f = gemms + hbm_time(r, UNFUSED_SCORE_BYTES * x->es * scores);
-		lc->attn_b = 2.0 * gemms + hbm_time(r, 2.0 * UNFUSED_SCORE_BYTES * x->es * scores);
+		double per = x->m->no_dropout ? UNFUSED_SCORE_BYTES_NO_DROPOUT : UNFUSED_SCORE_BYTES;
+		lc->attn_f = gemms + hbm_time(r, per * x->es * scores);
+		lc->attn_b = 2.0 * gemms + hbm_time(r, 2.0 * per * x->es * scores);
 	}
 }
 
@@ -266,7 +271,8 @@ static double elementwise_bytes(const struct model_spec *m, double T, double t, 
 		       : (double)m->ffn;
 	double qkv = model_is_mla(m) ? heads_l * attn_core_dims(m) + heads_l * m->qk_rope_dim
 				     : (heads_l + 2.0 * kv_l) * m->head_dim;
-	return ELEM_BYTES_PER_H * T_sp * (double)m->hidden + per_f * T * f / t +
+	double per_h = ELEM_BYTES_PER_H - (m->no_dropout ? ELEM_MASK_BYTES_PER_H : 0.0);
+	return per_h * T_sp * (double)m->hidden + per_f * T * f / t +
 	       ELEM_BYTES_PER_QKV * T * qkv;
 }
 

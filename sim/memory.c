@@ -140,9 +140,10 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 	attn_acts(m, l, &qkv, &latents);
 	mlp_acts(m, moe, &mlp, &fp8_saved);
 	/* Per token: layer-norm inputs 4h, QKV input 2h, MLP input 2h,
-	 * dropout masks 2h (replicated over tp unless sp); Q, K, V, the
-	 * attention output and the MLP intermediates (split over tp). */
-	replicated = 10.0 * h + latents;
+	 * dropout masks 2h (replicated over tp unless sp; none for a model
+	 * trained without dropout); Q, K, V, the attention output and the
+	 * MLP intermediates (split over tp). */
+	replicated = (m->no_dropout ? 8.0 : 10.0) * h + latents;
 	sharded = qkv + mlp;
 	if (o->precision == PREC_FP8) {
 		/* Transformer Engine keeps the inputs of the four GEMMs in fp8
@@ -151,11 +152,12 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 		sharded -= h + fp8_saved;       /* projection and MLP-down inputs */
 	}
 	/* Unfused attention keeps softmax output, dropout mask and dropout
-	 * output, 5 a s bytes per token; fused (flash) attention keeps only
-	 * O(s) statistics, and selective recomputation drops them. */
+	 * output, 5 a s bytes per token (the softmax output alone, 2 a s,
+	 * without dropout); fused (flash) attention keeps only O(s)
+	 * statistics, and selective recomputation drops them. */
 	scores = 0;
 	if (o->b.attention == FW_ATTN_UNFUSED && l->recompute == RECOMPUTE_NONE)
-		scores = 5.0 * m->heads * s;
+		scores = (m->no_dropout ? 2.0 : 5.0) * m->heads * s;
 	if (l->sp)
 		return s * b * (replicated + sharded + scores) / t;
 	return s * b * (replicated + (sharded + scores) / t);
@@ -251,7 +253,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 		full.recompute = RECOMPUTE_NONE;
 		work = memory_layer_activations(m, &full, o, sp.moe_layers > 0) * act_scale;
 	}
-	if (sp.has_embedding) /* the embedding dropout mask, one byte per element */
+	if (sp.has_embedding && !m->no_dropout) /* the embedding dropout mask, 1 B per element */
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);
 	if (sp.has_lm_head) /* bf16 logits and their fp32 softmax for the loss */
 		work += 6.0 * s * b * m->vocab / l->tp;

@@ -64,6 +64,9 @@ struct model_spec {
 	int qk_norm;        /* a norm over each head's Q and K (Qwen3, Gemma 3) */
 	int norms_per_layer;/* 2 (before attention, before the MLP), or 1: one norm
 			     * shared by parallel attention and MLP (Falcon-7B); 0 = 2 */
+	int no_dropout;     /* trained without dropout (p = 0: Llama, Mistral, Nemotron,
+			     * MPT, BLOOM): no masks are written or kept; 0 = the
+			     * masks of GPT-2/3, OPT and Megatron-LM's default 0.1 */
 	char note[96];      /* what a reader did that a user should know ("") */
 };
 

@@ -246,6 +246,17 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 	TRY(opt_bool(c, "enable_bias", &m->linear_bias, path, e)); /* OPT */
 	m->qkv_bias = mj_in_list(type, hf_qkv_bias);
 	m->qk_norm = mj_in_list(type, hf_qk_norm);
+	{
+		/* The training dropout: every family's own keys; a config
+		 * naming none trains without (transformers' defaults are 0). */
+		static const char *const k_drop[] = {
+			"hidden_dropout", "hidden_dropout_prob", "attention_dropout",
+			"attention_probs_dropout_prob", "resid_pdrop", "embd_pdrop", "attn_pdrop",
+			"emb_pdrop", "dropout", "activation_dropout", NULL};
+		int found, on;
+		TRY(mj_dropout(c, k_drop, &found, &on, path, e));
+		m->no_dropout = !on;
+	}
 	TRY(opt_bool(c, "attention_bias", &m->attn_bias, path, e));
 	TRY(opt_bool(c, "mlp_bias", &m->mlp_bias, path, e));
 	if (m->attn_bias || m->mlp_bias)

@@ -43,6 +43,11 @@ enum pplan_status mj_need_first(const cJSON *obj, const char *const *keys, long 
 enum pplan_status mj_need_long(const cJSON *obj, const char *key, long min, long max,
 			       long *out, const char *where, struct perr *e);
 int mj_in_list(const char *s, const char *const *list);
+/* The dropout probabilities among keys[] (NULL-terminated) that obj has,
+ * each a number in [0, 1): *found says whether any was there, *any_on
+ * whether any is above 0. */
+enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *found,
+			     int *any_on, const char *where, struct perr *e);
 
 /* A Hugging Face config.json (model_hf.c). */
 enum pplan_status model_load_hf(const cJSON *root, const char *path,

@@ -88,12 +88,34 @@ int mj_in_list(const char *s, const char *const *list)
 	return 0;
 }
 
+enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *found,
+			     int *any_on, const char *where, struct perr *e)
+{
+	*found = *any_on = 0;
+	for (; *keys; keys++) {
+		double p = 0;
+		enum pplan_status st = json_get_number(obj, *keys, &p, where, e);
+		if (st == PPLAN_ENOTFOUND)
+			continue;
+		if (st != PPLAN_OK)
+			return st;
+		if (!(p >= 0 && p < 1))
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: %s must be a probability at least 0 and below 1, got %g",
+					where, *keys, p);
+		*found = 1;
+		if (p > 0)
+			*any_on = 1;
+	}
+	return PPLAN_OK;
+}
+
 static const char *const pplan_allowed[] = {
 	"schema", "name", "description", "source", "num_layers",
 	"hidden_size", "ffn_hidden_size", "num_attention_heads",
 	"num_kv_heads", "head_dim", "vocab_size", "seq_length", "mlp", "norm",
 	"tie_word_embeddings", "linear_bias", "moe", "mla", "pos_embedding", "qkv_bias",
-	"qk_norm", NULL};
+	"qk_norm", "dropout", NULL};
 static const char *const moe_allowed[] = {
 	"num_experts", "top_k", "ffn_hidden_size", "shared_experts", "shared_ffn_hidden_size",
 	"dense_layers", "layer_freq", NULL};
@@ -269,6 +291,14 @@ static enum pplan_status load_pplan(const cJSON *root, const char *path,
 	TRY(opt_num(root, "pos_embedding", 1, MAX_DIM, &m->pos_embedding, path, e));
 	TRY(opt_bool(root, "qkv_bias", &m->qkv_bias, path, e));
 	TRY(opt_bool(root, "qk_norm", &m->qk_norm, path, e));
+	{
+		/* Megatron-LM's default (hidden and attention dropout 0.1)
+		 * when the file does not say. */
+		static const char *const k_drop[] = {"dropout", NULL};
+		int found, on;
+		TRY(mj_dropout(root, k_drop, &found, &on, path, e));
+		m->no_dropout = found && !on;
+	}
 	{
 		char where[600];
 		const cJSON *o;

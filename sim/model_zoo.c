@@ -14,7 +14,7 @@
 	{ .name = n, .layers = L, .hidden = h, .ffn = f, .heads = a,          \
 	  .kv_heads = g, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
 	  .mlp = act, .norm = nrm, .tied_embeddings = tie, .linear_bias = bias, \
-	  .num_experts = E, .top_k = k }
+	  .num_experts = E, .top_k = k, .no_dropout = 1 }
 /* GPT-style: 4h GeLU MLP, LayerNorm, tied embeddings, biases on, MHA,
  * learned positions for the training length. */
 #define GPT(n, L, h, a, V, s) \
@@ -22,6 +22,9 @@
 	  .kv_heads = a, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
 	  .mlp = MLP_GELU, .norm = NORM_LAYERNORM, .tied_embeddings = 1,      \
 	  .linear_bias = 1, .pos_embedding = s }
+/* SPEC's models train without dropout (their config.json files say 0.0
+ * or name none; BLOOM's hidden_dropout and attention_dropout are 0.0);
+ * GPT-3, Megatron-LM's and NeMo's GPT models and OPT keep 0.1. */
 /* BLOOM: GPT-style with ALiBi instead of learned positions. */
 #define BLOOM(n, L, h, a, V, s) \
 	SPEC(n, L, h, 4L * (h), a, a, V, s, MLP_GELU, NORM_LAYERNORM, 1, 1, 0, 0)
@@ -113,12 +116,14 @@ static const struct model_spec zoo[] = {
 	  .kv_heads = 128, .head_dim = 192, .vocab = 102400, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 160, .top_k = 6, .moe_ffn = 1536,
 	  .shared_experts = 2, .dense_layers = 1, .q_lora_rank = 1536, .kv_lora_rank = 512,
-	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128 },
+	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	  .no_dropout = 1 },
 	{ .name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128,
 	  .kv_heads = 128, .head_dim = 192, .vocab = 129280, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 256, .top_k = 8, .moe_ffn = 2048,
 	  .shared_experts = 1, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
-	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128 },
+	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	  .no_dropout = 1 },
 	/* Qwen2-57B-A14B (Qwen2 report, arXiv:2407.10671) and Qwen3-MoE
 	 * (arXiv:2505.09388), the Qwen config.json files: Qwen2's gated shared
 	 * expert and QKV biases, Qwen3's Q/K norms; seq 4096, the first
@@ -126,13 +131,16 @@ static const struct model_spec zoo[] = {
 	{ .name = "qwen2-57b-a14b", .layers = 28, .hidden = 3584, .ffn = 18944, .heads = 28,
 	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 64, .top_k = 8, .moe_ffn = 2560,
-	  .shared_experts = 1, .shared_ffn = 20480, .shared_gate = 1, .qkv_bias = 1 },
+	  .shared_experts = 1, .shared_ffn = 20480, .shared_gate = 1, .qkv_bias = 1,
+	  .no_dropout = 1 },
 	{ .name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn = 6144, .heads = 32,
 	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
-	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 768, .qk_norm = 1 },
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 768, .qk_norm = 1,
+	  .no_dropout = 1 },
 	{ .name = "qwen3-235b-a22b", .layers = 94, .hidden = 4096, .ffn = 12288, .heads = 64,
 	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
-	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1 },
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1,
+	  .no_dropout = 1 },
 	/* gpt-oss (OpenAI's model card, 2025, Table 1, and the openai
 	 * config.json files): biases on attention, experts and router, a
 	 * learned sink per head; 4096 the initial context length.  Half the
@@ -141,11 +149,13 @@ static const struct model_spec zoo[] = {
 	{ .name = "gpt-oss-20b", .layers = 24, .hidden = 2880, .ffn = 2880, .heads = 64,
 	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 32, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
-	  .attn_sinks = 1 },
+	  .attn_sinks = 1,
+	  .no_dropout = 1 },
 	{ .name = "gpt-oss-120b", .layers = 36, .hidden = 2880, .ffn = 2880, .heads = 64,
 	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
-	  .attn_sinks = 1 },
+	  .attn_sinks = 1,
+	  .no_dropout = 1 },
 };
 
 #define ZOO_N ((int)(sizeof zoo / sizeof zoo[0]))

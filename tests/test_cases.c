@@ -215,7 +215,40 @@ Test(cases, holdout_llm_foundry)
 	cr_assert(fabs(c->measured_step_s - 48.0 * 2048 / 18097) < 1e-3, "%g", c->measured_step_s);
 	cr_assert_eq(c->layout.gbs, 48);
 	cr_assert_eq(c->layout.mbs, 2);
+	for (int i = 0; i < n; i++) /* MPT: attn_pdrop, resid_pdrop, emb_pdrop 0 */
+		cr_assert(cs[i].model.no_dropout, "%s", cs[i].id);
 	free(cs);
+}
+
+/* A case's dropout is the source's when given; else GeLU models keep
+ * Megatron-LM's 0.1 (the BigScience rows) and gated ones train without
+ * (NeMo's Llama 2 rows); a probability of 1 or more is refused. */
+Test(cases, dropout_given_or_by_family)
+{
+	int n = 0, fd;
+	struct vcase *cs = load(CALIBRATION, &n);
+	char path[] = "/tmp/pplan-cases-XXXXXX";
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": [{\"id\": \"x\", \"source\": \"s\","
+		" \"model\": {\"num_layers\": 2, \"hidden_size\": 64, \"num_attention_heads\": 4,"
+		" \"vocab_size\": 100, \"seq_length\": 128, \"mlp\": \"gelu\", \"dropout\": 1.0},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 8},"
+		" \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8},"
+		" \"measured\": {\"step_time_s\": 2.0}}]}";
+	struct perr e = { "" };
+	struct vcase *bad = NULL;
+
+	cr_assert(!find(cs, n, "bigscience-02-28-176b-dp4-tp8-pp12-mbs2-h64")->model.no_dropout);
+	cr_assert(find(cs, n, "nemo-longseq-llama2-7b-seq4k-4gpu-cp1")->model.no_dropout);
+	free(cs);
+	fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+	close(fd);
+	cr_assert_eq(cases_load(path, &bad, &n, &e), PPLAN_EINPUT);
+	unlink(path);
+	cr_assert(strstr(e.msg, "dropout must be a probability") != NULL, "%s", e.msg);
+	free(bad);
 }
 
 /* A step time says nothing without the batch it took: that case is

@@ -235,6 +235,20 @@ Test(hf, falcon_opt_phi_llava_fields)
 	cr_expect(strstr(m.note, "text_config") != NULL, "note: %s", m.note);
 }
 
+/* Dropout as each family's config names it: GPT-2's resid_pdrop 0.1 and
+ * OPT's dropout 0.1 keep masks; Falcon's and BLOOM's 0.0, Phi-3's
+ * embd_pdrop and attention_dropout 0.0 and a Llama config with attention_dropout 0.0 only
+ * (no hidden dropout key) train without. */
+Test(hf, dropout_from_the_config)
+{
+	cr_expect(!load("gpt2.json").no_dropout);
+	cr_expect(!load("opt-1.3b.json").no_dropout);
+	cr_expect(load("falcon-7b.json").no_dropout);
+	cr_expect(load("bloom-560m.json").no_dropout);
+	cr_expect(load("Phi-3-mini-128k-instruct.json").no_dropout);
+	cr_expect(load("Meta-Llama-3-8B.json").no_dropout);
+}
+
 /* ---- FLOPs and memory of the new architectures ---------------------------------- */
 
 /* MoE model FLOPs per token: the projections, the dense layers' MLP,

@@ -297,32 +297,68 @@ Test(activations, flash_attention_drops_the_scores)
 
 /* Generalised for GQA and a gated MLP, derived term by term as the paper
  * does.  Per token and layer, bf16: norm inputs 4h, QKV input 2h, Q 2 a dh,
- * K and V 2 g dh each, projection input 2h, attention dropout mask h,
- * MLP input 2h, gate, up and their product 3 x 2f, MLP dropout mask h:
- * 12h + 2 (a + 2g) dh + 6f.  Llama 2 70B (h 8192, a 64, g 8, dh 128,
- * f 28672), flash attention, s = 4096:
- *   98,304 + 20,480 + 172,032 = 290,816 bytes per token,
- *   x 4096 = 1,191,182,336 bytes.
- * TP 8 without SP splits all but 10h (norm inputs, QKV and MLP inputs,
- * masks): 81,920 + (20,480 + 16,384 + 172,032) / 8 = 108,032 per token,
- * x 4096 = 442,499,072. */
+ * K and V 2 g dh each, projection input 2h, MLP input 2h, gate, up and
+ * their product 3 x 2f: 10h + 2 (a + 2g) dh + 6f.  Llama 2 70B (h 8192,
+ * a 64, g 8, dh 128, f 28672; trained without dropout), flash attention,
+ * s = 4096:
+ *   81,920 + 20,480 + 172,032 = 274,432 bytes per token,
+ *   x 4096 = 1,124,073,472 bytes.
+ * TP 8 without SP splits all but 8h (norm inputs, QKV and MLP inputs):
+ * 65,536 + (20,480 + 16,384 + 172,032) / 8 = 91,648 per token,
+ * x 4096 = 375,390,208.
+ * With dropout (p > 0) each layer also keeps its attention and MLP
+ * dropout masks, h bytes each, replicated over TP without SP:
+ * 290,816 per token (1,191,182,336) and 81,920 + 26,112 = 108,032 with
+ * TP 8 (442,499,072). */
 Test(activations, gqa_swiglu)
 {
 	const struct model_spec *m = zoo("llama2-70b");
+	struct model_spec drop = *m;
 	struct train_opts o;
 	struct layout l;
 	train_opts_default(&o, m);
 	cr_assert_eq(o.seq, 4096);
 	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
+	cr_assert(m->no_dropout, "Llama 2 trains without dropout");
 	layout_default(&l);
-	expect_rel(memory_layer_activations(m, &l, &o, 0), 1191182336.0, 1e-12,
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 1124073472.0, 1e-12,
 		   "llama2-70b, no TP");
 	l.tp = 8;
-	expect_rel(memory_layer_activations(m, &l, &o, 0), 442499072.0, 1e-12,
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 375390208.0, 1e-12,
 		   "llama2-70b, TP 8");
 	l.sp = 1;
-	expect_rel(memory_layer_activations(m, &l, &o, 0), 1191182336.0 / 8, 1e-12,
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 1124073472.0 / 8, 1e-12,
 		   "llama2-70b, TP 8 + SP");
+
+	drop.no_dropout = 0;
+	layout_default(&l);
+	expect_rel(memory_layer_activations(&drop, &l, &o, 0), 1191182336.0, 1e-12,
+		   "llama2-70b with dropout, no TP");
+	l.tp = 8;
+	expect_rel(memory_layer_activations(&drop, &l, &o, 0), 442499072.0, 1e-12,
+		   "llama2-70b with dropout, TP 8");
+}
+
+/* Korthikanti et al.'s 34 sbh counts two 1-byte dropout masks of h and,
+ * for unfused attention, 5 a s (softmax output 2, dropout mask 1, dropout
+ * output 2).  GPT-3 175B trained without dropout keeps 32 sbh, and the
+ * softmax output alone, 2 a s: sbh (32 + 2 a s / h) = sbh (32 + 2 x 96 x
+ * 2048 / 12288) = 64 sbh. */
+Test(activations, no_dropout_drops_the_masks)
+{
+	struct model_spec m;
+	struct train_opts o;
+	struct layout l;
+	double sbh = 2048.0 * 12288;
+	gpt3_175b(&m, &o);
+	cr_assert(!m.no_dropout, "GPT-3 kept dropout 0.1");
+	m.no_dropout = 1;
+	layout_default(&l);
+	o.b.attention = FW_ATTN_FLASH;
+	expect_rel(memory_layer_activations(&m, &l, &o, 0), 32.0 * sbh, 1e-12, "32 sbh, flash");
+	o.b.attention = FW_ATTN_UNFUSED;
+	expect_rel(memory_layer_activations(&m, &l, &o, 0), 64.0 * sbh, 1e-12,
+		   "sbh (32 + 2as/h), unfused");
 }
 
 /* ---- Microbatches in flight -------------------------------------------- */

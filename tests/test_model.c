@@ -650,6 +650,7 @@ Test(pplan, zoo_twins)
 		cr_expect_eq(m.norm, z->norm);
 		cr_expect_eq(m.tied_embeddings, z->tied_embeddings);
 		cr_expect_eq(m.linear_bias, z->linear_bias);
+		cr_expect_eq(m.no_dropout, z->no_dropout);
 		cr_expect_eq(m.num_experts, z->num_experts);
 		cr_expect_eq(m.top_k, z->top_k);
 	}
@@ -691,6 +692,7 @@ ParameterizedTestParameters(bad, files)
 		{"models/bad-kv-exceeds.json", "num_kv_heads (16)"},
 		{"models/bad-mlp.json", "mlp must be"},
 		{"models/bad-norm.json", "norm must be"},
+		{"models/bad-dropout.json", "dropout must be a probability"},
 		{"models/bad-topk.json", "moe.top_k (5)"},
 		{"models/bad-moe-type.json", "moe must be an object"},
 		{"models/bad-moe-key.json", "moe: topk is not a pplan.model/1 key"},
