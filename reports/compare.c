@@ -53,12 +53,15 @@ double cmp_qty_scale(enum cmp_qty q)
 
 /* ---- building -------------------------------------------------------------- */
 
-static struct cmp_value value_of(double p, double m)
+/* A relative error where it means something: not for a share such as
+ * the bubble fraction, which is often near 0 (a bubble of 0.003 % priced
+ * 0 is -100 % off) and is compared in percentage points. */
+static struct cmp_value value_of(double p, double m, int relative)
 {
 	struct cmp_value v = { p, m, NAN, NAN };
 	if (isfinite(p) && isfinite(m)) {
 		v.diff = p - m;
-		if (m != 0)
+		if (relative && m != 0)
 			v.error_pct = 100 * (p - m) / m;
 	}
 	return v;
@@ -66,14 +69,14 @@ static struct cmp_value value_of(double p, double m)
 
 static void values_of(const struct runreport *r, struct cmp_value *v)
 {
-	v[CQ_STEP_TIME] = value_of(r->pred.step_time_s, r->meas.step_time_s);
-	v[CQ_TOKENS_PER_S] = value_of(r->pred.tokens_per_s, r->meas.tokens_per_s);
-	v[CQ_MFU] = value_of(r->pred.mfu, r->meas.mfu);
-	v[CQ_BUBBLE] = value_of(r->pred.bubble_fraction, r->meas.bubble_fraction);
-	v[CQ_MEMORY] = value_of(r->pred.memory_gib, r->meas.memory_gib);
+	v[CQ_STEP_TIME] = value_of(r->pred.step_time_s, r->meas.step_time_s, 1);
+	v[CQ_TOKENS_PER_S] = value_of(r->pred.tokens_per_s, r->meas.tokens_per_s, 1);
+	v[CQ_MFU] = value_of(r->pred.mfu, r->meas.mfu, 1);
+	v[CQ_BUBBLE] = value_of(r->pred.bubble_fraction, r->meas.bubble_fraction, 0);
+	v[CQ_MEMORY] = value_of(r->pred.memory_gib, r->meas.memory_gib, 1);
 	for (int k = 0; k < OPC_COUNT; k++)
 		v[CQ_CLASS0 + k] = value_of(r->pred.op_classes_s[k],
-					    r->meas.op_classes_s[k]);
+					    r->meas.op_classes_s[k], 1);
 }
 
 static void summarize(struct comparison *c, int q)
@@ -81,13 +84,15 @@ static void summarize(struct comparison *c, int q)
 	struct cmp_summary *s = &c->summary[q];
 	double sum = 0, sumd = 0;
 	int nd = 0;
-	*s = (struct cmp_summary){ 0, NAN, NAN, -1, NAN, NAN };
+	*s = (struct cmp_summary){ 0, NAN, NAN, -1, NAN, NAN, 0, -1 };
 	for (int i = 0; i < c->n; i++) {
 		const struct cmp_value *v = &c->values[i][q];
 		if (isfinite(v->diff)) {
 			sumd += fabs(v->diff);
-			if (nd++ == 0 || fabs(v->diff) > fabs(s->worst_diff))
+			if (nd++ == 0 || fabs(v->diff) > fabs(s->worst_diff)) {
 				s->worst_diff = v->diff;
+				s->worst_diff_report = i;
+			}
 		}
 		if (!isfinite(v->error_pct))
 			continue;
@@ -101,6 +106,7 @@ static void summarize(struct comparison *c, int q)
 		s->mape_pct = sum / s->n;
 	if (nd > 0)
 		s->mean_abs_diff = sumd / nd;
+	s->n_diff = nd;
 }
 
 /* Adds a warning when some report's `what` differs from the first's:
@@ -265,7 +271,7 @@ void compare_print(FILE *f, const struct comparison *c, const char *command)
 		PPLAN_GIT_HASH, date);
 	if (command)
 		fprintf(f, "# command: %s\n", command);
-	fprintf(f, "# error = 100 x (predicted - measured) / measured; diff = predicted - measured (bubble fraction: percentage points)\n");
+	fprintf(f, "# error = 100 x (predicted - measured) / measured; diff = predicted - measured (bubble fraction: percentage points, its only error)\n");
 	fprintf(f, "# op classes: seconds per step, mean over ranks; a class that takes no time on either side is left out\n");
 	for (int i = 0; i < c->n; i++)
 		print_report_line(f, i, &c->reports[i]);
@@ -303,13 +309,14 @@ void compare_print(FILE *f, const struct comparison *c, const char *command)
 		const char *cp[8];
 		if (q >= CQ_CLASS0 && class_unused(c, q))
 			continue;
+		int bub = q == CQ_BUBBLE, worst = bub ? s->worst_diff_report : s->worst_report;
 		snprintf(cell[0], 32, "%s", cmp_qty_label((enum cmp_qty)q));
 		snprintf(cell[1], 32, "%s", cmp_qty_unit((enum cmp_qty)q));
-		snprintf(cell[2], 32, "%d", s->n);
+		snprintf(cell[2], 32, "%d", bub ? s->n_diff : s->n);
 		table_num(cell[3], 32, "%.1f", s->mape_pct);
 		table_num(cell[4], 32, "%+.1f", s->worst_pct);
-		if (s->worst_report >= 0)
-			snprintf(cell[5], 32, "%d", s->worst_report + 1);
+		if (worst >= 0)
+			snprintf(cell[5], 32, "%d", worst + 1);
 		else
 			snprintf(cell[5], 32, "-");
 		fmt_num(cell[6], 32, sc * s->mean_abs_diff, 0);
@@ -343,11 +350,12 @@ static cJSON *value_json(const struct cmp_value *v, int bubble)
 static cJSON *summary_json(const struct cmp_summary *s, int bubble)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "reports", s->n);
+	int worst = bubble ? s->worst_diff_report : s->worst_report;
+	cJSON_AddNumberToObject(o, "reports", bubble ? s->n_diff : s->n);
 	json_add_number_or_null(o, "mape_pct", s->mape_pct);
 	json_add_number_or_null(o, "worst_error_pct", s->worst_pct);
-	if (s->worst_report >= 0)
-		cJSON_AddNumberToObject(o, "worst_report", s->worst_report);
+	if (worst >= 0)
+		cJSON_AddNumberToObject(o, "worst_report", worst);
 	else
 		cJSON_AddNullToObject(o, "worst_report");
 	json_add_number_or_null(o, "mean_abs_diff", s->mean_abs_diff);

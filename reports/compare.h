@@ -39,7 +39,9 @@ const char *cmp_qty_unit(enum cmp_qty q);   /* table unit: "s", "%" */
 struct cmp_value {
 	double predicted, measured;   /* in the JSON unit (fractions 0..1) */
 	double diff;                  /* predicted - measured */
-	double error_pct;             /* NAN where it is not defined */
+	double error_pct;             /* NAN where it is not defined, and for the
+				       * bubble fraction, a share compared in
+				       * percentage points (diff) only */
 };
 
 struct cmp_summary {
@@ -48,6 +50,8 @@ struct cmp_summary {
 	double worst_pct;     /* the signed error of largest magnitude */
 	int worst_report;     /* its index (0-based), -1 when n == 0 */
 	double mean_abs_diff, worst_diff; /* in the quantity's unit */
+	int n_diff;           /* reports with a diff */
+	int worst_diff_report;/* the report of worst_diff, -1 when n_diff == 0 */
 };
 
 struct comparison {

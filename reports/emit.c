@@ -89,7 +89,7 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		note(n, b);
 	}
 	if (l->zero >= 2)
-		note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor");
+		note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor, --use-distributed-optimizer and --no-gradient-accumulation-fusion");
 	if (in->m->mlp == MLP_GEGLU)
 		note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
 }
@@ -139,7 +139,11 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 	if (l->zero == 1)
 		fprintf(f, "%s--use-distributed-optimizer%s", pre, sep);
 	else if (l->zero >= 2)
-		fprintf(f, "%s--use-megatron-fsdp --data-parallel-sharding-strategy %s --ckpt-format fsdp_dtensor%s",
+		/* The flags Megatron-Core's Megatron FSDP guide lists: its own
+		 * buffers take the gradients, so no accumulation fusion into
+		 * main_grad, and the distributed optimizer on top. */
+		fprintf(f, "%s--use-megatron-fsdp --data-parallel-sharding-strategy %s --ckpt-format fsdp_dtensor "
+			   "--use-distributed-optimizer --no-gradient-accumulation-fusion%s",
 			pre, l->zero == 2 ? "optim_grads" : "optim_grads_params", sep);
 	if (o->b.overlap_grad_reduce && l->dp * l->cp > 1)
 		fprintf(f, "%s--overlap-grad-reduce%s", pre, sep);
@@ -366,7 +370,10 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	fprintf(f, "recipe.optim.config.use_distributed_optimizer = %s\n",
 		l->zero >= 1 ? "True" : "False");
 	if (l->zero >= 2)
-		fprintf(f, "recipe.trainer.strategy.fsdp = \"megatron\"\n");
+		fprintf(f, "recipe.trainer.strategy.fsdp = \"megatron\"\n"
+			   "recipe.trainer.strategy.ddp.data_parallel_sharding_strategy = \"%s\"\n"
+			   "recipe.model.config.gradient_accumulation_fusion = False\n",
+			l->zero == 2 ? "optim_grads" : "optim_grads_params");
 	fprintf(f, "recipe.trainer.strategy.ddp.overlap_grad_reduce = %s\n",
 		o->b.overlap_grad_reduce ? "True" : "False");
 	fprintf(f, "recipe.trainer.strategy.ddp.overlap_param_gather = %s\n",

@@ -106,13 +106,26 @@ void html_overview_section(struct sbuf *b, const struct comparison *c)
 	sbuf_printf(b, "<p class=\"caption\">Each run's step time and bubble fraction: predicted (light) above measured (dark).</p>\n");
 	pairs(b, c, CQ_STEP_TIME, "step time", "step time of each run");
 	pairs(b, c, CQ_BUBBLE, "bubble fraction", "bubble fraction of each run");
-	sbuf_printf(b, "<h3>Over the runs</h3>\n<table class=\"summary\"><thead><tr><th class=\"l\">quantity</th><th>runs</th><th>MAPE</th><th>worst</th><th>in run</th><th>mean |diff|</th></tr>"
+	sbuf_printf(b, "<h3>Over the runs</h3>\n<p class=\"caption\">MAPE: the mean absolute percentage error. The bubble fraction, a share that is often near 0, is compared in percentage points: its worst difference and mean |diff|.</p>\n<table class=\"summary\"><thead><tr><th class=\"l\">quantity</th><th>runs</th><th>MAPE</th><th>worst</th><th>in run</th><th>mean |diff|</th></tr>"
 		    "<tr class=\"units\"><th class=\"l\"></th><th></th><th>(%%)</th><th>(%%)</th><th></th><th>(unit)</th></tr></thead><tbody>\n");
 	for (int q = 0; q < CQ_COUNT; q++) {
 		const struct cmp_summary *s = &c->summary[q];
 		double sc = cmp_qty_scale((enum cmp_qty)q);
 		if (q >= CQ_CLASS0 && s->n == 0)
 			continue;
+		if (q == CQ_BUBBLE) {
+			/* A share near 0: compared in percentage points. */
+			sbuf_printf(b, "<tr><td class=\"l\">%s (%s)</td><td>%d</td><td>&ndash;</td>",
+				    cmp_qty_label((enum cmp_qty)q), cmp_qty_unit((enum cmp_qty)q), s->n_diff);
+			if (s->n_diff > 0)
+				sbuf_printf(b, "<td><span class=\"err %s\">%+.1f pts</span></td><td>[%d]</td><td>%.3g pts</td></tr>\n",
+					    fabs(100 * s->worst_diff) <= 5 ? "good" :
+					    fabs(100 * s->worst_diff) <= 10 ? "fair" : "poor",
+					    100 * s->worst_diff, s->worst_diff_report + 1, 100 * s->mean_abs_diff);
+			else
+				sbuf_printf(b, "<td>&ndash;</td><td>&ndash;</td><td>&ndash;</td></tr>\n");
+			continue;
+		}
 		sbuf_printf(b, "<tr><td class=\"l\">%s (%s)</td><td>%d</td>", cmp_qty_label((enum cmp_qty)q),
 			    cmp_qty_unit((enum cmp_qty)q), s->n);
 		if (s->n > 0)

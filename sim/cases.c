@@ -19,6 +19,7 @@
 
 #include "defaults.h"
 #include "jsonio.h"
+#include "model_internal.h" /* mj_dropout, as pplan.model/1 reads it */
 #include "predict.h"
 
 static void note(struct vcase *vc, const char *fmt, ...)
@@ -253,20 +254,13 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 		 * Megatron-LM's 0.1, gated and squared-ReLU (Llama, Mistral,
 		 * Nemotron) models train without.  A zoo model matched for its
 		 * dimensions says nothing about the run's dropout. */
-		double p = 0;
+		static const char *const k_drop[] = {"dropout", NULL};
+		int found, on;
 		char w[300];
 		snprintf(w, sizeof w, "%s: model", where);
-		st = json_get_number(jm, "dropout", &p, w, e);
-		if (st == PPLAN_EINPUT)
+		if ((st = mj_dropout(jm, k_drop, &found, &on, w, e)) != PPLAN_OK)
 			return st;
-		if (st == PPLAN_OK && !(p >= 0 && p < 1))
-			return perr_set(e, PPLAN_EINPUT,
-					"%s: dropout must be a probability at least 0 and below 1, got %g",
-					w, p);
-		if (st == PPLAN_OK)
-			m->no_dropout = p == 0;
-		else
-			m->no_dropout = mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
+		m->no_dropout = found ? !on : mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
 	}
 	return model_check(m, where, e);
 }

@@ -285,6 +285,25 @@ double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, i
 	       (p == PREC_FP32 ? 2.0 : 1.0); /* 4-byte elements */
 }
 
+/* Sharded gradients (ZeRO-2/3: Megatron FSDP, PyTorch FSDP, DeepSpeed)
+ * leave the weight-gradient GEMMs in the compute dtype and are copied,
+ * cast to the reduction dtype, into the buffer each microbatch's
+ * reduce-scatter sends: read ab, write grad_bytes per parameter of the
+ * layer on this GPU.  Megatron's own buffers with gradient-accumulation
+ * fusion (zero 0/1) take the GEMM's output in place. */
+static double grad_copy_time(const struct ctx *x, int moe)
+{
+	const struct model_spec *m = x->m;
+	double local;
+	if (x->l->zero < 2)
+		return 0;
+	local = (model_params_attn_layer(m) +
+		 (moe ? model_params_moe_common(m) : model_params_dense_mlp(m))) / x->l->tp;
+	if (moe)
+		local += model_params_moe_routed(m) / ((double)layout_etp(x->l) * x->l->ep);
+	return hbm_time(&x->run, (x->ab + x->o->b.grad_bytes) * local);
+}
+
 static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
@@ -301,11 +320,13 @@ static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *l
 		/* measured (--profile): these kernels' own rate, their
 		 * launches included */
 		lc->elem_f = curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes);
-		lc->elem_b = curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes);
+		lc->elem_b = curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes) +
+			     grad_copy_time(x, moe);
 		return;
 	}
 	lc->elem_f = hbm_time(&x->run, bytes) + fixed;
 	lc->elem_b = hbm_time(&x->run, ELEM_BWD_FACTOR * bytes) + LAYER_FIXED_BWD_RATIO * fixed;
+	lc->elem_b += grad_copy_time(x, moe);
 }
 
 /* Two collectives forward and two backward per layer (all-reduces; with

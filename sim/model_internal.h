@@ -45,7 +45,7 @@ enum pplan_status mj_need_long(const cJSON *obj, const char *key, long min, long
 int mj_in_list(const char *s, const char *const *list);
 /* The dropout probabilities among keys[] (NULL-terminated) that obj has,
  * each a number in [0, 1): *found says whether any was there, *any_on
- * whether any is above 0. */
+ * whether any is above 0.  Also read by cases.c for a case's model. */
 enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *found,
 			     int *any_on, const char *where, struct perr *e);
 

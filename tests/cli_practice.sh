@@ -248,6 +248,16 @@ emitted --params 70B --gpus 512 --layout tp=8,pp=4,dp=16,gbs=512 && {
 		esac
 	done
 }
+# zero 2/3 is Megatron FSDP, with the flags Megatron-Core's guide lists
+# beside --use-megatron-fsdp (its buffers take the gradients).
+emitted --model llama3-8b --gpus 16 --layout tp=2,dp=8,gbs=32,zero=2 && {
+	for a in --use-megatron-fsdp optim_grads --use-distributed-optimizer --no-gradient-accumulation-fusion; do
+		has "$tmp/args" "^$a$" "zero 2: $a"
+	done
+}
+"$B" predict --model llama3-8b --gpus 16 --layout tp=2,dp=8,gbs=32,zero=3 --emit nemo >"$tmp/nemo.py" 2>"$tmp/err"
+has "$tmp/nemo.py" '^recipe\.trainer\.strategy\.ddp\.data_parallel_sharding_strategy = "optim_grads_params"$' "NeMo zero 3: the sharding strategy"
+has "$tmp/nemo.py" '^recipe\.model\.config\.gradient_accumulation_fusion = False$' "NeMo zero 3: no accumulation fusion"
 # NeMo 2.0: the recipe of the model, sized to the cluster, with the layout.
 "$B" predict --params 70B --gpus 512 --layout tp=4,pp=4,dp=16,cp=2,vp=5,gbs=512 --emit nemo >"$tmp/nemo.py" 2>"$tmp/err"
 has "$tmp/nemo.py" "^recipe = llm\.llama3_70b\.pretrain_recipe\(name=\"pplan\", num_nodes=64, num_gpus_per_node=8\)$" "NeMo recipe for 64 nodes of 8"
@@ -366,7 +376,7 @@ figure "175B on 1,024 A100" 1 72.0 --params 175B --gpus 1024 --cluster dgx-a100
 figure "70B on 512 H100" 1 - --params 70B --gpus 512
 figure "13B on 64 A100" 1 72.0 --params 13B --gpus 64 --cluster dgx-a100
 figure "Mixtral 8x7B on 64 H100" 1 55.4 --model mixtral-8x7b --gpus 64
-figure "70B at 128K on 512 H100" 1 - --params 70B --gpus 512 --seq 131072
+figure "70B at 128K on 512 H100" 1 55.4 --params 70B --gpus 512 --seq 131072
 
 # ---- topo: no invented NICs, and --nodes honoured -------------------------------
 # The DGX-2 hwloc export lists 16 GPUs and no NIC: the summary must not count

@@ -100,8 +100,8 @@ Test(runreport, refuses_bad_documents)
  *   step     (0.200-0.250)/0.250 = -20 %;  (0.300-0.240)/0.240 = +25 %
  *   tokens/s (5120-4096)/4096 = +25 %;     (3413.33-4266.67)/4266.67 = -20 %
  *   MFU      (0.40-0.32)/0.32 = +25 %;     (0.20-0.25)/0.25 = -20 %
- *   bubble   0.144063-0.184009 = -3.9946 pts = -21.7087 % of 0.184009;
- *            report 2 measures 0: no percentage, diff 0
+ *   bubble   0.144063-0.184009 = -3.9946 pts, no percentage (a share
+ *            near 0 has none that means anything); report 2: 0 - 0, diff 0
  *   memory   (1.50-1.20)/1.20 = +25 %;     (1.00-1.25)/1.25 = -20 %
  *   classes  1: forward -20, backward -20, pp_comm (0.008-0.020)/0.020 = -60,
  *               optimizer (0.042-0.0425)/0.0425 = -1.17647, idle -20
@@ -121,7 +121,7 @@ Test(compare, two_reports_by_hand)
 	near(c.values[1][CQ_TOKENS_PER_S].error_pct, -20.0, 1e-5, "tok 2");
 	near(c.values[0][CQ_MFU].error_pct, 25.0, 1e-9, "mfu 1");
 	near(c.values[0][CQ_BUBBLE].diff, -0.039946, 1e-9, "bubble diff 1");
-	near(c.values[0][CQ_BUBBLE].error_pct, -21.7087, 1e-3, "bubble err 1");
+	cr_expect(isnan(c.values[0][CQ_BUBBLE].error_pct), "the bubble in points only");
 	cr_expect(isnan(c.values[1][CQ_BUBBLE].error_pct), "no percentage of a 0 bubble");
 	near(c.values[1][CQ_BUBBLE].diff, 0, 1e-12, "bubble diff 2");
 	near(c.values[0][CQ_MEMORY].error_pct, 25.0, 1e-9, "mem 1");
@@ -136,9 +136,12 @@ Test(compare, two_reports_by_hand)
 	near(c.summary[CQ_STEP_TIME].worst_pct, 25.0, 1e-9, "step worst");
 	cr_expect_eq(c.summary[CQ_STEP_TIME].worst_report, 1);
 	cr_expect_eq(c.summary[CQ_TOKENS_PER_S].worst_report, 0);
-	cr_expect_eq(c.summary[CQ_BUBBLE].n, 1);
+	cr_expect_eq(c.summary[CQ_BUBBLE].n, 0);
+	cr_expect(isnan(c.summary[CQ_BUBBLE].mape_pct), "no bubble MAPE");
+	cr_expect_eq(c.summary[CQ_BUBBLE].n_diff, 2);
 	near(c.summary[CQ_BUBBLE].mean_abs_diff, 0.019973, 1e-9, "bubble mean |diff|");
 	near(c.summary[CQ_BUBBLE].worst_diff, -0.039946, 1e-9, "bubble worst diff");
+	cr_expect_eq(c.summary[CQ_BUBBLE].worst_diff_report, 0);
 	/* optimizer: |-1.17647| and |+25| -> 13.0882 */
 	near(c.summary[CQ_CLASS0 + OPC_OPTIMIZER].mape_pct, 13.08824, 1e-4, "opt MAPE");
 	cr_expect_eq(c.summary[CQ_CLASS0 + OPC_RECOMPUTE].n, 0);
@@ -192,6 +195,12 @@ Test(compare, json_document)
 	near(cJSON_GetObjectItem(q, "error_pct")->valuedouble, -20.0, 1e-9, "json step");
 	q = cJSON_GetObjectItem(rep, "bubble_fraction");
 	near(cJSON_GetObjectItem(q, "diff_pts")->valuedouble, -3.9946, 1e-6, "json pts");
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(q, "error_pct")), "a bubble has no % error");
+	q = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"), "bubble_fraction");
+	cr_expect_eq(cJSON_GetObjectItem(q, "reports")->valueint, 1);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(q, "mape_pct")), "no bubble MAPE");
+	near(cJSON_GetObjectItem(q, "worst_diff_pts")->valuedouble, -3.9946, 1e-6, "json worst pts");
+	cr_expect_eq(cJSON_GetObjectItem(q, "worst_report")->valueint, 0);
 	q = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "op_classes_s"), "recompute");
 	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(q, "error_pct")), "0/0 is null");
 	q = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "summary"), "step_time_s");
