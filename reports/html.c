@@ -38,6 +38,19 @@ static const char *const family_colors[] = {
 	"#b279a2", "#9d755d",
 };
 
+const char *html_grade_pct(double pct)
+{
+	/* a hair of rounding allowed at the edges */
+	return !isfinite(pct) ? "na" : fabs(pct) <= 10 + 1e-9 ? "good" :
+	       fabs(pct) <= 25 + 1e-9 ? "fair" : "poor";
+}
+
+const char *html_grade_pts(double diff)
+{
+	double pts = fabs(100 * diff);
+	return !isfinite(pts) ? "na" : pts <= 5 ? "good" : pts <= 10 ? "fair" : "poor";
+}
+
 const char *html_class_color(enum op_class c)
 {
 	return (c >= 0 && c < OPC_COUNT) ? class_colors[c] : "#999";

@@ -14,21 +14,20 @@
 
 /* ---- small pieces ----------------------------------------------------------- */
 
-/* How good an error in percent is: within 10 %, within 25 %, or worse
- * (a hair of rounding allowed at the edges). */
-static const char *grade(double pct)
-{
-	return !isfinite(pct) ? "na" : fabs(pct) <= 10 + 1e-9 ? "good" :
-	       fabs(pct) <= 25 + 1e-9 ? "fair" : "poor";
-}
-
+/* A relative error, graded (html_grade_pct). */
 static void err_badge(struct sbuf *b, double pct)
 {
-	const char *cls = grade(pct);
-	if (!isfinite(pct))
-		sbuf_printf(b, "<span class=\"err na\">no error</span>");
+	const char *cls = html_grade_pct(pct);
+	if (!isfinite(pct)) /* not defined: a measured 0, or nothing to compare */
+		sbuf_printf(b, "<span class=\"err na\">&ndash;</span>");
 	else
 		sbuf_printf(b, "<span class=\"err %s\">%+.1f %%</span>", cls, pct);
+}
+
+/* A share's difference (the bubble fraction), in percentage points. */
+static void pts_badge(struct sbuf *b, double diff)
+{
+	sbuf_printf(b, "<span class=\"err %s\">%+.1f pts</span>", html_grade_pts(diff), 100 * diff);
 }
 
 static void num(char *buf, size_t len, double v, const char *fmt)
@@ -101,9 +100,7 @@ static void cards(struct sbuf *b, const struct comparison *c)
 			    "<div class=\"v\">%s</div><div class=\"p\">measured; predicted %s ",
 			    cmp_qty_label(cs[i].q), cmp_qty_unit(cs[i].q), m, p);
 		if (cs[i].q == CQ_BUBBLE && isfinite(v->diff))
-			sbuf_printf(b, "<span class=\"err %s\">%+.1f pts</span>",
-				    fabs(100 * v->diff) <= 5 ? "good" :
-				    fabs(100 * v->diff) <= 10 ? "fair" : "poor", 100 * v->diff);
+			pts_badge(b, v->diff);
 		else
 			err_badge(b, v->error_pct);
 		sbuf_printf(b, "</div></div>");
@@ -428,7 +425,7 @@ static void classes(struct sbuf *b, const struct comparison *c, const struct run
 			    fmax(axis_px(&ax, p), axis_px(&ax, m)) + 6, y + 18, p, m, unit);
 		if (isfinite(v->error_pct))
 			sbuf_printf(b, "<text class=\"t%s\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-weight=\"600\">%+.1f %%</text>",
-				    grade(v->error_pct), HTML_PLOT_W - 8, y + 18, v->error_pct);
+				    html_grade_pct(v->error_pct), HTML_PLOT_W - 8, y + 18, v->error_pct);
 		sbuf_printf(b, "</g>\n");
 	}
 	sbuf_printf(b, "</svg>\n");
@@ -438,7 +435,7 @@ static void classes(struct sbuf *b, const struct comparison *c, const struct run
 
 static void error_table(struct sbuf *b, const struct comparison *c)
 {
-	sbuf_printf(b, "<h3>Predicted against measured</h3>\n<p class=\"caption\">error = 100 &times; (predicted &minus; measured) / measured; diff = predicted &minus; measured (bubble fraction: percentage points). As <code>pplan report compare</code> prints it.</p>\n");
+	sbuf_printf(b, "<h3>Predicted against measured</h3>\n<p class=\"caption\">error = 100 &times; (predicted &minus; measured) / measured; diff = predicted &minus; measured (the bubble fraction: percentage points, its only error). As <code>pplan report compare</code> prints it.</p>\n");
 	sbuf_printf(b, "<table class=\"errors\"><thead><tr><th class=\"l\">quantity</th><th>predicted</th><th>measured</th><th>diff</th><th>error</th></tr>"
 		    "<tr class=\"units\"><th class=\"l\"></th><th></th><th></th><th>(unit)</th><th>(%%)</th></tr></thead><tbody>\n");
 	for (int q = 0; q < CQ_COUNT; q++) {
@@ -453,7 +450,10 @@ static void error_table(struct sbuf *b, const struct comparison *c)
 		num(d, sizeof d, s * v->diff, "%+.3g");
 		sbuf_printf(b, "<tr><td class=\"l\">%s (%s)</td><td>%s</td><td>%s</td><td>%s</td><td>",
 			    cmp_qty_label((enum cmp_qty)q), cmp_qty_unit((enum cmp_qty)q), p, m, d);
-		err_badge(b, v->error_pct);
+		if (q == CQ_BUBBLE && isfinite(v->diff))
+			pts_badge(b, v->diff);
+		else
+			err_badge(b, v->error_pct);
 		sbuf_printf(b, "</td></tr>\n");
 	}
 	sbuf_printf(b, "</tbody></table>\n");

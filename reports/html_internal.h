@@ -15,6 +15,13 @@
  * page, which is at most this wide). */
 #define HTML_PLOT_W 1200
 
+/* How good an error is, as the CSS class of its badge: a relative error
+ * within 10 %, within 25 % or worse ("na" when not defined); a share's
+ * difference (the bubble fraction, a fraction) within 5, 10 points or
+ * worse. */
+const char *html_grade_pct(double pct);
+const char *html_grade_pts(double diff);
+
 /* The colour of an op class, and of a strategy family (enum family). */
 const char *html_class_color(enum op_class c);
 const char *html_family_color(int family);

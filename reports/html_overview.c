@@ -10,12 +10,6 @@
 
 #include "html_internal.h"
 
-static const char *grade(double pct)
-{
-	return !isfinite(pct) ? "na" : fabs(pct) <= 10 + 1e-9 ? "good" :
-	       fabs(pct) <= 25 + 1e-9 ? "fair" : "poor";
-}
-
 /* "pp=2 mbs=1 gbs=16 1f1b" from a layout string: the degrees above 1 and
  * the switches that are on, so that a row label stays short. */
 static void short_layout(const char *s, char *buf, size_t len)
@@ -84,11 +78,11 @@ static void pairs(struct sbuf *b, const struct comparison *c, enum cmp_qty q,
 			    fmax(axis_px(&ax, p), axis_px(&ax, m)) + 6, y + 22, p, m, unit);
 		if (q == CQ_BUBBLE && isfinite(v->diff))
 			sbuf_printf(b, "<text class=\"t%s\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-weight=\"600\">%+.1f pts</text>",
-				    fabs(100 * v->diff) <= 5 ? "good" : fabs(100 * v->diff) <= 10 ? "fair" : "poor",
+				    html_grade_pts(v->diff),
 				    HTML_PLOT_W - 8, y + 22, 100 * v->diff);
 		else if (isfinite(v->error_pct))
 			sbuf_printf(b, "<text class=\"t%s\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-weight=\"600\">%+.1f %%</text>",
-				    grade(v->error_pct), HTML_PLOT_W - 8, y + 22, v->error_pct);
+				    html_grade_pct(v->error_pct), HTML_PLOT_W - 8, y + 22, v->error_pct);
 		sbuf_printf(b, "</g>\n");
 	}
 	sbuf_printf(b, "</svg>\n");
@@ -119,8 +113,7 @@ void html_overview_section(struct sbuf *b, const struct comparison *c)
 				    cmp_qty_label((enum cmp_qty)q), cmp_qty_unit((enum cmp_qty)q), s->n_diff);
 			if (s->n_diff > 0)
 				sbuf_printf(b, "<td><span class=\"err %s\">%+.1f pts</span></td><td>[%d]</td><td>%.3g pts</td></tr>\n",
-					    fabs(100 * s->worst_diff) <= 5 ? "good" :
-					    fabs(100 * s->worst_diff) <= 10 ? "fair" : "poor",
+					    html_grade_pts(s->worst_diff),
 					    100 * s->worst_diff, s->worst_diff_report + 1, 100 * s->mean_abs_diff);
 			else
 				sbuf_printf(b, "<td>&ndash;</td><td>&ndash;</td><td>&ndash;</td></tr>\n");
@@ -130,7 +123,7 @@ void html_overview_section(struct sbuf *b, const struct comparison *c)
 			    cmp_qty_unit((enum cmp_qty)q), s->n);
 		if (s->n > 0)
 			sbuf_printf(b, "<td>%.1f</td><td><span class=\"err %s\">%+.1f %%</span></td><td>[%d]</td>",
-				    s->mape_pct, grade(s->worst_pct), s->worst_pct, s->worst_report + 1);
+				    s->mape_pct, html_grade_pct(s->worst_pct), s->worst_pct, s->worst_report + 1);
 		else
 			sbuf_printf(b, "<td>&ndash;</td><td>&ndash;</td><td>&ndash;</td>");
 		if (isfinite(s->mean_abs_diff))
