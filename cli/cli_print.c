@@ -68,10 +68,11 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 	cli_print_provenance(f, cmd);
 	cli_format_count(par, sizeof par, model_params_total(m));
 	cli_format_count(act, sizeof act, model_params_active(m));
-	fprintf(f, "# model     %s%s%s%s: %s parameters (%s active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s\n",
+	fprintf(f, "# model     %s%s%s%s: %s parameters (%s active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s, %s\n",
 		m->name, in->model_note[0] ? " (" : "", in->model_note,
 		in->model_note[0] ? ")" : "", par, act, m->layers, m->hidden,
-		m->ffn, m->heads, m->kv_heads, m->vocab, mlp_kind_name(m->mlp));
+		m->ffn, m->heads, m->kv_heads, m->vocab, mlp_kind_name(m->mlp),
+		m->no_dropout ? "no dropout" : "dropout masks kept");
 	if (m->num_experts > 1) {
 		fprintf(f, "# experts   %d, top-%d", m->num_experts, m->top_k);
 		if (m->moe_ffn > 0)
