@@ -220,6 +220,28 @@ Test(cases, holdout_llm_foundry)
 	free(cs);
 }
 
+/* The torchtitan rows: 3 cases, FSDP2 (zero 3) under the torchtitan
+ * framework row; the 8B A100 step time by hand, 64 x 8192 tokens /
+ * (2973 tokens/s x 64 GPUs) = 2.75547 s. */
+Test(cases, holdout_torchtitan)
+{
+	int n = 0;
+	struct vcase *cs = load(PPLAN_SOURCE_DIR "/validation/holdout/torchtitan.json", &n);
+	const struct vcase *c = find(cs, n, "torchtitan-a100-llama3-8b-64gpu-sac-op");
+
+	cr_assert_eq(n, 3);
+	for (int i = 0; i < n; i++) {
+		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
+		cr_assert_str_eq(cs[i].opts.fw->name, "torchtitan", "%s", cs[i].id);
+		cr_assert_eq(cs[i].layout.zero, 3, "%s", cs[i].id);
+		cr_assert(cs[i].model.no_dropout, "%s", cs[i].id);
+	}
+	cr_assert(fabs(c->measured_step_s - 64.0 * 8192 / (2973.0 * 64)) < 1e-4, "%g",
+		  c->measured_step_s);
+	cr_assert_eq(c->layout.recompute, RECOMPUTE_SELECTIVE);
+	free(cs);
+}
+
 /* A case's dropout is the source's when given; else GeLU models keep
  * Megatron-LM's 0.1 (the BigScience rows) and gated ones train without
  * (NeMo's Llama 2 rows); a probability of 1 or more is refused. */
