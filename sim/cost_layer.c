@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "curves.h"
+#include "memory.h"
 
 
 /* Causal attention computes half of the s x s score square. */
@@ -293,15 +294,11 @@ double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, i
  * fusion (zero 0/1) take the GEMM's output in place. */
 static double grad_copy_time(const struct ctx *x, int moe)
 {
-	const struct model_spec *m = x->m;
-	double local;
+	double dense, expert;
 	if (x->l->zero < 2)
 		return 0;
-	local = (model_params_attn_layer(m) +
-		 (moe ? model_params_moe_common(m) : model_params_dense_mlp(m))) / x->l->tp;
-	if (moe)
-		local += model_params_moe_routed(m) / ((double)layout_etp(x->l) * x->l->ep);
-	return hbm_time(&x->run, (x->ab + x->o->b.grad_bytes) * local);
+	memory_layer_params(x->m, x->l, moe, &dense, &expert);
+	return hbm_time(&x->run, (x->ab + x->o->b.grad_bytes) * (dense + expert));
 }
 
 static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *lc)

@@ -505,9 +505,8 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
 		 b->grad_bytes, b->fp8_weights ? ", fp8 weights" : "",
-		 b->pipe == FW_PIPE_NONE ? "no" : fw_pipe_name(b->pipe),
-		 b->pipe == FW_PIPE_NONE ? " pipeline parallelism" : " pipeline",
-		 fw_sharding_name(b->sharding));
+		 b->pipe == FW_PIPE_NONE ? "no pipeline parallelism" : fw_pipe_name(b->pipe),
+		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding));
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,

@@ -57,11 +57,21 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 	}
 }
 
+void memory_layer_params(const struct model_spec *m, const struct layout *l, int moe,
+			 double *dense, double *expert)
+{
+	/* Attention, a dense MLP or the MoE layer's shared experts, router
+	 * and norm split over tp; the routed experts over ep x etp. */
+	*dense = (model_params_attn_layer(m) +
+		  (moe ? model_params_moe_common(m) : model_params_dense_mlp(m))) / l->tp;
+	*expert = moe ? model_params_moe_routed(m) / ((double)layout_etp(l) * l->ep) : 0;
+}
+
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
 			 const struct train_opts *o, int stage,
 			 struct stage_params *out)
 {
-	double emb = model_params_embedding(m);
+	double emb = model_params_embedding(m), dense, moe_dense, moe_expert, none;
 	int per = memory_stage_layers(m, l, o, stage);
 	int moe = memory_stage_moe_layers(m, l, o, stage);
 
@@ -69,12 +79,10 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 	out->moe_layers = moe;
 	out->has_embedding = stage == 0;
 	out->has_lm_head = stage == l->pp - 1;
-	/* Attention, dense MLPs, and the MoE layers' shared experts, router
-	 * and norm split over tp; the routed experts over ep x etp. */
-	out->dense = (per * model_params_attn_layer(m) +
-		      (per - moe) * model_params_dense_mlp(m) +
-		      moe * model_params_moe_common(m)) / l->tp;
-	out->expert = moe * model_params_moe_routed(m) / ((double)layout_etp(l) * l->ep);
+	memory_layer_params(m, l, 0, &dense, &none);
+	memory_layer_params(m, l, 1, &moe_dense, &moe_expert);
+	out->dense = (per - moe) * dense + moe * moe_dense;
+	out->expert = moe * moe_expert;
 	if (out->has_embedding) /* the position table is replicated over tp */
 		out->dense += emb / l->tp + model_params_positions(m);
 	if (out->has_lm_head) {

@@ -24,6 +24,11 @@ struct stage_params {
 void memory_stage_params(const struct model_spec *m, const struct layout *l,
 			 const struct train_opts *o, int stage,
 			 struct stage_params *out);
+/* The same split for one transformer layer (an MoE one when moe is set):
+ * attention, the dense MLP or the MoE layer's shared part over tp into
+ * *dense, the routed experts over ep x etp into *expert. */
+void memory_layer_params(const struct model_spec *m, const struct layout *l, int moe,
+			 double *dense, double *expert);
 
 /* Transformer layers on pipeline stage `stage`, split as the framework
  * does (layout_stage_layers): evenly, with Megatron's first/last stage
