@@ -261,9 +261,18 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	/* The gradient buckets reduce while the last microbatch's backward
 	 * walks back through the stage's chunks; the weight buckets gather
 	 * while the next step's first forward walks forward through them. */
-	rs_exposed = reductions * (x->o->b.overlap_grad_reduce
-					   ? fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs
-					   : rs);
+	if (!x->o->b.overlap_grad_reduce) {
+		rs_exposed = reductions * rs;
+	} else if (l->zero == 2) {
+		/* Each backward's sharded reduce-scatter runs layer by layer
+		 * beside it, as ZeRO-3's does: ZeRO-3's fitted share of what
+		 * overlaps stays exposed, not the once-per-step buckets'. */
+		double bwd = l->vp * p->chunk.bwd_s;
+		rs_exposed = reductions * (fmax(0.0, rs - bwd) +
+					   x->k->zero3_unhidden * fmin(rs, bwd));
+	} else {
+		rs_exposed = fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs;
+	}
 	if (ag > 0)
 		ag_exposed = x->o->b.overlap_param_gather
 				     ? fmax(0.0, ag - l->vp * p->chunk.fwd_s) + res * ag

@@ -38,8 +38,8 @@ struct cost_params {
 	double nvlink_eff_scale;
 	/* Overlap residues: shares of overlapped communication never hidden. */
 	double tp_overlap_exposed;
-	double dp_overlap_unhidden;
-	double zero3_unhidden;
+	double dp_overlap_unhidden;   /* the once-per-step DP buckets */
+	double zero3_unhidden;        /* per-microbatch sharded traffic: ZeRO-3, ZeRO-2's reduce-scatter */
 	/* Fixed costs. */
 	double layer_fixed_us;        /* forward, per layer and microbatch; backward twice it */
 	double step_fixed_ms;         /* per step: norm reduction, launches, data, logging */

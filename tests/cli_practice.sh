@@ -373,7 +373,7 @@ figure() {
 }
 figure "405B on 16,384 H100" 1 55.4 --params 405B --gpus 16384
 figure "175B on 1,024 A100" 1 72.0 --params 175B --gpus 1024 --cluster dgx-a100
-figure "70B on 512 H100" 1 - --params 70B --gpus 512
+figure "70B on 512 H100" 1 55.4 --params 70B --gpus 512
 figure "13B on 64 A100" 1 72.0 --params 13B --gpus 64 --cluster dgx-a100
 figure "Mixtral 8x7B on 64 H100" 1 55.4 --model mixtral-8x7b --gpus 64
 figure "70B at 128K on 512 H100" 1 55.4 --params 70B --gpus 512 --seq 131072
