@@ -93,6 +93,8 @@ cJSON *report_framework_json(const struct train_opts *o)
 				fw_grad_dtype_name(b->grad_bytes, o->precision));
 	cJSON_AddStringToObject(j, "pipeline_engine", fw_pipe_name(b->pipe));
 	cJSON_AddStringToObject(j, "sharding", fw_sharding_name(b->sharding));
+	cJSON_AddStringToObject(j, "selective_recompute",
+				b->selective_ops ? "op-level" : "megatron");
 	/* What the user switched by hand, as given. */
 	sw = cJSON_AddObjectToObject(j, "switches");
 	if (o->switches.tp_overlap >= 0)

@@ -426,13 +426,35 @@ static void layer_ep_comm(const struct ctx *x, int moe, struct layer_cost *lc)
 	lc->ep_b = 2 * a2a;
 }
 
+/* Op-level selective checkpointing (torchtitan) keeps the outputs of the
+ * attention and of every other matmul of a layer (the 1st, 3rd, 5th and
+ * 7th: wq, wv, w1 and w2 of a gated MLP; wq, wv, w1 of an ungated one)
+ * and of the TP reduce-scatters; the backward replays the rest of the
+ * forward: the other matmuls (wk, wo, and w3 or w2), every element-wise
+ * op, and the TP all-gathers (half of the forward's TP traffic). */
+static double op_sac_recompute(const struct ctx *x, const struct layer_cost *lc)
+{
+	double dh = (double)x->m->head_dim, f = (double)x->m->ffn / x->t;
+	double mm = gemm_time(&x->run, x->T, x->kv_l * dh, x->h) +
+		    gemm_time(&x->run, x->T, x->h, x->heads_l * dh);
+	if (mlp_is_gated(x->m->mlp))
+		mm += gemm_time(&x->run, x->T, f, x->h);
+	else
+		mm += gemm_time(&x->run, x->T, x->h, f);
+	return mm + lc->elem_f + 0.5 * lc->tp_f;
+}
+
 /* Full recomputation replays the layer's forward in its backward;
- * selective only the attention core. */
-static void layer_recompute(const struct ctx *x, struct layer_cost *lc)
+ * Megatron's selective only the attention core; op-level selective
+ * checkpointing (dense layers of a framework that has it) the ops it
+ * does not keep. */
+static void layer_recompute(const struct ctx *x, int moe, struct layer_cost *lc)
 {
 	if (x->l->recompute == RECOMPUTE_FULL)
 		lc->recompute = lc->gemm_f + lc->attn_f + lc->elem_f + lc->tp_f +
 				lc->cp_f + lc->ep_f;
+	else if (x->l->recompute == RECOMPUTE_SELECTIVE && memory_op_sac(x->m, x->o, moe))
+		lc->recompute = op_sac_recompute(x, lc);
 	else if (x->l->recompute == RECOMPUTE_SELECTIVE)
 		lc->recompute = lc->attn_f;
 }
@@ -447,7 +469,7 @@ void cost_layer(const struct ctx *x, int moe, struct layer_cost *lc)
 	layer_tp_comm(x, lc);
 	layer_cp_comm(x, lc);
 	layer_ep_comm(x, moe, lc);
-	layer_recompute(x, lc);
+	layer_recompute(x, moe, lc);
 }
 
 /* out = nd dense layers + nm MoE layers. */

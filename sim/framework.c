@@ -191,7 +191,7 @@ static const struct framework table[] = {
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
 	  .grad_bytes = GRADS(4, 4, 4), .pipe = FW_PIPE_TORCH,
 	  .sharding = FW_SHARD_FSDP, .reshard_after_forward = 1,
-	  .partition = PART_FIRST_LAST,
+	  .partition = PART_FIRST_LAST, .selective_ops = 1, .loss_bytes = 10,
 	  .layout = { RECOMPUTE_SELECTIVE, 1, 3 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = P(PREC_BF16) | P(PREC_FP8),
@@ -417,6 +417,12 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	b->sharding = fw->sharding;
 	b->reshard_after_forward = fw->reshard_after_forward;
 	b->partition = fw->partition;
+	b->selective_ops = fw->selective_ops;
+	/* Megatron's vocab-parallel cross-entropy: the bf16 logits and one
+	 * fp32 copy that the softmax and its gradient overwrite in place.
+	 * torchtitan: cross_entropy(logits.float()) keeps the bf16 logits,
+	 * the fp32 copy and the log-softmax it saves for the backward. */
+	b->loss_bytes = fw->loss_bytes > 0 ? fw->loss_bytes : 6.0;
 	if (!s)
 		return PPLAN_OK;
 	if (s->tp_overlap >= 0) {
@@ -500,13 +506,14 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
-		 "%d-byte gradients%s, %s%s, zero = %s",
+		 "%d-byte gradients%s, %s%s, zero = %s%s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
 		 b->grad_bytes, b->fp8_weights ? ", fp8 weights" : "",
 		 b->pipe == FW_PIPE_NONE ? "no pipeline parallelism" : fw_pipe_name(b->pipe),
-		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding));
+		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding),
+		 b->selective_ops ? ", selective = op-level checkpointing" : "");
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,

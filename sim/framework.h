@@ -51,6 +51,12 @@ struct fw_behaviour {
 	enum fw_sharding sharding;
 	int reshard_after_forward;       /* FSDP: gather again for the backward */
 	enum stage_partition partition;
+	/* recompute=selective is op-level selective activation checkpointing
+	 * (torchtitan): every other matmul's and the attention's outputs
+	 * kept, the rest recomputed; else Megatron's (the attention core). */
+	int selective_ops;
+	/* Bytes per logit the loss holds at its peak on the last stage. */
+	double loss_bytes;
 };
 
 /* Layout defaults for fields a run or a layout string leaves unset. */
@@ -79,6 +85,8 @@ struct framework {
 	enum fw_sharding sharding;
 	int reshard_after_forward;
 	enum stage_partition partition;
+	int selective_ops;
+	double loss_bytes;               /* per logit at the loss's peak; 0: 6 */
 	struct fw_layout_defaults layout;
 	/* What the framework can do at all. */
 	int can_flash, can_tp_overlap, can_dp_overlap, can_sp, can_cp, can_ep;

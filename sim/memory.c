@@ -136,6 +136,29 @@ static void mlp_acts(const struct model_spec *m, int moe, double *bytes, double 
 	}
 }
 
+int memory_op_sac(const struct model_spec *m, const struct train_opts *o, int moe)
+{
+	return o->b.selective_ops && !moe && !model_is_mla(m);
+}
+
+/* Op-level selective checkpointing keeps, per token (bytes): the layer's
+ * input 2h (split over tp with SP); the outputs of wq, wv and the
+ * attention (with its fp32 log-sum-exp per head), and of w1, split over
+ * tp; with a gated MLP the output of w2, whole on each TP rank before its
+ * reduce-scatter; with tp > 1 the outputs of the two reduce-scatters. */
+static double op_sac_activations(const struct model_spec *m, const struct layout *l,
+				 double s, double b)
+{
+	double h = (double)m->hidden, t = l->tp, dh = (double)m->head_dim;
+	double kv = m->kv_heads >= l->tp ? (double)m->kv_heads : (double)l->tp;
+	double split = 2.0 * m->heads * dh + 2.0 * kv * dh + 2.0 * m->heads * dh +
+		       4.0 * m->heads + 2.0 * (double)m->ffn;
+	double whole = mlp_is_gated(m->mlp) ? 2.0 * h : 0.0;
+	double input = l->sp ? 2.0 * h / t : 2.0 * h;
+	double rs = l->tp > 1 ? 4.0 * h / t : 0.0;
+	return s * b * (input + split / t + whole + rs);
+}
+
 double memory_layer_activations(const struct model_spec *m, const struct layout *l,
 				const struct train_opts *o, int moe)
 {
@@ -145,6 +168,8 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 
 	if (l->recompute == RECOMPUTE_FULL)
 		return 2.0 * s * b * h / (l->sp ? t : 1.0);
+	if (l->recompute == RECOMPUTE_SELECTIVE && memory_op_sac(m, o, moe))
+		return op_sac_activations(m, l, s, b);
 	attn_acts(m, l, &qkv, &latents);
 	mlp_acts(m, moe, &mlp, &fp8_saved);
 	/* Per token: layer-norm inputs 4h, QKV input 2h, MLP input 2h,
@@ -263,8 +288,8 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	}
 	if (sp.has_embedding && !m->no_dropout) /* the embedding dropout mask, 1 B per element */
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);
-	if (sp.has_lm_head) /* bf16 logits and their fp32 softmax for the loss */
-		work += 6.0 * s * b * m->vocab / l->tp;
+	if (sp.has_lm_head) /* the logits and the loss's fp32 tensors */
+		work += o->b.loss_bytes * s * b * m->vocab / l->tp;
 	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1)
 		/* DeepSpeed's pipeline engine keeps each in-flight
 		 * microbatch's stage output tensor (its input is the first

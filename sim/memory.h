@@ -44,6 +44,9 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 /* Activation bytes of one transformer layer (an MoE layer when moe is
  * set, else a dense one) for one microbatch on one GPU, kept for the
  * backward pass, given recomputation and SP. */
+/* Whether recompute=selective is op-level selective checkpointing for
+ * this layer: the framework's (torchtitan), on a dense, non-MLA layer. */
+int memory_op_sac(const struct model_spec *m, const struct train_opts *o, int moe);
 double memory_layer_activations(const struct model_spec *m,
 				const struct layout *l,
 				const struct train_opts *o, int moe);

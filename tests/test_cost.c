@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cost.h"
+#include "cost_internal.h"
 #include "jsonio.h"
 #include "testutil.h"
 #include "memory.h"
@@ -363,6 +364,38 @@ Test(predict, zero2_copies_gradients_each_microbatch)
 	cr_assert_eq(z2.microbatches, 4);
 	expect_rel(z2.time.compute - z1.time.compute, want, 1e-6, "the gradient copies");
 	expect_rel(want, 0.07212, 1e-3, "72.12 ms");
+}
+
+/* torchtitan's op-level selective checkpointing replays, in each layer's
+ * backward, the matmuls it does not keep (wk, wo and w3 of Llama 3 8B:
+ * 4096 x 1024 + 4096 x 4096 + 4096 x 14336 = 79,691,776 of the layer's
+ * 4096 x 6144 + 4096 x 4096 + 3 x 4096 x 14336 = 218,103,808 weights,
+ * 36.54 % of its forward GEMM FLOPs), every element-wise op and, with TP,
+ * the all-gathers; not the attention.  At 8192 tokens per microbatch the
+ * GEMMs run near the ceiling, so their share of the forward GEMM time is
+ * close to the FLOP share; Megatron's selective replays the attention
+ * core alone. */
+Test(predict, op_level_selective_replays_the_unkept_ops)
+{
+	struct setup s;
+	struct perr e = { "" };
+	const struct framework *f = NULL;
+	struct layer_cost mega, op;
+	struct ctx x;
+	double share = 79691776.0 / 218103808.0;
+
+	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=1,dp=8,mbs=1,gbs=8,zero=3,recompute=selective");
+	cost_ctx_init(&x, s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &mega);
+	expect_rel(mega.recompute, mega.attn_f, 1e-12, "Megatron: the attention core");
+	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &f, &e), PPLAN_OK, "%s", e.msg);
+	s.o.fw = f;
+	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	cost_ctx_init(&x, s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &op);
+	cr_assert_eq(op.tp_f, 0);
+	expect_rel((op.recompute - op.elem_f) / op.gemm_f, share, 0.03, "the unkept matmuls");
+	cr_assert_gt(op.recompute, op.elem_f);
 }
 
 /* ZeRO-3 across nodes: DeepSpeed's per-parameter gathers run on one rail

@@ -339,6 +339,83 @@ Test(activations, gqa_swiglu)
 		   "llama2-70b with dropout, TP 8");
 }
 
+/* torchtitan's op-level selective checkpointing keeps the layer input and
+ * the outputs of the attention and of every other matmul (wq, wv, w1, w2)
+ * and of the TP reduce-scatters.  Llama 3 8B (h 4096, 32 heads, 8 KV
+ * heads of 128, f 14336), per token and layer, bf16:
+ *   input 2h 8,192 + wq 2 x 4096 8,192 + wv 2 x 1024 2,048
+ *   + attention output 8,192 and its fp32 log-sum-exp 4 x 32 = 128
+ *   + w1 2 x 14336 28,672 + w2 2h 8,192 = 63,616 bytes,
+ * against Megatron's selective 8h + 2(a + 2g) dh + 2 a dh + 6f =
+ * 32,768 + 12,288 + 8,192 + 86,016 = 139,264.  TP 2 with SP: the input,
+ * wq, wv, the attention and w1 halve (4,096 + 23,616), w2's output stays
+ * whole before its reduce-scatter (8,192), and the two reduce-scatter
+ * outputs add 2 x 2h / 2 = 8,192: 44,096. */
+Test(activations, op_level_selective_checkpointing)
+{
+	const struct model_spec *m = zoo("llama3-8b");
+	const struct framework *fw = NULL;
+	struct perr e = { "" };
+	struct train_opts o;
+	struct layout l;
+	double s = 8192;
+
+	train_opts_default(&o, m);
+	cr_assert_eq(o.seq, 8192);
+	layout_default(&l);
+	l.recompute = RECOMPUTE_SELECTIVE;
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 139264.0 * s, 1e-12,
+		   "Megatron's selective");
+	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &fw, &e), PPLAN_OK, "%s", e.msg);
+	o.fw = fw;
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert(o.b.selective_ops);
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 63616.0 * s, 1e-12,
+		   "op-level, no TP");
+	l.tp = 2;
+	l.sp = 1;
+	expect_rel(memory_layer_activations(m, &l, &o, 0), 44096.0 * s, 1e-12,
+		   "op-level, TP 2 + SP");
+	/* An MoE layer keeps Megatron's count: op-level is priced for dense
+	 * layers only. */
+	cr_assert_not(memory_op_sac(m, &o, 1));
+	l.recompute = RECOMPUTE_NONE;
+	cr_assert_gt(memory_layer_activations(m, &l, &o, 0), 44096.0 * s);
+}
+
+/* The loss's peak on the last stage: Megatron's vocab-parallel
+ * cross-entropy keeps the bf16 logits and one fp32 copy its softmax
+ * overwrites, 6 B per logit; torchtitan's cross_entropy(logits.float())
+ * also keeps the fp32 log-softmax for the backward, 10 B.  Llama 3 8B,
+ * one GPU, mbs 2 at 8192 tokens, full recomputation (so the layers keep
+ * the same 2sbh under both): the difference is 4 B x 16,384 tokens x
+ * 128,256 logits = 8,405,385,216 bytes. */
+Test(activations, loss_bytes_by_framework)
+{
+	const struct model_spec *m = zoo("llama3-8b");
+	const struct framework *fw = NULL;
+	struct perr e = { "" };
+	struct cluster c = h100(8);
+	struct train_opts o;
+	struct layout l;
+	struct mem_breakdown mega, titan;
+
+	train_opts_default(&o, m);
+	layout_default(&l);
+	l.mbs = 2;
+	l.gbs = 2;
+	l.recompute = RECOMPUTE_FULL;
+	cr_assert_eq(o.b.loss_bytes, 6.0);
+	memory_stage(m, &c, &l, &o, 0, &mega);
+	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &fw, &e), PPLAN_OK, "%s", e.msg);
+	o.fw = fw;
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(o.b.loss_bytes, 10.0);
+	memory_stage(m, &c, &l, &o, 0, &titan);
+	expect_rel(titan.activations - mega.activations, 8405385216.0, 1e-9,
+		   "4 more bytes per logit");
+}
+
 /* Korthikanti et al.'s 34 sbh counts two 1-byte dropout masks of h and,
  * for unfused attention, 5 a s (softmax output 2, dropout mask 1, dropout
  * output 2).  GPT-3 175B trained without dropout keeps 32 sbh, and the
