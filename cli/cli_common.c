@@ -395,6 +395,9 @@ static enum pplan_status resolve_training(struct cli_inputs *in, struct perr *e)
 	st = train_opts_resolve(&in->opts, e);
 	if (st != PPLAN_OK)
 		return st;
+	if (train_opts_fit_gpu(&in->opts, g))
+		snprintf(in->attention_note, sizeof in->attention_note,
+			 "; flash attention needs Ampere or newer, so unfused on the %s", g->name);
 	if (in->profile_arg) {
 		in->opts.params = &in->profile_constants;
 		if (!curve_set_empty(&in->curves))

@@ -38,6 +38,7 @@ struct cli_inputs {
 	char seq_note[64];
 	char mem_note[192];
 	char cluster_note[128];
+	char attention_note[128];  /* why the framework's attention changed */
 };
 
 void cli_inputs_init(struct cli_inputs *in);

@@ -104,8 +104,8 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 	{
 		char what[320];
 		framework_describe(&in->opts.b, what, sizeof what);
-		fprintf(f, "# framework %s%s: %s\n", in->opts.fw->label,
-			in->framework_arg ? "" : " (default)", what);
+		fprintf(f, "# framework %s%s: %s%s\n", in->opts.fw->label,
+			in->framework_arg ? "" : " (default)", what, in->attention_note);
 	}
 	fprintf(f, "# constants %s\n", in->profile_arg ? in->profile_arg
 						      : "embedded (the fit on validation/calibration.json)");

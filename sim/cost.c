@@ -51,6 +51,15 @@ enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e)
 	return framework_resolve(o->fw, o->precision, &o->switches, &o->b, e);
 }
 
+int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g)
+{
+	if (o->b.attention != FW_ATTN_FLASH || o->switches.flash >= 0 ||
+	    o->fw->sdpa_attention || g->arch == ARCH_CPU || g->arch >= ARCH_AMPERE)
+		return 0;
+	o->b.attention = FW_ATTN_UNFUSED;
+	return 1;
+}
+
 /* ---- chunks, edges and stages --------------------------------------------- */
 
 static double layer_cost_fwd(const struct layer_cost *lc)

@@ -42,6 +42,13 @@ void train_opts_default(struct train_opts *o, const struct model_spec *m);
  * changing any of them.  A switch the framework lacks is PPLAN_EINPUT. */
 enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e);
 
+/* After train_opts_resolve, for the GPU that runs it: flash attention
+ * (FlashAttention-2, Transformer Engine's and cuDNN's fused attention)
+ * needs Ampere or newer, so on a Volta or Pascal GPU a framework whose
+ * fused attention is one of those runs it unfused, unless the user set
+ * the attention by hand.  Returns 1 when it changed o->b. */
+int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g);
+
 struct mem_breakdown {        /* bytes on the most-loaded GPU */
 	double weights, gradients, optimizer, activations, other, total;
 	int stage;                /* which pipeline stage that is */

@@ -192,6 +192,7 @@ static const struct framework table[] = {
 	  .grad_bytes = GRADS(4, 4, 4), .pipe = FW_PIPE_TORCH,
 	  .sharding = FW_SHARD_FSDP, .reshard_after_forward = 1,
 	  .partition = PART_FIRST_LAST, .selective_ops = 1, .loss_bytes = 10,
+	  .sdpa_attention = 1,
 	  .layout = { RECOMPUTE_SELECTIVE, 1, 3 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = P(PREC_BF16) | P(PREC_FP8),

@@ -87,6 +87,10 @@ struct framework {
 	enum stage_partition partition;
 	int selective_ops;
 	double loss_bytes;               /* per logit at the loss's peak; 0: 6 */
+	/* Its fused attention is PyTorch's SDPA, whose memory-efficient
+	 * kernel also runs before Ampere; else flash attention (FlashAttention-2,
+	 * Transformer Engine, cuDNN) needs an Ampere or newer GPU. */
+	int sdpa_attention;
 	struct fw_layout_defaults layout;
 	/* What the framework can do at all. */
 	int can_flash, can_tp_overlap, can_dp_overlap, can_sp, can_cp, can_ep;

@@ -120,6 +120,11 @@ run search --params 175B --gpus 1024 --cluster dgx-a100 --top 10 && {
 # ---- a GPU without a rate for the precision is refused -------------------------
 refuse "v100-sxm2 has no bf16 tensor-core rate" search --gpu v100-sxm2 --params 1.3B --gpus 8
 refuse "a100-80gb has no fp8 tensor-core rate" search --cluster dgx-a100 --precision fp8 --params 1.3B --gpus 8
+# Flash attention needs Ampere or newer: Megatron-Core runs it unfused on a V100, and says so.
+run search --gpu v100-sxm2 --precision fp16 --params 1.3B --gpus 8 --top 1 &&
+	has "$tmp/out" "^# framework .*: unfused attention, .*flash attention needs Ampere or newer, so unfused on the v100-sxm2" "V100 attention unfused, said"
+run search --cluster dgx-a100 --params 1.3B --gpus 8 --top 1 &&
+	has "$tmp/out" "^# framework .*: flash attention, " "A100 keeps flash attention"
 # ... and every GPU with every precision it has prints only possible numbers.
 for g in $("$B" search --list-gpus | awk '!/^#/ { print $1 }'); do
 	for p in bf16 fp16 fp8; do

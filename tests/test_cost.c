@@ -398,6 +398,44 @@ Test(predict, op_level_selective_replays_the_unkept_ops)
 	cr_assert_gt(op.recompute, op.elem_f);
 }
 
+/* FlashAttention-2, Transformer Engine's and cuDNN's fused attention need
+ * Ampere or newer: on a V100 the Megatron-Core default runs attention
+ * unfused and keeps the scores (2 a s bytes per token for a model without
+ * dropout: Llama 2 7B at 4096 tokens, 2 x 32 x 4096 = 262,144 more per
+ * token and layer), unless the user set the attention by hand; PyTorch's
+ * SDPA (torchtitan) has a memory-efficient kernel there; an A100 keeps
+ * flash. */
+Test(predict, flash_attention_needs_ampere)
+{
+	const struct model_spec *m = model_find("llama2-7b");
+	const struct framework *f = NULL;
+	struct perr e = { "" };
+	struct train_opts o;
+	struct layout l;
+	double flash;
+
+	cr_assert_not_null(m);
+	train_opts_default(&o, m);
+	layout_default(&l);
+	flash = memory_layer_activations(m, &l, &o, 0);
+	cr_assert_eq(train_opts_fit_gpu(&o, gpu_find("a100-80gb")), 0);
+	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
+	cr_assert_eq(train_opts_fit_gpu(&o, gpu_find("v100-sxm2")), 1);
+	cr_assert_eq(o.b.attention, FW_ATTN_UNFUSED);
+	expect_rel(memory_layer_activations(m, &l, &o, 0) - flash, 262144.0 * 4096, 1e-12,
+		   "the scores");
+
+	o.switches.flash = 1;
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_fit_gpu(&o, gpu_find("v100-sxm2")), 0, "set by hand");
+	fw_switches_none(&o.switches);
+	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &f, &e), PPLAN_OK, "%s", e.msg);
+	o.fw = f;
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_fit_gpu(&o, gpu_find("v100-sxm2")), 0, "SDPA");
+	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
+}
+
 /* ZeRO-3 across nodes: DeepSpeed's per-parameter gathers run on one rail
  * per GPU, FSDP's per-layer flat buffers on all of a node's rails (the
  * LLM Foundry runs of validation/holdout: 13B on 16-64 H100s as fast per
