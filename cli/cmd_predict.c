@@ -159,7 +159,8 @@ int cmd_predict(int argc, char **argv)
 		fprintf(out, "# pipeline  closed forms: pp*vp*microbatches = %ld is more than the %ld chunk-microbatches the event simulation plays\n",
 			schedule_chunk_microbatches(&l, p.microbatches), SCHEDULE_MAX_CHUNK_MBS);
 	fprintf(out, "\n");
-	fprintf(out, "%s: %s\n", p.feasible ? "fits" : "DOES NOT FIT",
+	fprintf(out, "%s: %s\n",
+		p.feasible ? "fits" : p.reject == REJECT_OOM ? "DOES NOT FIT" : "CANNOT RUN",
 		p.feasible ? "the layout fits in GPU memory" : p.reject_msg);
 	fprintf(out, "\nmemory per GPU (most-loaded: pipeline stage %d, %.1f microbatches in flight)\n",
 		p.mem.stage, p.mem.inflight);

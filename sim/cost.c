@@ -235,6 +235,11 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	 * its own (DeepSpeed ZeRO-2 each micro-step, FSDP SHARD_GRAD_OP and
 	 * Megatron-FSDP optim_grads each backward); else once per step. */
 	double reductions = l->zero == 2 ? (double)micro : 1.0;
+	/* PyTorch FSDP's SHARD_GRAD_OP (FSDP2 without resharding after the
+	 * forward) reshards the weights after each backward and gathers
+	 * them again in the next forward; Megatron FSDP's optim_grads and
+	 * DeepSpeed's ZeRO-2 keep them whole and gather once per step. */
+	double gathers = l->zero == 2 && x->o->b.sharding == FW_SHARD_FSDP ? (double)micro : 1.0;
 
 	if (l->zero == 0) {
 		rs = cost_coll(x, COLL_ALLREDUCE, g * sp->dense, n, k) +
@@ -246,7 +251,7 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 		ag = cost_coll(x, COLL_ALLGATHER, w * sp->dense, n, k) +
 		     cost_coll(x, COLL_ALLGATHER, w * sp->expert, ne, k);
 	}
-	tb->dp_comm_total = reductions * rs + ag;
+	tb->dp_comm_total = reductions * rs + gathers * ag;
 	if (l->zero >= 3) {
 		/* DeepSpeed's ZeRO-3 gathers parameter by parameter as modules
 		 * are entered, one collective per GPU on its own rail: no
@@ -282,10 +287,16 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	} else {
 		rs_exposed = fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs;
 	}
-	if (ag > 0)
+	if (ag > 0 && gathers > 1) {
+		double fwd = l->vp * p->chunk.fwd_s;
+		ag_exposed = gathers * (x->o->b.overlap_param_gather
+						? fmax(0.0, ag - fwd) + x->k->zero3_unhidden * fmin(ag, fwd)
+						: ag);
+	} else if (ag > 0) {
 		ag_exposed = x->o->b.overlap_param_gather
 				     ? fmax(0.0, ag - l->vp * p->chunk.fwd_s) + res * ag
 				     : ag;
+	}
 	p->dp_reduce_s = rs;
 	p->dp_gather_exposed_s = ag_exposed;
 	tb->dp_comm_exposed = rs_exposed + ag_exposed;
@@ -389,12 +400,14 @@ static void predict_memory(const struct ctx *x, struct prediction *p)
 static void framework_reject(const struct ctx *x, struct prediction *p)
 {
 	enum reject r = framework_check_layout(x->o->fw, x->o->precision, x->l);
+	char why[200];
 	if (r == REJECT_NONE)
 		return;
 	p->feasible = 0;
 	p->reject = r;
+	reject_describe(r, x->l, x->m, layout_gpus(x->l), why, sizeof why);
 	snprintf(p->reject_msg, sizeof p->reject_msg, "%s cannot run it: %s",
-		 x->o->fw->label, reject_key(r));
+		 x->o->fw->label, why);
 }
 
 void cost_group_links(const struct cluster *c, const struct layout *l,

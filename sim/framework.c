@@ -532,6 +532,10 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 		return REJECT_FW_EP;
 	if (l->zero > fw->max_zero)
 		return REJECT_FW_ZERO;
+	/* PyTorch FSDP shards gradients with the optimizer states
+	 * (SHARD_GRAD_OP, FULL_SHARD): it has no optimizer-only ZeRO-1. */
+	if (l->zero == 1 && fw->sharding == FW_SHARD_FSDP && l->dp * l->cp > 1)
+		return REJECT_FW_ZERO;
 	if (l->pp > 1 && fw->pipe == FW_PIPE_NONE)
 		return REJECT_FW_PIPELINE;
 	if (l->pp > 1 && l->zero > fw->zero_with_pp)

@@ -513,7 +513,10 @@ void reject_describe(enum reject r, const struct layout *l,
 			 schedule_name(l->schedule));
 		break;
 	case REJECT_FW_ZERO:
-		snprintf(buf, len, "the framework has no zero=%d sharding", l->zero);
+		if (l->zero == 1)
+			snprintf(buf, len, "the framework has no zero=1 sharding (PyTorch FSDP shards the gradients with the optimizer states: zero=2 or 3)");
+		else
+			snprintf(buf, len, "the framework has no zero=%d sharding", l->zero);
 		break;
 	case REJECT_CP_SHORT:
 		snprintf(buf, len, "cp=%d leaves %ld tokens per rank of the %ld-token sequence, too few for ring attention to hide its transfers",

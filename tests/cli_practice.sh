@@ -125,6 +125,14 @@ run search --gpu v100-sxm2 --precision fp16 --params 1.3B --gpus 8 --top 1 &&
 	has "$tmp/out" "^# framework .*: unfused attention, .*flash attention needs Ampere or newer, so unfused on the v100-sxm2" "V100 attention unfused, said"
 run search --cluster dgx-a100 --params 1.3B --gpus 8 --top 1 &&
 	has "$tmp/out" "^# framework .*: flash attention, " "A100 keeps flash attention"
+
+# ---- what the framework cannot run is said as such, not as memory ---------------
+run predict --params 8B --gpus 8 --framework torchtitan --layout tp=1,dp=8,gbs=64,zero=1 &&
+	has "$tmp/out" "^CANNOT RUN: torchtitan cannot run it: the framework has no zero=1 sharding \(PyTorch FSDP shards the gradients with the optimizer states: zero=2 or 3\)" "FSDP has no ZeRO-1"
+run predict --params 70B --gpus 8 --layout tp=8,dp=1,gbs=8 &&
+	has "$tmp/out" "^DOES NOT FIT: " "out of memory is DOES NOT FIT"
+run search --params 8B --gpus 8 --framework torchtitan --top 1 &&
+	has "$tmp/out" "^ +1 +tp1 pp1 dp8 .* z3 " "torchtitan's 8B on 8 GPUs is FSDP over all 8"
 # ... and every GPU with every precision it has prints only possible numbers.
 for g in $("$B" search --list-gpus | awk '!/^#/ { print $1 }'); do
 	for p in bf16 fp16 fp8; do

@@ -341,6 +341,35 @@ Test(predict, zero2_reduces_every_microbatch)
 		   "ZeRO-2 exposure per microbatch");
 }
 
+/* PyTorch FSDP's ZeRO-2 (SHARD_GRAD_OP; FSDP2 without resharding after the
+ * forward) reshards the weights after every backward, so each microbatch
+ * gathers them and reduce-scatters its gradients: the DP traffic of m
+ * microbatches is m times one's.  Megatron FSDP's optim_grads keeps the
+ * weights whole and gathers once per step: m reduce-scatters and one
+ * gather, less than m times. */
+Test(predict, fsdp_zero2_gathers_every_microbatch)
+{
+	double total[2][2];
+	const char *fw[2] = { "torchtitan", "megatron-core" };
+	const long gbs[2] = { 8, 32 };
+
+	for (int f = 0; f < 2; f++)
+		for (int i = 0; i < 2; i++) {
+			struct setup s;
+			struct perr e = { "" };
+			const struct framework *row = NULL;
+			char lay[96];
+			snprintf(lay, sizeof lay, "tp=1,dp=8,mbs=1,gbs=%ld,zero=2,recompute=full", gbs[i]);
+			setup(&s, "llama3-8b", "dgx-h100", 8, lay);
+			cr_assert_eq(framework_find(fw[f], NULL, 2025, &row, &e), PPLAN_OK, "%s", e.msg);
+			s.o.fw = row;
+			cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+			total[f][i] = predict(&s).time.dp_comm_total;
+		}
+	expect_rel(total[0][1], 4.0 * total[0][0], 1e-9, "FSDP: 4 gathers and 4 reduce-scatters");
+	cr_assert_lt(total[1][1], 4.0 * total[1][0] * 0.99, "Megatron FSDP: one gather per step");
+}
+
 /* Sharded gradients are copied, cast to the reduction dtype, into the
  * buffer each microbatch's reduce-scatter sends; Megatron's buffers with
  * gradient-accumulation fusion (ZeRO-1) take the GEMM output in place.

@@ -133,6 +133,19 @@ Test(framework, what_a_framework_cannot_run)
 	l.cp = 2;
 	cr_assert_eq(framework_check_layout(find("megatron-lm", NULL, 2022), PREC_BF16, &l),
 		     REJECT_FW_CP);
+	/* PyTorch FSDP has no optimizer-only sharding: zero 1 is Megatron's
+	 * distributed optimizer or DeepSpeed's stage 1, not FSDP's. */
+	cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &l),
+		     REJECT_FW_ZERO);
+	l.pp = 1;
+	l.cp = 1; /* composer has no CP */
+	cr_assert_eq(framework_check_layout(find("composer", NULL, 0), PREC_BF16, &l),
+		     REJECT_FW_ZERO);
+	cr_assert_eq(framework_check_layout(find("megatron-core", NULL, 0), PREC_BF16, &l),
+		     REJECT_NONE);
+	l.zero = 2;
+	cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &l),
+		     REJECT_NONE);
 }
 
 /* Llama 2 70B, tp 8, dp 8, plain DP (zero 0): every GPU all-reduces its
