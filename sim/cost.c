@@ -218,6 +218,22 @@ static int zero3_gathers(const struct train_opts *o, const struct layout *l)
 	return l->recompute == RECOMPUTE_FULL ? 3 : 2;
 }
 
+/* What stays exposed of DP traffic c overlapped with a window of
+ * compute: the part beyond the window, plus a fitted share.  Traffic
+ * that runs every microbatch beside its forward or backward (ZeRO-3's
+ * gathers and reduce-scatters, ZeRO-2's reduce-scatter, FSDP ZeRO-2's
+ * gathers) leaves zero3_unhidden of what overlaps; the once-per-step
+ * buckets leave dp_overlap_unhidden of all of it. */
+static double sharded_exposed(const struct ctx *x, double c, double window)
+{
+	return fmax(0.0, c - window) + x->k->zero3_unhidden * fmin(c, window);
+}
+
+static double bucket_exposed(const struct ctx *x, double c, double window)
+{
+	return fmax(0.0, c - window) + x->k->dp_overlap_unhidden * c;
+}
+
 static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 			 const struct stage_times *st, struct prediction *p)
 {
@@ -226,9 +242,8 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	struct time_breakdown *tb = &p->time;
 	double g = x->o->b.grad_bytes; /* the same bytes as in memory */
 	double w = x->o->b.fp8_weights ? 1.0 : x->ab; /* the weights gathered */
-	double res = x->k->dp_overlap_unhidden;
 	int n = l->dp * l->cp, ne = (int)layout_expert_dp(l);
-	double rs = 0, ag = 0, rs_exposed, ag_exposed = 0;
+	double rs = 0, ag = 0, rs_exposed, ag_exposed = 0, bwd, fwd;
 	long micro = layout_microbatches(l);
 	/* Sharded gradients cannot accumulate across microbatches
 	 * unreduced: with ZeRO-2 every microbatch's backward reduce-scatters
@@ -260,43 +275,34 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 		 * NCCL spreads over every rail of the node, as the other DP
 		 * collectives. */
 		struct link z3 = *k;
-		double all = sp->dense + sp->expert, per_mb, exposed;
+		double all = sp->dense + sp->expert, per_mb;
 		if (z3.cls == LINK_NET && x->o->b.sharding == FW_SHARD_DEEPSPEED)
 			z3.bw_gbps = x->c->net.bw_gbps;
 		per_mb = cost_coll(x, COLL_ALLGATHER, w * all, n, &z3) * zero3_gathers(x->o, l) +
 			 cost_coll(x, COLL_REDUCESCATTER, g * all, n, &z3);
-		exposed = fmax(0.0, per_mb - st->t_max) +
-			  x->k->zero3_unhidden * fmin(per_mb, st->t_max);
 		p->dp_reduce_s = 0;
 		tb->dp_comm_total = per_mb * micro;
-		tb->dp_comm_exposed = exposed * micro;
+		tb->dp_comm_exposed = sharded_exposed(x, per_mb, st->t_max) * micro;
 		return;
 	}
 	/* The gradient buckets reduce while the last microbatch's backward
-	 * walks back through the stage's chunks; the weight buckets gather
-	 * while the next step's first forward walks forward through them. */
-	if (!x->o->b.overlap_grad_reduce) {
+	 * walks back through the stage's chunks (ZeRO-2: every microbatch's);
+	 * the weight buckets gather while the next step's first forward
+	 * walks forward through them (FSDP's ZeRO-2: every forward). */
+	bwd = l->vp * p->chunk.bwd_s;
+	fwd = l->vp * p->chunk.fwd_s;
+	if (!x->o->b.overlap_grad_reduce)
 		rs_exposed = reductions * rs;
-	} else if (l->zero == 2) {
-		/* Each backward's sharded reduce-scatter runs layer by layer
-		 * beside it, as ZeRO-3's does: ZeRO-3's fitted share of what
-		 * overlaps stays exposed, not the once-per-step buckets'. */
-		double bwd = l->vp * p->chunk.bwd_s;
-		rs_exposed = reductions * (fmax(0.0, rs - bwd) +
-					   x->k->zero3_unhidden * fmin(rs, bwd));
-	} else {
-		rs_exposed = fmax(0.0, rs - l->vp * p->chunk.bwd_s) + res * rs;
-	}
-	if (ag > 0 && gathers > 1) {
-		double fwd = l->vp * p->chunk.fwd_s;
-		ag_exposed = gathers * (x->o->b.overlap_param_gather
-						? fmax(0.0, ag - fwd) + x->k->zero3_unhidden * fmin(ag, fwd)
-						: ag);
-	} else if (ag > 0) {
-		ag_exposed = x->o->b.overlap_param_gather
-				     ? fmax(0.0, ag - l->vp * p->chunk.fwd_s) + res * ag
-				     : ag;
-	}
+	else if (l->zero == 2) /* layer by layer in each backward, as ZeRO-3's */
+		rs_exposed = reductions * sharded_exposed(x, rs, bwd);
+	else
+		rs_exposed = bucket_exposed(x, rs, bwd);
+	if (ag > 0 && !x->o->b.overlap_param_gather)
+		ag_exposed = gathers * ag;
+	else if (ag > 0 && gathers > 1)
+		ag_exposed = gathers * sharded_exposed(x, ag, fwd);
+	else if (ag > 0)
+		ag_exposed = bucket_exposed(x, ag, fwd);
 	p->dp_reduce_s = rs;
 	p->dp_gather_exposed_s = ag_exposed;
 	tb->dp_comm_exposed = rs_exposed + ag_exposed;

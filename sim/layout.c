@@ -513,7 +513,7 @@ void reject_describe(enum reject r, const struct layout *l,
 			 schedule_name(l->schedule));
 		break;
 	case REJECT_FW_ZERO:
-		if (l->zero == 1)
+		if (l->zero == 1) /* every row has zero 1 but PyTorch FSDP's */
 			snprintf(buf, len, "the framework has no zero=1 sharding (PyTorch FSDP shards the gradients with the optimizer states: zero=2 or 3)");
 		else
 			snprintf(buf, len, "the framework has no zero=%d sharding", l->zero);

@@ -356,14 +356,10 @@ Test(predict, fsdp_zero2_gathers_every_microbatch)
 	for (int f = 0; f < 2; f++)
 		for (int i = 0; i < 2; i++) {
 			struct setup s;
-			struct perr e = { "" };
-			const struct framework *row = NULL;
 			char lay[96];
 			snprintf(lay, sizeof lay, "tp=1,dp=8,mbs=1,gbs=%ld,zero=2,recompute=full", gbs[i]);
 			setup(&s, "llama3-8b", "dgx-h100", 8, lay);
-			cr_assert_eq(framework_find(fw[f], NULL, 2025, &row, &e), PPLAN_OK, "%s", e.msg);
-			s.o.fw = row;
-			cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+			use_framework(&s.o, fw[f], 2025);
 			total[f][i] = predict(&s).time.dp_comm_total;
 		}
 	expect_rel(total[0][1], 4.0 * total[0][0], 1e-9, "FSDP: 4 gathers and 4 reduce-scatters");
@@ -407,8 +403,6 @@ Test(predict, zero2_copies_gradients_each_microbatch)
 Test(predict, op_level_selective_replays_the_unkept_ops)
 {
 	struct setup s;
-	struct perr e = { "" };
-	const struct framework *f = NULL;
 	struct layer_cost mega, op;
 	struct ctx x;
 	double share = 79691776.0 / 218103808.0;
@@ -417,9 +411,7 @@ Test(predict, op_level_selective_replays_the_unkept_ops)
 	cost_ctx_init(&x, s.m, &s.c, &s.l, &s.o);
 	cost_layer(&x, 0, &mega);
 	expect_rel(mega.recompute, mega.attn_f, 1e-12, "Megatron: the attention core");
-	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &f, &e), PPLAN_OK, "%s", e.msg);
-	s.o.fw = f;
-	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	use_framework(&s.o, "torchtitan", 2025);
 	cost_ctx_init(&x, s.m, &s.c, &s.l, &s.o);
 	cost_layer(&x, 0, &op);
 	cr_assert_eq(op.tp_f, 0);
@@ -437,7 +429,6 @@ Test(predict, op_level_selective_replays_the_unkept_ops)
 Test(predict, flash_attention_needs_ampere)
 {
 	const struct model_spec *m = model_find("llama2-7b");
-	const struct framework *f = NULL;
 	struct perr e = { "" };
 	struct train_opts o;
 	struct layout l;
@@ -458,9 +449,7 @@ Test(predict, flash_attention_needs_ampere)
 	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
 	cr_assert_eq(train_opts_fit_gpu(&o, gpu_find("v100-sxm2")), 0, "set by hand");
 	fw_switches_none(&o.switches);
-	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &f, &e), PPLAN_OK, "%s", e.msg);
-	o.fw = f;
-	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	use_framework(&o, "torchtitan", 2025);
 	cr_assert_eq(train_opts_fit_gpu(&o, gpu_find("v100-sxm2")), 0, "SDPA");
 	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
 }
@@ -474,17 +463,13 @@ Test(predict, flash_attention_needs_ampere)
 static double zero3_total(const char *fw, long gpus)
 {
 	struct setup s;
-	struct perr e = { "" };
-	const struct framework *f = NULL;
 	char lay[96];
 	struct prediction p;
 
 	snprintf(lay, sizeof lay, "tp=1,dp=%ld,mbs=1,gbs=%ld,zero=3,recompute=none", gpus,
 		 4 * gpus);
 	setup(&s, "llama2-13b", "dgx-h100", gpus, lay);
-	cr_assert_eq(framework_find(fw, NULL, 2024, &f, &e), PPLAN_OK, "%s", e.msg);
-	s.o.fw = f;
-	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	use_framework(&s.o, fw, 2024);
 	p = predict(&s);
 	cr_assert_gt(p.time.dp_comm_total, 0);
 	return p.time.dp_comm_total;

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "memory.h"
+#include "testutil.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -354,8 +355,6 @@ Test(activations, gqa_swiglu)
 Test(activations, op_level_selective_checkpointing)
 {
 	const struct model_spec *m = zoo("llama3-8b");
-	const struct framework *fw = NULL;
-	struct perr e = { "" };
 	struct train_opts o;
 	struct layout l;
 	double s = 8192;
@@ -366,9 +365,7 @@ Test(activations, op_level_selective_checkpointing)
 	l.recompute = RECOMPUTE_SELECTIVE;
 	expect_rel(memory_layer_activations(m, &l, &o, 0), 139264.0 * s, 1e-12,
 		   "Megatron's selective");
-	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &fw, &e), PPLAN_OK, "%s", e.msg);
-	o.fw = fw;
-	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	use_framework(&o, "torchtitan", 2025);
 	cr_assert(o.b.selective_ops);
 	expect_rel(memory_layer_activations(m, &l, &o, 0), 63616.0 * s, 1e-12,
 		   "op-level, no TP");
@@ -393,8 +390,6 @@ Test(activations, op_level_selective_checkpointing)
 Test(activations, loss_bytes_by_framework)
 {
 	const struct model_spec *m = zoo("llama3-8b");
-	const struct framework *fw = NULL;
-	struct perr e = { "" };
 	struct cluster c = h100(8);
 	struct train_opts o;
 	struct layout l;
@@ -407,9 +402,7 @@ Test(activations, loss_bytes_by_framework)
 	l.recompute = RECOMPUTE_FULL;
 	cr_assert_eq(o.b.loss_bytes, 6.0);
 	memory_stage(m, &c, &l, &o, 0, &mega);
-	cr_assert_eq(framework_find("torchtitan", NULL, 2025, &fw, &e), PPLAN_OK, "%s", e.msg);
-	o.fw = fw;
-	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	use_framework(&o, "torchtitan", 2025);
 	cr_assert_eq(o.b.loss_bytes, 10.0);
 	memory_stage(m, &c, &l, &o, 0, &titan);
 	expect_rel(titan.activations - mega.activations, 8405385216.0, 1e-9,

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cost.h"
+
 int run_pplan(char *const argv[])
 {
 	return run_pplan_to(argv, NULL, NULL);
@@ -52,4 +54,13 @@ int run_pplan_to(char *const argv[], const char *out_path, const char *err_path)
 	}
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void use_framework(struct train_opts *o, const char *name, int year)
+{
+	const struct framework *f = NULL;
+	struct perr e = { "" };
+	cr_assert_eq(framework_find(name, NULL, year, &f, &e), PPLAN_OK, "%s", e.msg);
+	o->fw = f;
+	cr_assert_eq(train_opts_resolve(o, &e), PPLAN_OK, "%s", e.msg);
 }

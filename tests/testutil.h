@@ -17,4 +17,9 @@ int run_pplan_to(char *const argv[], const char *out_path, const char *err_path)
 /* Reads a whole file into a NUL-terminated buffer the caller frees. */
 char *slurp(const char *path);
 
+struct train_opts;
+/* Runs o under framework `name` (its row for `year`, 0 the newest) and
+ * resolves it; a failed lookup or resolution fails the test. */
+void use_framework(struct train_opts *o, const char *name, int year);
+
 #endif
