@@ -22,13 +22,8 @@
 #include "cost.h"
 #include "jsonio.h"
 #include "kernels.h"
+#include "version.h"
 
-#ifndef PPLAN_VERSION
-#define PPLAN_VERSION "unknown"
-#endif
-#ifndef PPLAN_GIT_HASH
-#define PPLAN_GIT_HASH "unknown"
-#endif
 
 int calibrate_plan_dtype(enum precision p)
 {

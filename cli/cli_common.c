@@ -18,6 +18,7 @@
 #include "jsonio.h"
 #include "profile.h"
 #include "suggest.h"
+#include "units.h"
 
 
 int cli_fail(enum pplan_status st, const struct perr *e)
@@ -42,44 +43,11 @@ static int on_off(const char *arg)
 	return -1;
 }
 
-int cli_parse_count(const char *s, double *out)
-{
-	char buf[64];
-	size_t n = s ? strlen(s) : 0;
-	double v, scale = 0;
-
-	/* Binary suffixes: Ki, Mi, Gi, Ti. */
-	if (n >= 3 && n < sizeof buf && s[n - 1] == 'i') {
-		switch (s[n - 2]) {
-		case 'K': scale = 1024.0; break;
-		case 'M': scale = 1048576.0; break;
-		case 'G': scale = 1073741824.0; break;
-		case 'T': scale = 1099511627776.0; break;
-		default: return -1;
-		}
-		memcpy(buf, s, n - 2);
-		buf[n - 2] = '\0';
-		if (parse_count(buf, &v) != 0 || !isdigit((unsigned char)buf[n - 3]))
-			return -1;
-		*out = v * scale;
-		return 0;
-	}
-	return parse_count(s, out);
-}
-
-int cli_parse_long(const char *s, long *out)
-{
-	double v;
-	if (cli_parse_count(s, &v) != 0 || v != floor(v) || v < 1 || v > 1e15)
-		return -1;
-	*out = (long)v;
-	return 0;
-}
 
 static int parse_whole(const char *arg, long *out, long max, struct perr *e,
 		       const char *what)
 {
-	if (cli_parse_long(arg, out) != 0 || *out > max)
+	if (units_parse_whole(arg, out) != 0 || *out > max)
 		return perr_set(e, PPLAN_EINPUT, "%s, got '%s'", what, arg), -1;
 	return 1;
 }
@@ -92,7 +60,7 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 	case OPT_MODEL: in->model_arg = arg; return 1;
 	case OPT_PARAMS: in->params_arg = arg; return 1;
 	case OPT_GPUS:
-		if (cli_parse_long(arg, &in->gpus) != 0)
+		if (units_parse_whole(arg, &in->gpus) != 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"--gpus must be a positive whole number, got '%s'",
 					arg), -1;
@@ -175,7 +143,7 @@ int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
 		return 1;
 	}
 	case OPT_TRAIN_TOKENS:
-		if (cli_parse_count(arg, &in->train_tokens) != 0 ||
+		if (units_parse_count_binary(arg, &in->train_tokens) != 0 ||
 		    !(in->train_tokens >= 1) || in->train_tokens > 1e18)
 			return perr_set(e, PPLAN_EINPUT,
 					"--train-tokens must be a positive number of tokens (e.g. 15T), got '%s'",
@@ -231,13 +199,13 @@ static enum pplan_status resolve_model(struct cli_inputs *in, struct perr *e)
 	if (!in->params_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"no model: give --model NAME|FILE or --params N (e.g. --params 70B)");
-	if (cli_parse_count(in->params_arg, &n) != 0 || !(n >= 1e6) || !isfinite(n))
+	if (units_parse_count_binary(in->params_arg, &n) != 0 || !(n >= 1e6) || !isfinite(n))
 		return perr_set(e, PPLAN_EINPUT,
 				"--params must be a parameter count of at least 1M, like 70B, 405B or 1.5T, got '%s'",
 				in->params_arg);
 	m = nearest_dense(n, &near);
-	cli_format_count(a, sizeof a, n);
-	cli_format_count(b, sizeof b, model_params_total(near));
+	units_format_count(a, sizeof a, n);
+	units_format_count(b, sizeof b, model_params_total(near));
 	if (!m)
 		return perr_set(e, PPLAN_EINPUT,
 				"--params %s: no dense zoo model is within %.0f %% of %s parameters (the nearest is %s with %s); give the model itself with --model FILE",
@@ -441,7 +409,7 @@ static enum pplan_status resolve_batch(struct cli_inputs *in, struct perr *e)
 					"--tokens-per-step %ld is less than one sequence of %ld tokens",
 					in->tokens_per_step, seq);
 		in->global_batch = n;
-		cli_format_count(a, sizeof a, (double)in->tokens_per_step);
+		units_format_count(a, sizeof a, (double)in->tokens_per_step);
 		if (n * seq == in->tokens_per_step)
 			snprintf(in->gbs_note, sizeof in->gbs_note, "--tokens-per-step");
 		else

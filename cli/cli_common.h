@@ -14,6 +14,7 @@
 
 #include "cost.h"
 #include "curves.h"
+#include "units.h"
 
 struct cli_inputs {
 	/* as given */
@@ -123,14 +124,6 @@ void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
 
 /* The GPU table's names, joined by sep ("a100-40gb, a100-80gb, ..."). */
 void cli_gpu_list(char *buf, size_t len, const char *sep);
-
-/* Parses a positive whole number ("512", "4M" decimal, "4Mi" binary). */
-int cli_parse_long(const char *s, long *out);
-/* The same for counts beyond a long's digits in doubles ("15T"). */
-int cli_parse_count(const char *s, double *out);
-
-/* A count with decimal suffix: 4194304 -> "4.19 M". */
-void cli_format_count(char *buf, size_t len, double v);
 
 /* Writes doc as JSON to path, or to stdout when path is "-". */
 struct cJSON;

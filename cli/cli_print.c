@@ -16,27 +16,10 @@
 
 #include "defaults.h"
 #include "jsonio.h"
+#include "version.h"
+#include "units.h"
 
-#ifndef PPLAN_VERSION
-#define PPLAN_VERSION "unknown"
-#endif
-#ifndef PPLAN_GIT_HASH
-#define PPLAN_GIT_HASH "unknown"
-#endif
 
-void cli_format_count(char *buf, size_t len, double v)
-{
-	if (v >= 1e12)
-		snprintf(buf, len, "%.2f T", v / 1e12);
-	else if (v >= 1e9)
-		snprintf(buf, len, "%.2f B", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.2f M", v / 1e6);
-	else if (v >= 1e4)
-		snprintf(buf, len, "%.1f k", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f", v);
-}
 
 static const char *plural(long n, const char *one, const char *many)
 {
@@ -66,8 +49,8 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 	char tok[32], par[32], act[32];
 
 	cli_print_provenance(f, cmd);
-	cli_format_count(par, sizeof par, model_params_total(m));
-	cli_format_count(act, sizeof act, model_params_active(m));
+	units_format_count(par, sizeof par, model_params_total(m));
+	units_format_count(act, sizeof act, model_params_active(m));
 	fprintf(f, "# model     %s%s%s%s: %s parameters (%s active), %d layers, hidden %ld, ffn %ld, %d heads (%d kv), vocab %ld, %s, %s\n",
 		m->name, in->model_note[0] ? " (" : "", in->model_note,
 		in->model_note[0] ? ")" : "", par, act, m->layers, m->hidden,
@@ -93,7 +76,7 @@ void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
 		plural(c->num_nodes, "node", "nodes"), c->gpus_per_node,
 		in->cluster_note[0] ? ": " : "", in->cluster_note,
 		c->nvlink.bw_gbps, c->net.bw_gbps, c->source);
-	cli_format_count(tok, sizeof tok, (double)in->global_batch * in->opts.seq);
+	units_format_count(tok, sizeof tok, (double)in->global_batch * in->opts.seq);
 	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)\n",
 		in->opts.seq, in->seq_note, in->global_batch,
 		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
@@ -248,7 +231,7 @@ void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
 	double s = in->train_tokens / p->tokens_per_s;
 	double gpu_h = s * (double)cluster_gpus(&in->cluster) / 3600.0;
 	char h[32];
-	cli_format_count(h, sizeof h, gpu_h);
+	units_format_count(h, sizeof h, gpu_h);
 	snprintf(buf, len, "%.1f days, %s GPU-hours", s / 86400.0, h);
 }
 

@@ -23,13 +23,9 @@
 #include "cli.h"
 #include "jsonio.h"
 #include "table.h"
+#include "version.h"
+#include "units.h"
 
-#ifndef PPLAN_VERSION
-#define PPLAN_VERSION "unknown"
-#endif
-#ifndef PPLAN_GIT_HASH
-#define PPLAN_GIT_HASH "unknown"
-#endif
 
 static void usage(FILE *f)
 {
@@ -89,7 +85,7 @@ static int parse_opts(int argc, char **argv, struct cal_plan_opts *po,
 		} else if (!strcmp(a, "--seq") || !strcmp(a, "--max-bytes")) {
 			double v;
 			const char *opt = a;
-			if (parse_count(argv[++i], &v) != 0 || v < 1 || v != floor(v) || v > 1e12) {
+			if (units_parse_count(argv[++i], &v) != 0 || v < 1 || v != floor(v) || v > 1e12) {
 				fprintf(stderr, "pplan calibrate: %s must be a whole number from 1 up, got '%s'\n",
 					opt, argv[i]);
 				return 2;

@@ -23,8 +23,9 @@
 #include "profile.h"
 #include "curves.h"
 #include "run_report.h"
+#include "version.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void usage(FILE *f)
 {
@@ -119,7 +120,7 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 		case 'f': a->force = 1; break;
 		case 'h': a->help = 1; break;
 		case 'q':
-			if (cli_parse_long(optarg, &a->seq) != 0 || a->seq > MODEL_MAX_DIM)
+			if (units_parse_whole(optarg, &a->seq) != 0 || a->seq > MODEL_MAX_DIM)
 				return perr_set(e, PPLAN_EINPUT, "--seq must be a positive number of tokens up to %ld, got '%s'",
 						MODEL_MAX_DIM, optarg);
 			break;

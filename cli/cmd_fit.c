@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "fit.h"
 #include "profile.h"
+#include "version.h"
 
 static void usage(FILE *f)
 {

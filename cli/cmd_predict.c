@@ -12,8 +12,8 @@
 #include "predict.h"
 #include "schedule.h"
 #include "report.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void usage(FILE *f)
 {
@@ -192,7 +192,7 @@ int cmd_predict(int argc, char **argv)
 	if (in.train_tokens > 0) {
 		char tt[64], n[32];
 		cli_train_time(tt, sizeof tt, &in, &p);
-		cli_format_count(n, sizeof n, in.train_tokens);
+		units_format_count(n, sizeof n, in.train_tokens);
 		fprintf(out, "  time to train %s tokens: %s\n", n, tt);
 	}
 	print_groups(out, &in, &l);

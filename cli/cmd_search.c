@@ -19,8 +19,8 @@
 #include "search.h"
 #include "search_out.h"
 #include "table.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 struct search_args {
 	struct search_params sp;
@@ -245,7 +245,7 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 			a->emit = 1;
 			continue;
 		case 't':
-			if (cli_parse_long(optarg, &v) != 0 || v > 1000) {
+			if (units_parse_whole(optarg, &v) != 0 || v > 1000) {
 				fprintf(stderr, "pplan: --top must be a whole number from 1 to 1000, got '%s'\n",
 					optarg);
 				return -1;
@@ -253,7 +253,7 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 			a->sp.top_k = (int)v;
 			continue;
 		case 'b':
-			if (cli_parse_long(optarg, &v) != 0 || v > 1024) {
+			if (units_parse_whole(optarg, &v) != 0 || v > 1024) {
 				fprintf(stderr, "pplan: --max-mbs must be a whole number from 1 to 1024, got '%s'\n",
 					optarg);
 				return -1;
@@ -419,7 +419,7 @@ static void print_best(FILE *f, const struct cli_inputs *in,
 	if (in->train_tokens > 0) {
 		char tt[64], n[32];
 		cli_train_time(tt, sizeof tt, in, &r->top_preds[0]);
-		cli_format_count(n, sizeof n, in->train_tokens);
+		units_format_count(n, sizeof n, in->train_tokens);
 		fprintf(f, "  time to train %s tokens: %s\n", n, tt);
 	}
 	fprintf(f, "  predict it: ");

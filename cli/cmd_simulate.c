@@ -21,6 +21,7 @@
 #include "report.h"
 #include "table.h"
 #include "trace.h"
+#include "units.h"
 
 #define TIMELINE_COLS 200
 #define DEFAULT_DP_BUCKETS 4   /* gradient buckets per model chunk */
@@ -192,7 +193,7 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 			continue;
 		case 'T': a->timeline = 1; continue;
 		case 'b':
-			if (cli_parse_long(optarg, &a->dp_buckets) != 0 ||
+			if (units_parse_whole(optarg, &a->dp_buckets) != 0 ||
 			    a->dp_buckets < 1 || a->dp_buckets > 4096) {
 				fprintf(stderr, "pplan simulate: --dp-buckets must be a whole number from 1 to 4096, got '%s'\n",
 					optarg);
@@ -302,7 +303,7 @@ int cmd_simulate(int argc, char **argv)
 		char tt[64], n[32];
 		des_apply(&p, &r, &q);
 		cli_train_time(tt, sizeof tt, &in, &q);
-		cli_format_count(n, sizeof n, in.train_tokens);
+		units_format_count(n, sizeof n, in.train_tokens);
 		fprintf(out, "# time to train %s tokens: %s\n", n, tt);
 	}
 	if (a.timeline) {

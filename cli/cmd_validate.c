@@ -22,8 +22,8 @@
 #include "profile.h"
 #include "report.h"
 #include "table.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define MAX_SOURCES 64
 #define MAX_REASONS 32
 

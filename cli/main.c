@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "suggest.h"
+#include "version.h"
 
 static const struct {
 	const char *name;
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("pplan %s\n", "0.1.0");
+		printf("pplan %s (git %s)\n", PPLAN_VERSION, PPLAN_GIT_HASH);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -12,8 +12,8 @@
 
 #include "jsonio.h"
 #include "report.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* v to 5 significant digits, so that JSON prints it short. */
 static double round_sig(double v)

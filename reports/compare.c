@@ -10,13 +10,8 @@
 
 #include "jsonio.h"
 #include "table.h"
+#include "version.h"
 
-#ifndef PPLAN_VERSION
-#define PPLAN_VERSION "unknown"
-#endif
-#ifndef PPLAN_GIT_HASH
-#define PPLAN_GIT_HASH "unknown"
-#endif
 
 /* The headline quantities; the op classes follow from runreport.h. */
 static const struct {

@@ -9,17 +9,12 @@
 #include "emit.h"
 
 #include "memory.h"
+#include "version.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef PPLAN_VERSION
-#define PPLAN_VERSION "unknown"
-#endif
-#ifndef PPLAN_GIT_HASH
-#define PPLAN_GIT_HASH "unknown"
-#endif
 
 #define MAX_NOTES 8
 

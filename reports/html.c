@@ -13,13 +13,8 @@
 
 #include "html_internal.h"
 #include "jsonio.h"
+#include "version.h"
 
-#ifndef PPLAN_VERSION
-#define PPLAN_VERSION "unknown"
-#endif
-#ifndef PPLAN_GIT_HASH
-#define PPLAN_GIT_HASH "unknown"
-#endif
 
 #define MAX_INPUTS 64
 

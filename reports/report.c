@@ -4,8 +4,8 @@
 #include <math.h>
 
 #include "jsonio.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 cJSON *report_model_json(const struct model_spec *m)
 {

@@ -13,8 +13,8 @@
 
 #include "jsonio.h"
 #include "report.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void add_mem(cJSON *o, const char *key, const struct mem_breakdown *m)
 {

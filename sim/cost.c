@@ -14,8 +14,8 @@
 
 #include "curves.h"
 #include "memory.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 /* Embedding: gather and write forward (4 B per element), scatter-add of
  * the gradient backward (8 B). */
 #define EMBED_FWD_BYTES 4.0

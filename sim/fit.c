@@ -1,11 +1,11 @@
 /* fit.c: the bounded pattern search of fit.h. */
 #include "fit.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 #define DEFAULT_ROUNDS 400
 #define DEFAULT_PRIOR_WEIGHT 0.02
 /* Starting step and smallest step, as shares of a constant's range. */

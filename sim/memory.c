@@ -13,11 +13,11 @@
  * generalised for GQA and gated MLPs (MODEL.md derives the terms).
  */
 #include "memory.h"
+#include "units.h"
 
 #include <math.h>
 #include <string.h>
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 /* DeepSpeed ZeRO-1/2: a reduce and an all-gather bucket of 5e8 elements,
  * 2 bytes each; ZeRO-3 caps the gathered parameters at 1e9 elements. */
 #define DS_BUCKET_ELEMS 5e8

@@ -1,6 +1,6 @@
 /*
  * model.c: transformer model specs.  MLP kinds, exact parameter counts,
- * consistency checks and parse_count.  The file formats that model_load
+ * consistency checks.  The file formats that model_load
  * reads are in model_load.c (pplan.model/1) and model_hf.c (Hugging Face
  * config.json); the zoo is in model_zoo.c.
  *
@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "units.h"
 
 
 /* ---- MLP kinds ------------------------------------------------------------ */
@@ -389,29 +390,3 @@ enum pplan_status model_check(const struct model_spec *m, const char *where,
 	return model_check_keys(m, where ? where : "model", &model_pplan_keys, e);
 }
 
-/* ---- parse_count ----------------------------------------------------------- */
-
-int parse_count(const char *s, double *out)
-{
-	char *end;
-	double v, scale = 1.0;
-
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.') ||
-	    strpbrk(s, "xXpP"))
-		return -1; /* signs, spaces, "inf", "nan", hex floats */
-	v = strtod(s, &end);
-	if (end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': scale = 1e3; end++; break;
-	case 'm': case 'M': scale = 1e6; end++; break;
-	case 'b': case 'B': case 'g': case 'G': scale = 1e9; end++; break;
-	case 't': case 'T': scale = 1e12; end++; break;
-	default: break;
-	}
-	v *= scale;
-	if (*end != '\0' || !isfinite(v) || !(v > 0))
-		return -1;
-	*out = v;
-	return 0;
-}

@@ -9,6 +9,7 @@
 #define PPLAN_MODEL_H
 
 #include "status.h"
+#include "units.h"
 
 enum mlp_kind {
 	MLP_GELU = 0,      /* 2 matrices */
@@ -124,8 +125,5 @@ enum pplan_status model_load(const char *path, struct model_spec *m,
 /* A zoo name or a file path. */
 enum pplan_status model_resolve(const char *name_or_file, struct model_spec *m,
 				struct perr *e);
-
-/* Parses "70B", "405b", "1.5T", "350M", "7e9" into a parameter count. */
-int parse_count(const char *s, double *out);
 
 #endif

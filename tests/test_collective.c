@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "collective.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void expect_rel(double got, double want, double tol, const char *what)
 {

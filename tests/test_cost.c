@@ -28,8 +28,8 @@
 #include "memory.h"
 #include "framework.h"
 #include "predict.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void expect_rel(double got, double want, double tol, const char *what)
 {

@@ -29,8 +29,8 @@
 
 #include "memory.h"
 #include "testutil.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void expect_rel(double got, double want, double tol, const char *what)
 {

@@ -1,7 +1,7 @@
 /*
  * test_model.c: model specs.  Parameter counts against numbers derived by
  * hand from the architecture (the arithmetic is in the comments) and
- * against published totals (1%); the zoo's consistency; parse_count;
+ * against published totals (1%); the zoo's consistency; units_parse_count;
  * model_nearest; Hugging Face config.json files as published (fixtures in
  * tests/fixtures/hf, provenance in its README.md); pplan.model/1 files;
  * and bad input, which must give PPLAN_EINPUT and one sentence naming the
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "units.h"
 
 #define HF_DIR PPLAN_SOURCE_DIR "/tests/fixtures/hf/"
 #define MODELS_DIR PPLAN_SOURCE_DIR "/tests/fixtures/models/"
@@ -255,7 +256,7 @@ Test(zoo, nearest)
 	cr_expect_null(model_nearest(NAN));
 }
 
-/* ---- parse_count and MLP kinds ------------------------------------------- */
+/* ---- units_parse_count and MLP kinds ------------------------------------------- */
 
 struct count_case {
 	char s[16];
@@ -284,9 +285,9 @@ ParameterizedTestParameters(parse, count)
 ParameterizedTest(struct count_case *c, parse, count)
 {
 	double v = -42.0;
-	int rc = parse_count(c->s, &v);
+	int rc = units_parse_count(c->s, &v);
 
-	cr_expect_eq(rc, c->rc, "parse_count(\"%s\") = %d", c->s, rc);
+	cr_expect_eq(rc, c->rc, "units_parse_count(\"%s\") = %d", c->s, rc);
 	if (c->rc == 0)
 		cr_expect_float_eq(v, c->v, 1e-9 * c->v, "\"%s\" -> %g", c->s,
 				   v);
@@ -297,7 +298,7 @@ ParameterizedTest(struct count_case *c, parse, count)
 Test(parse, count_null)
 {
 	double v = 1;
-	cr_expect_eq(parse_count(NULL, &v), -1);
+	cr_expect_eq(units_parse_count(NULL, &v), -1);
 }
 
 Test(mlp, kinds)

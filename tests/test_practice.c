@@ -26,8 +26,8 @@
 #include "predict.h"
 #include "search.h"
 #include "testutil.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* ---- the global batch rule -------------------------------------------------- */
 

@@ -23,8 +23,8 @@
 #include "testutil.h"
 #include "predict.h"
 #include "search.h"
+#include "units.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static void run(const char *model, long gpus, long gbs, int top_k, int des,
 		struct cluster *c, struct train_opts *o, struct search_result *r)

@@ -5,6 +5,7 @@
 
 #include "cli_common.h"
 #include "fuzz.h"
+#include "units.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -14,8 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double v;
 	long x;
 
-	(void)parse_count(s, &v);
-	(void)cli_parse_long(s, &x);
+	(void)units_parse_count(s, &v);
+	(void)units_parse_whole(s, &x);
 	for (int opt = 1002; opt <= 1009; opt++) {
 		if (opt == 1003 || opt == 1004 || opt == 1008)
 			continue; /* names, not numbers */

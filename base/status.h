@@ -6,8 +6,7 @@
  * world (bad input, a missing file) they also write one sentence into the
  * caller's struct perr.  Only main() turns a status into an exit code:
  * 0 done, 2 bad input or an impossible request, 1 a failure of the machine
- * or the run.  This header lives in topology/ because that is the bottom
- * layer every other module may include.
+ * or the run.  It lives in base/, the layer under every other module.
  */
 #ifndef PPLAN_STATUS_H
 #define PPLAN_STATUS_H
