@@ -80,9 +80,26 @@ static enum pplan_status copy_string(const cJSON *o, const char *key, char *buf,
 	return PPLAN_OK;
 }
 
-/* A number that must be positive; NAN when null and not required. */
-static enum pplan_status positive(const cJSON *o, const char *key, double *out,
-				  int required, const char *where, struct perr *e)
+/* What a profile's numbers may be: a range per kind of quantity, wide
+ * enough for any machine pplan prices (a laptop core to a GB200), narrow
+ * enough that a denormal or a typo in the exponent is refused rather than
+ * turned into a negative or NaN prediction (fuzz findings F15, F16). */
+struct bounds {
+	double lo, hi;
+	int whole;        /* a whole number (a GEMM dimension) */
+	const char *unit; /* for the sentence */
+};
+static const struct bounds B_GIB = { 1e-3, 1e6, 0, "GiB" };
+static const struct bounds B_GBPS = { 1e-3, 1e6, 0, "GB/s" };
+static const struct bounds B_TFLOPS = { 1e-6, 1e5, 0, "TFLOP/s" };
+static const struct bounds B_DIM = { 1, 2147483647.0, 1, "elements" };
+static const struct bounds B_BYTES = { 1, 1e15, 0, "bytes" };
+static const struct bounds B_SECONDS = { 1e-9, 1e5, 0, "s" };
+
+/* A number within b; NAN when null and not required. */
+static enum pplan_status bounded(const cJSON *o, const char *key, double *out,
+				 int required, const struct bounds *b,
+				 const char *where, struct perr *e)
 {
 	double v = NAN;
 	enum pplan_status st = json_get_number(o, key, &v, where, e);
@@ -93,9 +110,9 @@ static enum pplan_status positive(const cJSON *o, const char *key, double *out,
 	}
 	if (st != PPLAN_OK)
 		return st;
-	if (!(v > 0) || !isfinite(v))
-		return perr_set(e, PPLAN_EINPUT, "%s: %s must be a positive number, got %g",
-				where, key, v);
+	if (!(v >= b->lo && v <= b->hi) || (b->whole && v != floor(v)))
+		return perr_set(e, PPLAN_EINPUT, "%s: %s must be a %snumber from %.10g to %.10g %s, got %g",
+				where, key, b->whole ? "whole " : "", b->lo, b->hi, b->unit, v);
 	*out = v;
 	return PPLAN_OK;
 }
@@ -157,8 +174,8 @@ static enum pplan_status read_device(const cJSON *root, struct profile *p,
 	    (st = copy_string(d, "description", p->device_description,
 			      sizeof p->device_description, 0, where, e)) ||
 	    (st = copy_string(d, "backend", p->backend, sizeof p->backend, 0, where, e)) ||
-	    (st = positive(d, "mem_gib", &p->mem_gib, 0, where, e)) ||
-	    (st = positive(d, "hbm_gbps", &p->hbm_gbps, 0, where, e)))
+	    (st = bounded(d, "mem_gib", &p->mem_gib, 0, &B_GIB, where, e)) ||
+	    (st = bounded(d, "hbm_gbps", &p->hbm_gbps, 0, &B_GBPS, where, e)))
 		return st;
 	if (p->backend[0] && strcmp(p->backend, "cuda") && strcmp(p->backend, "cpu"))
 		return perr_set(e, PPLAN_EINPUT, "%s: backend must be cuda, cpu or null, got '%s'",
@@ -170,8 +187,8 @@ static enum pplan_status read_device(const cJSON *root, struct profile *p,
 			return perr_set(e, PPLAN_EINPUT, "%s: peak_tflops must be an object", where);
 		snprintf(pw, sizeof pw, "%s.peak_tflops", where);
 		for (int i = 0; i < PREC_COUNT; i++)
-			if ((st = positive(pk, precision_name((enum precision)i),
-					   &p->peak_tflops[i], 0, pw, e)))
+			if ((st = bounded(pk, precision_name((enum precision)i),
+					   &p->peak_tflops[i], 0, &B_TFLOPS, pw, e)))
 				return st;
 	}
 	return PPLAN_OK;
@@ -192,7 +209,7 @@ static enum pplan_status read_host(const cJSON *root, struct profile *p,
 	p->has_host = 1;
 	if ((st = copy_string(h, "hostname", p->hostname, sizeof p->hostname, 0, where, e)) ||
 	    (st = copy_string(h, "cpu_model", p->cpu_model, sizeof p->cpu_model, 0, where, e)) ||
-	    (st = positive(h, "mem_gib", &p->host_mem_gib, 0, where, e)))
+	    (st = bounded(h, "mem_gib", &p->host_mem_gib, 0, &B_GIB, where, e)))
 		return st;
 	st = json_get_long(h, "cores", &p->cores, 1, where, e);
 	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
@@ -241,10 +258,10 @@ static enum pplan_status read_gemm(const cJSON *root, struct profile *p,
 		if (!cJSON_IsObject(it))
 			return perr_set(e, PPLAN_EINPUT, "%s must be an object", where);
 		if ((st = precision_of(it, &g->precision, where, e)) ||
-		    (st = positive(it, "m", &g->m, 1, where, e)) ||
-		    (st = positive(it, "n", &g->n, 1, where, e)) ||
-		    (st = positive(it, "k", &g->k, 1, where, e)) ||
-		    (st = positive(it, "tflops", &g->tflops, 1, where, e)))
+		    (st = bounded(it, "m", &g->m, 1, &B_DIM, where, e)) ||
+		    (st = bounded(it, "n", &g->n, 1, &B_DIM, where, e)) ||
+		    (st = bounded(it, "k", &g->k, 1, &B_DIM, where, e)) ||
+		    (st = bounded(it, "tflops", &g->tflops, 1, &B_TFLOPS, where, e)))
 			return st;
 		p->n_gemm = ++i;
 	}
@@ -272,8 +289,8 @@ static enum pplan_status read_bw_curve(const cJSON *root, const char *key,
 		snprintf(where, sizeof where, "%s: %s[%d]", path, key, i);
 		if (!cJSON_IsObject(it))
 			return perr_set(e, PPLAN_EINPUT, "%s must be an object", where);
-		if ((st = positive(it, "bytes", &w->bytes, 1, where, e)) ||
-		    (st = positive(it, "gbps", &w->gbps, 1, where, e)))
+		if ((st = bounded(it, "bytes", &w->bytes, 1, &B_BYTES, where, e)) ||
+		    (st = bounded(it, "gbps", &w->gbps, 1, &B_GBPS, where, e)))
 			return st;
 		if (i > 0 && !(w->bytes > (*out)[i - 1].bytes))
 			return perr_set(e, PPLAN_EINPUT, "%s: points must be sorted by bytes", where);
@@ -316,8 +333,8 @@ static enum pplan_status read_attention(const cJSON *root, struct profile *p,
 		    (st = count(it, "kv_heads", &t->kv_heads, where, e)) ||
 		    (st = count(it, "seq", &t->seq, where, e)) ||
 		    (st = count(it, "head_dim", &t->head_dim, where, e)) ||
-		    (st = positive(it, "fwd_tflops", &t->fwd_tflops, 1, where, e)) ||
-		    (st = positive(it, "bwd_tflops", &t->bwd_tflops, 1, where, e)))
+		    (st = bounded(it, "fwd_tflops", &t->fwd_tflops, 1, &B_TFLOPS, where, e)) ||
+		    (st = bounded(it, "bwd_tflops", &t->bwd_tflops, 1, &B_TFLOPS, where, e)))
 			return st;
 		if (json_get_bool(it, "causal", &t->causal, where, e) == PPLAN_EINPUT ||
 		    json_get_bool(it, "fused", &t->fused, where, e) == PPLAN_EINPUT)
@@ -348,10 +365,10 @@ static enum pplan_status read_points(const cJSON *c, struct profile_collective *
 		snprintf(pw, sizeof pw, "%s.points[%d]", where, i);
 		if (!cJSON_IsObject(it))
 			return perr_set(e, PPLAN_EINPUT, "%s must be an object", pw);
-		if ((st = positive(it, "bytes", &q->bytes, 1, pw, e)) ||
-		    (st = positive(it, "time_s", &q->time_s, 1, pw, e)) ||
-		    (st = positive(it, "algbw_gbps", &q->algbw_gbps, 0, pw, e)) ||
-		    (st = positive(it, "busbw_gbps", &q->busbw_gbps, 0, pw, e)))
+		if ((st = bounded(it, "bytes", &q->bytes, 1, &B_BYTES, pw, e)) ||
+		    (st = bounded(it, "time_s", &q->time_s, 1, &B_SECONDS, pw, e)) ||
+		    (st = bounded(it, "algbw_gbps", &q->algbw_gbps, 0, &B_GBPS, pw, e)) ||
+		    (st = bounded(it, "busbw_gbps", &q->busbw_gbps, 0, &B_GBPS, pw, e)))
 			return st;
 		if (i > 0 && !(q->bytes > pc->points[i - 1].bytes))
 			return perr_set(e, PPLAN_EINPUT, "%s: points must be sorted by bytes", pw);
@@ -382,7 +399,7 @@ static enum pplan_status read_collectives(const cJSON *root, struct profile *p,
 		if ((st = copy_string(it, "op", c->op, sizeof c->op, 1, where, e)) ||
 		    (st = copy_string(it, "link", c->link, sizeof c->link, 1, where, e)) ||
 		    (st = count(it, "ranks", &ranks, where, e)) ||
-		    (st = positive(it, "busbw_gbps", &c->busbw_gbps, 0, where, e)))
+		    (st = bounded(it, "busbw_gbps", &c->busbw_gbps, 0, &B_GBPS, where, e)))
 			return st;
 		if (in_list(c->op, coll_ops) < 0)
 			return perr_set(e, PPLAN_EINPUT,
@@ -399,8 +416,8 @@ static enum pplan_status read_collectives(const cJSON *root, struct profile *p,
 		st = json_get_number(it, "alpha_s", &alpha, where, e);
 		if (st == PPLAN_EINPUT)
 			return st;
-		if (st == PPLAN_OK && !(alpha >= 0 && isfinite(alpha)))
-			return perr_set(e, PPLAN_EINPUT, "%s: alpha_s must not be negative, got %g",
+		if (st == PPLAN_OK && !(alpha >= 0 && alpha <= 1))
+			return perr_set(e, PPLAN_EINPUT, "%s: alpha_s must be a latency from 0 to 1 s, got %g",
 					where, alpha);
 		c->alpha_s = st == PPLAN_OK ? alpha : NAN;
 		if ((st = read_points(it, c, where, e)))

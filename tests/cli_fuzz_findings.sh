@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_fuzz_findings.sh: every input that once broke pplan (F01-F14,
+# cli_fuzz_findings.sh: every input that once broke pplan (F01-F16,
 # tests/fixtures/fuzz-findings/README.md) replayed against the real binary.
 # Each run must end with exit status 0 or 2 within 10 s; a refusal (2) is
 # one line on stderr starting with "pplan"; no sanitizer report; nothing
@@ -110,6 +110,18 @@ run 2 F13 topo --xml "$tmp/fifo"
 run 2 F13 topo --nvidia-smi-topo "$tmp/fifo" --gpu h100-sxm
 run 2 F13 predict --model llama3-8b --gpus 64 --layout tp=2 --json "$tmp/fifo"
 [ -p "$tmp/fifo" ] || { failed=$((failed + 1)); echo "FAIL F13: the FIFO was replaced"; }
+
+# F15, F16: a profile with a denormal GEMM dimension or bandwidth is
+# refused by the reader, naming the key (it once priced a negative or
+# NaN step, caught only as an internal error, exit 1).
+for id in F15-profile-denormal-gemm-dim F16-profile-denormal-bandwidth; do
+	run 2 "${id%%-*}" predict --model llama3-8b --gpus 8 --layout tp=2,dp=4 --profile "$F/$id/input.json"
+	key=$([ "${id%%-*}" = F15 ] && echo "gemm\\[0\\]: n must be" || echo "elementwise\\[1\\]: gbps must be")
+	if ! grep -q "$key" "$tmp/err"; then
+		failed=$((failed + 1))
+		echo "FAIL ${id%%-*}: the refusal does not name the key ($key): $(cat "$tmp/err")"
+	fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
