@@ -208,6 +208,20 @@ void calibrate_plan_sizes(struct cal_plan *p, struct cal_session *s)
 		k++;
 	}
 	p->n_gemm = k;
+	/* So are element-wise points past it: a smaller host measures fewer
+	 * sizes, and says so, rather than failing after minutes of work. */
+	p->mem_budget = budget;
+	for (int kind = 0; kind < CAL_ELEM_COUNT; kind++) {
+		int kept = 0;
+		for (int i = 0; i < p->n_bw[kind]; i++) {
+			if (p->bw[kind][i].bytes > budget) {
+				p->n_bw_skipped[kind]++;
+				continue;
+			}
+			p->bw[kind][kept++] = p->bw[kind][i];
+		}
+		p->n_bw[kind] = kept;
+	}
 	p->n_sizes = 0;
 	for (double b = 8; b <= max * (1 + 1e-9) && p->n_sizes < CAL_MAX_SIZES; b *= 2)
 		p->sizes[p->n_sizes++] = b;

@@ -36,6 +36,8 @@ struct cal_plan {
 	struct cal_layer layer;              /* whose element-wise kernels are measured */
 	struct cal_bw_point bw[CAL_ELEM_COUNT][CAL_MAX_BW];   /* by enum cal_elem */
 	int n_bw[CAL_ELEM_COUNT];
+	int n_bw_skipped[CAL_ELEM_COUNT];    /* points past the memory budget, left out */
+	double mem_budget;                   /* bytes one point may use (cal_mem_budget) */
 	struct cal_attn_point attn[CAL_MAX_ATTN];
 	int n_attn;
 	double sizes[CAL_MAX_SIZES];        /* collective sizes, bytes */

@@ -12,40 +12,9 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "cost.h"
-#include "curves.h"
+#include "job.h"
 #include "units.h"
 
-struct cli_inputs {
-	/* as given */
-	const char *model_arg, *params_arg, *cluster_arg, *gpu_arg;
-	const char *precision_arg, *json_path, *order_arg, *framework_arg;
-	const char *tp_overlap_arg;   /* --tp-comm-overlap as given (for the hint) */
-	struct fw_switches switches;  /* --tp-comm-overlap ... as given */
-	const char *profile_arg;      /* --profile FILE */
-	struct cost_params profile_constants; /* its constants (opts.params points here) */
-	struct curve_set curves;      /* its measured curves (opts.curves points here) */
-	int cpu_profile;              /* the profile describes CPU ranks: it is the machine */
-	long gpus, nodes, gpus_per_node, seq, gbs, tokens_per_step;
-	double train_tokens;     /* tokens to train on; 0 = not asked */
-	double max_memory_gib;
-	/* resolved */
-	struct model_spec model;
-	struct cluster cluster;
-	struct train_opts opts;
-	long global_batch;       /* sequences */
-	char model_note[192];    /* "the zoo model nearest --params 70B" */
-	char gbs_note[256];      /* where the global batch comes from */
-	char seq_note[64];
-	char mem_note[192];
-	char cluster_note[128];
-	char attention_note[128];  /* why the framework's attention changed */
-};
-
-void cli_inputs_init(struct cli_inputs *in);
-
-/* --params picks the nearest dense zoo model only within this ratio. */
-#define PARAMS_MAX_RATIO 1.2
 
 /* Option ids of the shared options. */
 enum cli_opt {
@@ -83,28 +52,16 @@ enum cli_opt {
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */
-int cli_common_option(struct cli_inputs *in, int opt, const char *arg,
+int cli_common_option(struct job *in, int opt, const char *arg,
 		      struct perr *e);
 
-/* Resolves model, cluster and options; `need_gpus` demands a size
- * (--gpus, --nodes, or a cluster file that sizes itself). */
-enum pplan_status cli_resolve(struct cli_inputs *in, int need_gpus,
-			      struct perr *e);
-
-/* For predict and simulate: parses the layout string, sizes the cluster
- * from it when no size is given, resolves the inputs (cli_resolve),
- * completes the layout, takes gbs from the layout or the batch options
- * (both is a conflict) and checks it against the model. */
-enum pplan_status cli_resolve_layout(struct cli_inputs *in,
-				     const char *layout_arg, struct layout *l,
-				     struct perr *e);
 
 /* "# pplan CMD VERSION (git HASH)": the first line of every report. */
 void cli_print_provenance(FILE *f, const char *cmd);
 
 /* Prints the effective configuration as '#' lines, each value with where
  * it came from. */
-void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in);
+void cli_print_config(FILE *f, const char *cmd, const struct job *in);
 
 /* Shared usage lines for the options above; GPUs, presets and defaults
  * come from the tables and sim/defaults.h. */
@@ -113,17 +70,14 @@ void cli_common_usage(FILE *f);
 /* The `pplan predict` command line that reproduces l as resolved from in
  * (every option that changes the answer), with `order` the rank order and
  * closed_form the --closed-form switch.  Shell-quoted where needed. */
-void cli_predict_hint(FILE *f, const struct cli_inputs *in,
+void cli_predict_hint(FILE *f, const struct job *in,
 		      const struct layout *l, const struct rank_order *order,
 		      int closed_form);
 
 /* Time to train in->train_tokens tokens at p's throughput on in's GPUs:
  * "12.3 days, 4.83 M GPU-hours" into buf. */
-void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
+void cli_train_time(char *buf, size_t len, const struct job *in,
 		    const struct prediction *p);
-
-/* The GPU table's names, joined by sep ("a100-40gb, a100-80gb, ..."). */
-void cli_gpu_list(char *buf, size_t len, const char *sep);
 
 /* Writes doc as JSON to path, or to stdout when path is "-". */
 struct cJSON;
@@ -133,7 +87,7 @@ enum pplan_status cli_write_json(const char *path, struct cJSON *doc,
 /* The stream for text: stdout, or a sink when the JSON goes to stdout
  * (--json -) so that stdout carries only the JSON.  cli_text_close
  * closes a sink. */
-FILE *cli_text_stream(const struct cli_inputs *in);
+FILE *cli_text_stream(const struct job *in);
 void cli_text_close(FILE *f);
 
 #endif

@@ -26,23 +26,12 @@ static const char *plural(long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-void cli_gpu_list(char *buf, size_t len, const char *sep)
-{
-	int n;
-	const struct gpu_spec *g = gpu_table(&n);
-	if (len)
-		buf[0] = '\0';
-	for (int i = 0; i < n; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? sep : "",
-			 g[i].name);
-}
-
 void cli_print_provenance(FILE *f, const char *cmd)
 {
 	fprintf(f, "# pplan %s %s (git %s)\n", cmd, PPLAN_VERSION, PPLAN_GIT_HASH);
 }
 
-void cli_print_config(FILE *f, const char *cmd, const struct cli_inputs *in)
+void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 {
 	const struct model_spec *m = &in->model;
 	const struct cluster *c = &in->cluster;
@@ -110,7 +99,7 @@ void cli_common_usage(FILE *f)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s",
 			 i ? ", " : "", presets[i], i == 1 ? " (default)" : "");
 	fprintf(f, "  --cluster NAME|FILE    %s, or a pplan.cluster/1 file\n", list);
-	cli_gpu_list(list, sizeof list, " ");
+	gpu_list_names(list, sizeof list, " ");
 	fprintf(f, "  --gpu TYPE             %s (on its node preset)\n", list);
 	fprintf(f,
 		"  --seq N                tokens per sequence (default: the model's)\n"
@@ -162,7 +151,7 @@ static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
 	snprintf(buf + n, len - n, "'");
 }
 
-void cli_predict_hint(FILE *f, const struct cli_inputs *in,
+void cli_predict_hint(FILE *f, const struct job *in,
 		      const struct layout *l, const struct rank_order *order,
 		      int closed_form)
 {
@@ -225,7 +214,7 @@ void cli_predict_hint(FILE *f, const struct cli_inputs *in,
 	fprintf(f, "%s\n", buf);
 }
 
-void cli_train_time(char *buf, size_t len, const struct cli_inputs *in,
+void cli_train_time(char *buf, size_t len, const struct job *in,
 		    const struct prediction *p)
 {
 	double s = in->train_tokens / p->tokens_per_s;
@@ -251,7 +240,7 @@ enum pplan_status cli_write_json(const char *path, struct cJSON *doc,
 	return json_write_atomic(path, doc, e);
 }
 
-FILE *cli_text_stream(const struct cli_inputs *in)
+FILE *cli_text_stream(const struct job *in)
 {
 	if (in->json_path && strcmp(in->json_path, "-") == 0) {
 		FILE *sink = fopen("/dev/null", "w");

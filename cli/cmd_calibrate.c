@@ -182,6 +182,9 @@ static void print_bw(const struct cal_plan *p, enum cal_elem kind)
 		snprintf(c[3], 32, "%ld", b->iters);
 		table_row(stdout, cols, 4, cp);
 	}
+	if (p->n_bw_skipped[kind])
+		printf("# %d larger sizes left out: past the memory budget of %.2f GiB per rank (a quarter of the memory a rank has)\n",
+		       p->n_bw_skipped[kind], p->mem_budget / GIB);
 }
 
 static void print_attn(const struct cal_plan *p)

@@ -156,53 +156,15 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 	return PPLAN_OK;
 }
 
-/* An output path whose directory exists and takes files, and that is a
- * regular file if it exists. */
-static enum pplan_status writable(const char *opt, const char *path, struct perr *e)
-{
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	struct stat sb;
-	if (strcmp(path, "-") == 0)
-		return PPLAN_OK;
-	if (slash) {
-		size_t n = (size_t)(slash - path);
-		if (n >= sizeof dir)
-			return perr_set(e, PPLAN_EINPUT, "%s %s: the path is too long", opt, path);
-		memcpy(dir, path, n);
-		dir[n ? n : 1] = '\0';
-		if (n == 0)
-			dir[0] = '/';
-	} else {
-		snprintf(dir, sizeof dir, ".");
-	}
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return perr_set(e, PPLAN_EINPUT, "%s %s: the directory %s does not exist", opt, path, dir);
-	if (access(dir, W_OK) != 0)
-		return perr_set(e, PPLAN_EINPUT, "%s %s: the directory %s is not writable", opt, path, dir);
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		return perr_set(e, PPLAN_EINPUT, "%s %s: exists and is not a regular file", opt, path);
-	return PPLAN_OK;
-}
-
 /* Refuses a layout whose model states and activations (sim's memory
  * model, without a GPU's context and buffers) exceed what a rank has. */
-static enum pplan_status fits(const struct exec_opts *o, struct perr *e)
+static enum pplan_status fits(const struct exec_opts *o, const struct job *j, struct perr *e)
 {
-	struct cluster none;
-	struct train_opts t;
 	struct mem_breakdown mem;
 	double cap = exec_rank_memory_bytes(o), need;
 	if (!isfinite(cap))
 		return PPLAN_OK;
-	memset(&none, 0, sizeof none);
-	train_opts_default(&t, &o->model);
-	t.precision = o->precision;
-	t.switches.flash = 0;
-	t.switches.grad_bytes = 4;
-	t.order = o->order;
-	train_opts_resolve(&t, NULL);
-	memory_peak(&o->model, &none, &o->layout, &t, &mem);
+	memory_peak(&j->model, &j->cluster, &o->layout, &j->opts, &mem);
 	need = mem.total - mem.other;
 	if (need > cap)
 		return perr_set(e, PPLAN_EINPUT,
@@ -211,12 +173,11 @@ static enum pplan_status fits(const struct exec_opts *o, struct perr *e)
 	return PPLAN_OK;
 }
 
-/* The options, the model and the layout; the same on every rank. */
-static enum pplan_status resolve(const struct exec_args *a, int size,
+/* The options and the job (model, machine, layout completed by sim's job
+ * resolver, as pplan predict completes it); the same on every rank. */
+static enum pplan_status resolve(const struct exec_args *a, int size, struct job *j,
 				 struct exec_opts *o, struct perr *e)
 {
-	unsigned set = 0;
-	enum reject why;
 	enum pplan_status st;
 
 	exec_opts_default(o);
@@ -236,10 +197,6 @@ static enum pplan_status resolve(const struct exec_args *a, int size,
 		return perr_set(e, PPLAN_EINPUT, "--model is required (a zoo name, pplan.model/1 JSON or a HF config.json)");
 	if (!a->layout)
 		return perr_set(e, PPLAN_EINPUT, "--layout is required (e.g. --layout tp=2,pp=2)");
-	if ((st = model_resolve(a->model, &o->model, e)) != PPLAN_OK)
-		return st;
-	if (a->seq)
-		o->model.seq = a->seq;
 	if (a->backend) {
 		if (strcmp(a->backend, "auto") == 0)
 			o->backend = EXEC_BACKEND_AUTO;
@@ -250,167 +207,51 @@ static enum pplan_status resolve(const struct exec_args *a, int size,
 		else
 			return perr_set(e, PPLAN_EINPUT, "--backend must be auto, cuda or cpu, got '%s'", a->backend);
 	}
-	o->precision = o->backend == EXEC_BACKEND_CPU ? PREC_FP32 : PREC_BF16;
 	if (a->precision) {
-		if (precision_parse(a->precision, &o->precision) != 0 ||
-		    (o->precision != PREC_FP32 && o->precision != PREC_BF16))
+		enum precision p;
+		if (precision_parse(a->precision, &p) != 0 || (p != PREC_FP32 && p != PREC_BF16))
 			return perr_set(e, PPLAN_EINPUT, "--precision must be fp32 or bf16 for pplan exec, got '%s'", a->precision);
-		if (o->backend == EXEC_BACKEND_CPU && o->precision != PREC_FP32)
+		if (o->backend == EXEC_BACKEND_CPU && p != PREC_FP32)
 			return perr_set(e, PPLAN_EINPUT, "--backend cpu computes in fp32; --precision %s needs --backend cuda", a->precision);
 	}
 	if (a->gpu && !gpu_find(a->gpu))
 		return perr_set(e, PPLAN_EINPUT, "--gpu: unknown GPU '%s'", a->gpu);
-	if ((st = layout_parse(a->layout, &o->layout, &set, e)) != PPLAN_OK)
+	if (a->gpu && o->backend == EXEC_BACKEND_CPU)
+		return perr_set(e, PPLAN_EINPUT, "--gpu and --backend cpu conflict: CPU ranks are priced as measured (or with a CPU --profile)");
+	job_init(j);
+	j->ranks = o->backend == EXEC_BACKEND_CPU ? JOB_EXEC_CPU : JOB_EXEC_GPU;
+	j->model_arg = a->model;
+	j->gpu_arg = a->gpu;
+	j->profile_arg = a->profile;
+	j->precision_arg = a->precision;
+	j->seq = a->seq;
+	j->gpus = size;
+	if ((st = job_resolve_layout(j, a->layout, &o->layout, e)) != PPLAN_OK)
 		return st;
-	layout_complete(&o->layout, set, size);
-	if (!(set & LK_GBS))
-		o->layout.gbs = (long)o->layout.mbs * o->layout.dp * 4 * o->layout.pp;
-	if (layout_gpus(&o->layout) != size)
-		return perr_set(e, PPLAN_EINPUT,
-				"the layout uses %ld ranks (tp %d x pp %d x dp %d x cp %d) but %d were started: run it with mpirun -np %ld",
-				layout_gpus(&o->layout), o->layout.tp, o->layout.pp, o->layout.dp,
-				o->layout.cp, size, layout_gpus(&o->layout));
-	if ((st = layout_check(&o->layout, &o->model, size, &why, e)) != PPLAN_OK)
-		return st;
-	if (a->report && (st = writable("--report", a->report, e)) != PPLAN_OK)
-		return st;
-	if (a->trace && (st = writable("--trace", a->trace, e)) != PPLAN_OK)
-		return st;
-	if (a->profile) { /* a bad profile is refused before the run, not after */
-		struct profile pf;
-		if ((st = profile_load(a->profile, &pf, e)) != PPLAN_OK)
-			return st;
-		if (o->backend == EXEC_BACKEND_CPU && strcmp(pf.device_name, "cpu") != 0)
-			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: the profile describes %s, but --backend cpu runs on CPU ranks",
-				      a->profile, pf.device_name);
-		profile_free(&pf);
-		if (st != PPLAN_OK)
-			return st;
-	}
+	o->model = j->model;
+	o->precision = j->opts.precision;
+	o->order = j->opts.order;
 	if ((st = exec_supported(o, size, e)) != PPLAN_OK)
 		return st;
 	if (!a->force)
-		return fits(o, e);
+		return fits(o, j, e);
 	return PPLAN_OK;
 }
 
-/* What the executor does, as the cost model's framework switches: its
- * attention kernel, fp32 gradients reduced in fp32, the gradient
- * reduction overlapped with the backward, no TP overlap. */
-static void train_opts_for(const struct exec_opts *o, const struct run_measured *m,
-			   struct train_opts *t)
-{
-	train_opts_default(t, &o->model);
-	t->precision = m->precision;
-	t->seq = o->model.seq;
-	t->order = o->order;
-	t->use_des = 1;
-	t->switches.flash = o->fused_attention || strcmp(m->backend, "cuda") == 0;
-	t->switches.grad_bytes = 4;
-	t->switches.overlap_grad_reduce = 1;
-	t->switches.tp_overlap = FW_TPO_NONE;
-	train_opts_resolve(t, NULL);
-}
-
-/* The GPU machine to price: --gpu, or the GPU table entry whose name the
- * device string carries, one node of as many GPUs as ranks. */
-static enum pplan_status gpu_machine(const char *gpu, const struct run_measured *m,
-				     long ranks, struct cluster *c, struct perr *e)
-{
-	const struct gpu_spec *g = gpu ? gpu_find(gpu) : NULL;
-	int n;
-	const struct gpu_spec *tab = gpu_table(&n);
-	const char *preset;
-	enum pplan_status st;
-	for (int i = 0; !g && i < n; i++) {
-		char up[32];
-		size_t k;
-		for (k = 0; tab[i].name[k] && k < sizeof up - 1; k++)
-			up[k] = (char)(tab[i].name[k] >= 'a' && tab[i].name[k] <= 'z' ? tab[i].name[k] - 32 : tab[i].name[k]);
-		up[k] = '\0';
-		if (strchr(up, '-'))
-			*strchr(up, '-') = '\0';
-		if (strstr(m->device, up))
-			g = &tab[i];
-	}
-	if (!g)
-		return perr_set(e, PPLAN_EINPUT, "cannot tell which GPU '%s' is: give --gpu", m->device);
-	preset = cluster_preset_for_gpu(g->name);
-	if ((st = cluster_preset(preset ? preset : "dgx-h100", 0, c, e)) != PPLAN_OK)
-		return st;
-	c->gpu = *g;
-	if (ranks < c->gpus_per_node) {
-		c->gpus_per_node = (int)ranks;
-		c->nvlink_domain = (int)ranks;
-	} else {
-		c->num_nodes = (int)(ranks / c->gpus_per_node);
-	}
-	return PPLAN_OK;
-}
-
-struct predicted {
-	struct cluster machine;
-	struct train_opts t;
-	struct cost_params constants;  /* --profile's (t.params) */
-	struct curve_set curves;       /* --profile's measured curves (t.curves) */
-	struct prediction p;
-	struct run_timeline tl;
-	struct mem_breakdown *stage_mem;
-};
-
-static enum pplan_status predict_run(const struct exec_opts *o, const struct exec_args *a,
-				     const struct run_measured *m, struct predicted *pr,
+/* The job on the machine the run found (its CPU ranks as measured, or its
+ * GPU), priced through sim's one pipeline. */
+static enum pplan_status predict_run(struct job *j, const struct exec_opts *o,
+				     const struct run_measured *m, struct job_price *pr,
 				     struct perr *e)
 {
 	enum pplan_status st;
-	struct des_costs k;
-	struct des_result r;
-	struct pipe_schedule *s = NULL;
-	const struct layout *l = &o->layout;
-
-	memset(pr, 0, sizeof *pr);
 	if (strcmp(m->backend, "cpu") == 0)
-		pr->machine = m->machine;
-	else if ((st = gpu_machine(a->gpu, m, layout_gpus(l), &pr->machine, e)) != PPLAN_OK)
+		st = job_set_cpu_machine(j, &m->machine, e);
+	else
+		st = job_set_gpu_found(j, m->device, layout_gpus(&o->layout), e);
+	if (st != PPLAN_OK)
 		return st;
-	train_opts_for(o, m, &pr->t);
-	if (a->profile) {
-		struct profile pf;
-		if ((st = profile_load(a->profile, &pf, e)) != PPLAN_OK)
-			return st;
-		st = profile_check_device(&pf, a->profile, &pr->machine,
-					  strcmp(m->backend, "cpu") == 0, e);
-		if (st == PPLAN_OK) {
-			pr->constants = pf.constants;
-			curve_set_from_profile(&pr->curves, &pf);
-			pr->t.params = &pr->constants;
-			pr->t.curves = &pr->curves;
-		}
-		profile_free(&pf);
-		if (st != PPLAN_OK)
-			return st;
-	}
-	if ((st = predict_layout(&o->model, &pr->machine, l, &pr->t, &pr->p, e)) != PPLAN_OK)
-		return st;
-	pr->stage_mem = calloc((size_t)l->pp, sizeof *pr->stage_mem);
-	if (!pr->stage_mem)
-		return perr_set(e, PPLAN_ENOMEM, "out of memory for the prediction");
-	for (int i = 0; i < l->pp; i++)
-		memory_stage(&o->model, &pr->machine, l, &pr->t, i, &pr->stage_mem[i]);
-	predict_des_costs(l, &pr->t, &pr->p, &k);
-	st = schedule_build(l, pr->p.microbatches,
-			    schedule_act_bytes(l, o->model.hidden, o->model.seq,
-					       precision_bytes(pr->t.precision)),
-			    &s, e);
-	if (st == PPLAN_OK)
-		st = des_run(s, &k, DES_TIMES, &r, e);
-	if (st == PPLAN_OK) {
-		st = run_timeline_predicted(&pr->p, s, &r, &pr->tl, e);
-		des_result_free(&r);
-	}
-	schedule_free(s);
-	return st;
+	return job_price(j, &o->layout, 1, pr, e);
 }
 
 static void row(const char *name, const char *unit, double pred, double meas, int pts)
@@ -427,7 +268,7 @@ static void row(const char *name, const char *unit, double pred, double meas, in
 }
 
 static void print_results(const struct exec_opts *o, const struct run_measured *m,
-			  const struct predicted *pr, const struct run_check *chk)
+			  const struct job_price *pr, const struct run_check *chk)
 {
 	const struct layout *l = &o->layout;
 	double flops = cost_model_flops(&o->model, o->model.seq, l->gbs);
@@ -487,7 +328,8 @@ int cmd_exec(int argc, char **argv)
 	struct perr e = { { 0 } };
 	struct run_measured m;
 	struct run_check chk;
-	struct predicted pr;
+	struct job_price pr;
+	struct job job;
 	int rank = 0, size = 1, have_pred = 0, code = 0;
 	enum pplan_status st;
 	exec_t *x = NULL;
@@ -509,7 +351,7 @@ int cmd_exec(int argc, char **argv)
 		return 0;
 	}
 	if (st == PPLAN_OK)
-		st = resolve(&a, size, &o, &e);
+		st = resolve(&a, size, &job, &o, &e);
 	if (st == PPLAN_OK) {
 		o.force = a.force;
 		st = exec_open(&o, &x, &e);
@@ -559,7 +401,7 @@ int cmd_exec(int argc, char **argv)
 		run_timeline_free(&all);
 	}
 	if (rank == 0) {
-		st = predict_run(&o, &a, &m, &pr, &e);
+		st = predict_run(&job, &o, &m, &pr, &e);
 		if (st == PPLAN_OK)
 			have_pred = 1;
 		else
@@ -571,9 +413,9 @@ int cmd_exec(int argc, char **argv)
 			memset(&rr, 0, sizeof rr);
 			rr.status = "ok";
 			rr.model = &o.model;
-			rr.machine = have_pred ? &pr.machine : &m.machine;
+			rr.machine = have_pred ? &job.cluster : &m.machine;
 			rr.layout = &o.layout;
-			rr.opts = &pr.t;
+			rr.opts = &job.opts;
 			rr.steps = o.steps;
 			rr.warmup = o.warmup;
 			rr.seed = (unsigned long long)o.seed;
@@ -589,8 +431,6 @@ int cmd_exec(int argc, char **argv)
 			rr.command = cmd;
 			rr.version = PPLAN_VERSION;
 			rr.git_hash = PPLAN_GIT_HASH;
-			if (!have_pred)
-				train_opts_for(&o, &m, &pr.t);
 			doc = report_run_json(&rr);
 			st = json_write_atomic(a.report, doc, &e);
 			cJSON_Delete(doc);
@@ -610,8 +450,7 @@ int cmd_exec(int argc, char **argv)
 		st = exec_agree(code ? PPLAN_ESYSTEM : PPLAN_OK, &ce);
 		code = st == PPLAN_OK ? 0 : 1;
 	}
-	run_timeline_free(&pr.tl);
-	free(pr.stage_mem);
+	job_price_free(&pr);
 	run_measured_free(&m);
 	exec_close(x);
 	exec_mpi_finalize();

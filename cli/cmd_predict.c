@@ -40,7 +40,7 @@ static void term(FILE *f, const char *name, double v, double total, const char *
 		total > 0 ? 100.0 * v / total : 0.0);
 }
 
-static void print_groups(FILE *f, const struct cli_inputs *in, const struct layout *l)
+static void print_groups(FILE *f, const struct job *in, const struct layout *l)
 {
 	struct group_links g;
 	cost_group_links(&in->cluster, l, &in->opts, &g);
@@ -76,7 +76,7 @@ int cmd_predict(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct cli_inputs in;
+	struct job in;
 	struct perr e = { { 0 } };
 	struct layout l;
 	struct prediction p;
@@ -88,7 +88,7 @@ int cmd_predict(int argc, char **argv)
 	int c;
 	char lbuf[256];
 
-	cli_inputs_init(&in);
+	job_init(&in);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -135,7 +135,7 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "pplan predict: --layout is required (e.g. --layout tp=8,pp=4)\n");
 		return 2;
 	}
-	st = cli_resolve_layout(&in, layout_arg, &l, &e);
+	st = job_resolve_layout(&in, layout_arg, &l, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 	in.opts.use_des = !closed_form;

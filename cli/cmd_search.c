@@ -166,7 +166,7 @@ static const char *plural(long n, const char *one, const char *many)
 /* Why a family has no member: its binding constraint (search.h) and,
  * when other reasons rejected members too, the next most frequent one,
  * each with its count. */
-static void family_reasons(FILE *f, const struct cli_inputs *in,
+static void family_reasons(FILE *f, const struct job *in,
 			   const struct search_family_result *fr)
 {
 	enum reject second = REJECT_NONE;
@@ -190,7 +190,7 @@ static void family_reasons(FILE *f, const struct cli_inputs *in,
 	fprintf(f, "\n");
 }
 
-static double mem_cap(const struct cli_inputs *in)
+static double mem_cap(const struct job *in)
 {
 	return in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib
 					   : in->cluster.gpu.mem_gib;
@@ -198,7 +198,7 @@ static double mem_cap(const struct cli_inputs *in)
 
 /* ---- the command line ---------------------------------------------------------- */
 
-static int parse_args(int argc, char **argv, struct cli_inputs *in,
+static int parse_args(int argc, char **argv, struct job *in,
 		      struct search_args *a, int *rc)
 {
 	static const struct option opts[] = {
@@ -286,7 +286,7 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 
 /* ---- the report ---------------------------------------------------------------- */
 
-static void print_header(FILE *f, const struct cli_inputs *in,
+static void print_header(FILE *f, const struct job *in,
 			 const struct search_args *a, const struct search_result *r)
 {
 	enum reject rej[REJECT_COUNT];
@@ -356,7 +356,7 @@ static void print_table(FILE *f, const struct search_result *r)
 		   "# the pipeline span in which a stage computes nothing (DESIGN.md), so the two need not agree\n");
 }
 
-static void print_families(FILE *f, const struct cli_inputs *in,
+static void print_families(FILE *f, const struct job *in,
 			   const struct search_result *r)
 {
 	fprintf(f, "\nStrategy families (best member, or why none works):\n");
@@ -391,7 +391,7 @@ static void print_families(FILE *f, const struct cli_inputs *in,
 	}
 }
 
-static struct emit_input best_input(const struct cli_inputs *in,
+static struct emit_input best_input(const struct job *in,
 				    const struct search_result *r,
 				    struct train_opts *o)
 {
@@ -401,7 +401,7 @@ static struct emit_input best_input(const struct cli_inputs *in,
 				    &r->top_preds[0] };
 }
 
-static void print_best(FILE *f, const struct cli_inputs *in,
+static void print_best(FILE *f, const struct job *in,
 		       const struct search_args *a, const struct search_result *r)
 {
 	char lb[256];
@@ -428,7 +428,7 @@ static void print_best(FILE *f, const struct cli_inputs *in,
 	emit_megatron_flags(f, &ei, "  ");
 }
 
-static void print_no_fit(const struct cli_inputs *in, const struct search_result *r)
+static void print_no_fit(const struct job *in, const struct search_result *r)
 {
 	double need = -1;
 	for (int f = 0; f < FAM_COUNT; f++)
@@ -446,7 +446,7 @@ static void print_no_fit(const struct cli_inputs *in, const struct search_result
 
 int cmd_search(int argc, char **argv)
 {
-	struct cli_inputs in;
+	struct job in;
 	struct search_args a;
 	struct perr e = { { 0 } };
 	struct search_result r;
@@ -454,12 +454,12 @@ int cmd_search(int argc, char **argv)
 	FILE *out;
 	int rc;
 
-	cli_inputs_init(&in);
+	job_init(&in);
 	memset(&a, 0, sizeof a);
 	search_params_default(&a.sp);
 	if (parse_args(argc, argv, &in, &a, &rc) < 0)
 		return rc;
-	st = cli_resolve(&in, 1, &e);
+	st = job_resolve(&in, 1, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 	a.sp.gbs = in.global_batch;

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 /* The prediction as the simulation sees it: step time, bubble, DP and
  * throughput from r; the compute terms stay the cost model's (they sum
  * to the busiest stage's busy time, which the simulation reproduces). */
-static cJSON *simulation_json(const struct cli_inputs *in,
+static cJSON *simulation_json(const struct job *in,
 			      const struct layout *l,
 			      const struct prediction *p,
 			      const struct pipe_schedule *s,
@@ -163,7 +163,7 @@ struct sim_args {
 
 /* Parses the command line into in and a; returns -1 when the caller
  * should return *rc (help printed, or bad options). */
-static int parse_args(int argc, char **argv, struct cli_inputs *in,
+static int parse_args(int argc, char **argv, struct job *in,
 		      struct sim_args *a, int *rc)
 {
 	static const struct option opts[] = {
@@ -229,7 +229,7 @@ static int parse_args(int argc, char **argv, struct cli_inputs *in,
 
 int cmd_simulate(int argc, char **argv)
 {
-	struct cli_inputs in;
+	struct job in;
 	struct sim_args a = { NULL, NULL, 0, DEFAULT_DP_BUCKETS };
 	struct perr e = { { 0 } };
 	struct layout l;
@@ -242,10 +242,10 @@ int cmd_simulate(int argc, char **argv)
 	char lbuf[256];
 	FILE *out;
 
-	cli_inputs_init(&in);
+	job_init(&in);
 	if (parse_args(argc, argv, &in, &a, &rc) < 0)
 		return rc;
-	st = cli_resolve_layout(&in, a.layout, &l, &e);
+	st = job_resolve_layout(&in, a.layout, &l, &e);
 	if (st == PPLAN_OK)
 		st = cost_predict(&in.model, &in.cluster, &l, &in.opts, &p, &e);
 	if (st == PPLAN_OK)

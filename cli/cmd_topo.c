@@ -35,7 +35,7 @@ struct topo_args {
 static void usage(FILE *f)
 {
 	char gpus[256];
-	cli_gpu_list(gpus, sizeof gpus, ", ");
+	gpu_list_names(gpus, sizeof gpus, ", ");
 	fprintf(f,
 		"usage: pplan topo [options]\n\n"
 		"Discovers this host (hwloc, NVML) or reads saved descriptions of one,\n"
@@ -411,7 +411,7 @@ static enum pplan_status build_cluster(const struct topo_args *a,
 		o.gpu = gpu_find(a->gpu);
 		if (!o.gpu) {
 			char gpus[256];
-			cli_gpu_list(gpus, sizeof gpus, ", ");
+			gpu_list_names(gpus, sizeof gpus, ", ");
 			return perr_set(e, PPLAN_EINPUT, "--gpu %s: unknown GPU (%s)", a->gpu,
 					gpus);
 		}

@@ -25,7 +25,7 @@ static double round_sig(double v)
 	return round(v * scale) / scale;
 }
 
-static double mem_cap(const struct cli_inputs *in)
+static double mem_cap(const struct job *in)
 {
 	return in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib
 					   : in->cluster.gpu.mem_gib;
@@ -47,7 +47,7 @@ static int sorted_rejects(const struct search_result *r, enum reject *out)
 	return n;
 }
 
-cJSON *search_out_json(const struct cli_inputs *in, const struct search_params *sp,
+cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 		       const struct search_result *r)
 {
 	cJSON *doc = cJSON_CreateObject(), *jrej, *arr, *d;
@@ -138,7 +138,7 @@ cJSON *search_out_json(const struct cli_inputs *in, const struct search_params *
 	return doc;
 }
 
-enum pplan_status search_out_csv(const char *path, const struct cli_inputs *in,
+enum pplan_status search_out_csv(const char *path, const struct job *in,
 				 const struct search_result *r, struct perr *e)
 {
 	size_t cap = 512 + (size_t)r->n_top * 512, n = 0;

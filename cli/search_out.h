@@ -12,11 +12,11 @@
 #include "search.h"
 
 /* pplan.search/1 (DESIGN.md, "JSON contracts"). */
-cJSON *search_out_json(const struct cli_inputs *in, const struct search_params *sp,
+cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 		       const struct search_result *r);
 
 /* One row per ranked layout, units in the column names. */
-enum pplan_status search_out_csv(const char *path, const struct cli_inputs *in,
+enum pplan_status search_out_csv(const char *path, const struct job *in,
 				 const struct search_result *r, struct perr *e);
 
 #endif

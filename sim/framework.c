@@ -258,6 +258,23 @@ static const struct framework table[] = {
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = S(SCHED_GPIPE) | MEGATRON_SCHEDS | S(SCHED_ZB_H1),
 	  .max_zero = 3, .zero_with_pp = 1 },
+	/* pplan exec itself, the executor (exec/): its attention is the fused
+	 * kernel on GPUs and with ring attention, else the three-step one (the
+	 * job resolver says which, sim/job.c); fp32 gradients reduced in
+	 * buckets during the backward; no TP communication overlap; even
+	 * stages; ZeRO up to the distributed optimizer; and a measuring run's
+	 * batch: 4 microbatches per pipeline stage and replica. */
+	{ .name = "pplan-exec", .versions = "",
+	  .year_from = 2025, .year_to = 2030, .label = "pplan exec (the executor)",
+	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
+	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
+	  .grad_bytes = { [PREC_FP32] = 4, [PREC_BF16] = 4, [PREC_FP16] = 4, [PREC_FP8] = 4 },
+	  .pipe = FW_PIPE_MEGATRON, .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
+	  .layout = { RECOMPUTE_NONE, 1, 1 }, .batch_microbatches = 4,
+	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 1, .can_cp = 1,
+	  .precisions = P(PREC_BF16),
+	  .schedules = S(SCHED_GPIPE) | MEGATRON_SCHEDS | S(SCHED_ZB_H1),
+	  .max_zero = 1, .zero_with_pp = 1 },
 };
 
 #define N_ROWS ((int)(sizeof table / sizeof table[0]))
@@ -273,6 +290,13 @@ const struct framework *framework_default(void)
 {
 	const struct framework *fw = NULL;
 	framework_find("megatron-core", NULL, 0, &fw, NULL);
+	return fw;
+}
+
+const struct framework *framework_executor(void)
+{
+	const struct framework *fw = NULL;
+	framework_find("pplan-exec", NULL, 0, &fw, NULL);
 	return fw;
 }
 

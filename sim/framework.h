@@ -92,6 +92,10 @@ struct framework {
 	 * Transformer Engine, cuDNN) needs an Ampere or newer GPU. */
 	int sdpa_attention;
 	struct fw_layout_defaults layout;
+	/* The default global batch: this many microbatches per pipeline
+	 * stage and data-parallel replica (a measuring run's); 0: the
+	 * planning default of sim/defaults.h. */
+	int batch_microbatches;
 	/* What the framework can do at all. */
 	int can_flash, can_tp_overlap, can_dp_overlap, can_sp, can_cp, can_ep;
 	unsigned precisions;             /* FW_PREC_BIT */
@@ -113,6 +117,8 @@ void fw_switches_none(struct fw_switches *s);
 const struct framework *framework_table(int *n);
 /* The CLI's default: the newest megatron-core row. */
 const struct framework *framework_default(void);
+/* pplan exec's own row ("pplan-exec"): how the executor trains. */
+const struct framework *framework_executor(void);
 
 /* Finds the row of `name` for `version` (NULL: by `year`; year <= 0: the
  * newest row).  An unknown name or a version no row lists is

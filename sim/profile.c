@@ -90,7 +90,7 @@ struct bounds {
 	const char *unit; /* for the sentence */
 };
 static const struct bounds B_GIB = { 1e-3, 1e6, 0, "GiB" };
-static const struct bounds B_GBPS = { 1e-3, 1e6, 0, "GB/s" };
+static const struct bounds B_GBPS = { 1e-6, 1e6, 0, "GB/s" };
 static const struct bounds B_TFLOPS = { 1e-6, 1e5, 0, "TFLOP/s" };
 static const struct bounds B_DIM = { 1, 2147483647.0, 1, "elements" };
 static const struct bounds B_BYTES = { 1, 1e15, 0, "bytes" };

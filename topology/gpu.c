@@ -12,6 +12,7 @@
 #include "gpu.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
@@ -126,5 +127,34 @@ const struct gpu_spec *gpu_find(const char *name)
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
 		if (strcasecmp(aliases[i].alias, name) == 0)
 			return gpu_find(aliases[i].name);
+	return NULL;
+}
+
+void gpu_list_names(char *buf, size_t len, const char *sep)
+{
+	int n;
+	const struct gpu_spec *g = gpu_table(&n);
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? sep : "",
+			 g[i].name);
+}
+
+const struct gpu_spec *gpu_find_in_description(const char *device)
+{
+	int n;
+	const struct gpu_spec *tab = gpu_table(&n);
+	for (int i = 0; device && i < n; i++) {
+		char up[32];
+		size_t k;
+		for (k = 0; tab[i].name[k] && k < sizeof up - 1; k++)
+			up[k] = (char)toupper((unsigned char)tab[i].name[k]);
+		up[k] = '\0';
+		if (strchr(up, '-'))
+			*strchr(up, '-') = '\0';
+		if (strstr(device, up))
+			return &tab[i];
+	}
 	return NULL;
 }

@@ -9,6 +9,8 @@
 #ifndef PPLAN_GPU_H
 #define PPLAN_GPU_H
 
+#include <stddef.h>
+
 enum precision {
 	PREC_BF16 = 0,
 	PREC_FP16,
@@ -53,5 +55,12 @@ const struct gpu_spec *gpu_table(int *n);
 /* Finds a GPU by pplan name or by a common spelling ("H100-SXM5-80GB",
  * "A100-SXM4-80GB", "a100", "h100"); case-insensitive.  NULL if unknown. */
 const struct gpu_spec *gpu_find(const char *name);
+
+/* The first row whose family ("H100" of h100-sxm) the device's own
+ * description ("NVIDIA H100 80GB HBM3") names; NULL if none. */
+const struct gpu_spec *gpu_find_in_description(const char *device);
+
+/* The GPU table's names, joined by sep ("a100-40gb, a100-80gb, ..."). */
+void gpu_list_names(char *buf, size_t len, const char *sep);
 
 #endif

@@ -14,19 +14,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const layouts[] = {"tp=8", "tp=2,pp=4", "dp=8,zero=1"};
 	const char *path = fuzz_temp_file(data, size, "input");
-	struct cli_inputs in;
+	struct job in;
 	struct perr e;
 
-	cli_inputs_init(&in);
+	job_init(&in);
 	in.model_arg = "llama3-8b";
 	in.gpus = 8;
 	in.profile_arg = path;
-	if (cli_resolve(&in, 1, &e) != PPLAN_OK)
+	if (job_resolve(&in, 1, &e) != PPLAN_OK)
 		return 0;
 	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
 		struct layout l;
 		struct prediction p;
-		if (cli_resolve_layout(&in, layouts[i], &l, &e) == PPLAN_OK)
+		if (job_resolve_layout(&in, layouts[i], &l, &e) == PPLAN_OK)
 			(void)cost_predict(&in.model, &in.cluster, &l, &in.opts, &p, &e);
 	}
 	return 0;

@@ -10,7 +10,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_strndup(data, size);
-	struct cli_inputs in;
+	struct job in;
 	struct perr e;
 	double v;
 	long x;
@@ -20,13 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int opt = 1002; opt <= 1009; opt++) {
 		if (opt == 1003 || opt == 1004 || opt == 1008)
 			continue; /* names, not numbers */
-		cli_inputs_init(&in);
+		job_init(&in);
 		(void)cli_common_option(&in, opt, s, &e);
 	}
-	cli_inputs_init(&in);
+	job_init(&in);
 	in.params_arg = s;
 	in.gpus = 8;
-	(void)cli_resolve(&in, 1, &e);
+	(void)job_resolve(&in, 1, &e);
 	free(s);
 	return 0;
 }

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# cli_exec_predict.sh: `pplan exec` and `pplan predict` of the same model,
+# machine and --layout (gbs left out) price the same job: one resolver
+# (sim/job.c) completes the layout with the same framework defaults and the
+# same default batch, and one pipeline prices it.  The machine is a CPU
+# profile (tests/fixtures/profiles/cpu-2rank.json), which both take as the
+# ranks; the predicted step time, bubble fraction, global batch and memory
+# in exec's report must equal predict's JSON to the digit.
+# (Before sim/job.c, exec priced gbs = mbs x dp x 4 x pp with no framework
+# defaults and predict 1024 tokens per GPU: different jobs.)  Real MPI
+# processes (2 ranks); the measured numbers are not compared.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
+M=$S/tests/fixtures/exec/gpt-small.json
+P=$S/tests/fixtures/profiles/cpu-2rank.json
+MPIEXEC=${MPIEXEC:-mpiexec}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# first VALUE of "KEY": in FILE after the line that opens SECTION ("" = anywhere)
+value() { # FILE SECTION KEY
+	sed -n "/\"$2\"[[:space:]]*:/,\$p" "$1" |
+		grep -m1 -o "\"$3\"[[:space:]]*:[[:space:]]*[^,}[:space:]]*" | sed 's/.*:[[:space:]]*//'
+}
+
+# layout:gbs, the executor's default batch worked out by hand: 4
+# microbatches per pipeline stage and replica, mbs 1 (pp=2: 4 x 2 = 8;
+# dp=2: 4 x 2 = 8; tp=2, cp=2: 4).
+for case in pp=2:8 tp=2:4 dp=2:8 cp=2:4 pp=2,vp=2:8 dp=2,zero=0:8; do
+	layout=${case%:*} want=${case##*:}
+	if ! "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout "$layout" --backend cpu \
+		--steps 1 --warmup 0 --profile "$P" --report "$tmp/r.json" >"$tmp/exec.out" 2>&1; then
+		failed=$((failed + 1))
+		echo "FAIL $layout: pplan exec failed:"
+		tail -5 "$tmp/exec.out" | sed 's/^/      /'
+		continue
+	fi
+	if ! "$B" predict --model "$M" --layout "$layout" --profile "$P" --json "$tmp/p.json" \
+		>"$tmp/pred.out" 2>&1; then
+		failed=$((failed + 1))
+		echo "FAIL $layout: pplan predict failed: $(tail -1 "$tmp/pred.out")"
+		continue
+	fi
+	for key in step_time_s bubble_fraction tokens_per_s; do
+		e=$(value "$tmp/r.json" predicted "$key")
+		p=$(value "$tmp/p.json" schema "$key")
+		if [ -n "$e" ] && [ "$e" = "$p" ]; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+			echo "FAIL $layout: $key: exec's report predicts '$e', pplan predict '$p'"
+		fi
+	done
+	e=$(value "$tmp/r.json" layout gbs)
+	p=$(value "$tmp/p.json" layout gbs)
+	if [ "$e" = "$want" ] && [ "$p" = "$want" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $layout: gbs: exec ran $e sequences, predict priced $p, want $want"
+	fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
