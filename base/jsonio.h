@@ -13,7 +13,7 @@
 
 #include "status.h"
 
-/* Limits on what pplan reads, by kind of file (README "Limits"). */
+/* Limits on what pplan reads, by kind of file (docs/limits.md). */
 #define JSON_MAX_BYTES_MODEL (1L << 20)    /* pplan.model/1, HF config.json */
 #define JSON_MAX_BYTES_CLUSTER (1L << 20)  /* pplan.cluster/1 */
 #define JSON_MAX_BYTES (16L << 20)         /* cases, reports, profiles */

@@ -87,7 +87,7 @@ mkdir -p "$BUILD_DIR" "$OUT_DIR"
 mkdir -p "$LOG_DIR"
 [ -f "$MODEL" ] || die "no model file $MODEL"
 
-# Open MPI refuses root without these (TOOLCHAIN.md).
+# Open MPI refuses root without these (docs/install.md).
 if [ "$(id -u)" -eq 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi

@@ -353,7 +353,7 @@ static void print_table(FILE *f, const struct search_result *r)
 		table_row(f, cols, NCOLS, cp);
 	}
 	fprintf(f, "# bubble_time: the pipeline's fill and drain on the critical path; bubble_frac: the mean share of\n"
-		   "# the pipeline span in which a stage computes nothing (DESIGN.md), so the two need not agree\n");
+		   "# the pipeline span in which a stage computes nothing (docs/design.md), so the two need not agree\n");
 }
 
 static void print_families(FILE *f, const struct job *in,

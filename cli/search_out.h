@@ -11,7 +11,7 @@
 #include "cli_common.h"
 #include "search.h"
 
-/* pplan.search/1 (DESIGN.md, "JSON contracts"). */
+/* pplan.search/1 (docs/design.md, "JSON contracts"). */
 cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 		       const struct search_result *r);
 

@@ -53,7 +53,7 @@ struct cal_attn_point {
 	long batch, heads, kv_heads, seq, head_dim;
 	int fused;           /* the fused kernel, else three steps (GEMM, softmax, GEMM) */
 	/* out: FLOPs count the whole s x s square (4 b h s^2 d forward,
-	 * twice that backward), as the model FLOPs of DESIGN.md do */
+	 * twice that backward), as the model FLOPs of docs/design.md do */
 	double fwd_s, bwd_s, fwd_tflops, bwd_tflops;
 	long iters;
 };

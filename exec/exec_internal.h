@@ -7,7 +7,7 @@
  * One rank holds one pipeline stage: vp model chunks, each a run of
  * transformer layers, plus the embedding on virtual stage 0 and the final
  * norm, LM head and loss on the last virtual stage.  Its parameters live
- * in one arena (STYLE.md rule 5): the weights used in compute (backend
+ * in one arena (docs/design.md, "Shared tables"): the weights used in compute (backend
  * dtype), the fp32 gradients (contiguous, so the data-parallel reduction
  * is one call per bucket), and the fp32 master weights and Adam moments
  * (the rank's shard under the distributed optimizer).  Every tensor is an

@@ -3,7 +3,7 @@
  * node) describes its own host; rank 0 receives all descriptions, checks
  * that the nodes agree (topology/host.h: host_check_agree) and writes the
  * cluster file.  This is the only part of `pplan topo` that speaks MPI,
- * so it lives in exec/ (DESIGN.md: only exec/ and kernels/ include MPI).
+ * so it lives in exec/ (docs/design.md, "Modules": only exec/ includes MPI).
  */
 #ifndef PPLAN_TOPO_GATHER_H
 #define PPLAN_TOPO_GATHER_H

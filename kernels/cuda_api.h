@@ -2,7 +2,7 @@
  * cuda_api.h: the C interface of the CUDA module (libpplan_cuda.so).
  *
  * All CUDA code is built into one shared module that pplan dlopens at run
- * time (TOOLCHAIN.md): the module exports one extern "C" function,
+ * time (docs/install.md): the module exports one extern "C" function,
  * pplan_cuda_get_api(version), returning a table of plain C function
  * pointers.  Where the module, the driver or a GPU is missing, the loader
  * (topology/cudamod.h) says why and pplan runs its CPU paths.  This header

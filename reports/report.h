@@ -1,5 +1,5 @@
 /*
- * report.h: predictions as JSON (pplan.prediction/1, DESIGN.md) and as
+ * report.h: predictions as JSON (pplan.prediction/1, docs/design.md) and as
  * the term-by-term text that `pplan predict` prints.  Builders return a
  * cJSON tree the caller owns (cJSON_Delete).
  */

@@ -1,6 +1,6 @@
 /*
  * collective.h: the one table of collectives shared by the simulator, the
- * executor and the reports (STYLE.md rule 6).  For each collective: its
+ * executor and the reports (docs/design.md, "Shared tables").  For each collective: its
  * name, the NCCL and MPI calls that implement it, and its bus-bandwidth
  * factor as nccl-tests defines it, so that predicted times and measured
  * busbw mean the same thing:

@@ -33,7 +33,7 @@ int recompute_parse(const char *s, enum recompute *out);
 int schedule_parse(const char *s, enum schedule *out);
 
 /* The largest degree (tp, pp, dp, cp, ep, vp) or micro-batch a layout
- * takes, and the largest global batch in sequences (README "Limits"). */
+ * takes, and the largest global batch in sequences (docs/limits.md). */
 #define LAYOUT_MAX_DEGREE (1L << 20)
 #define LAYOUT_MAX_GBS (1L << 40)
 

@@ -71,7 +71,7 @@ struct model_spec {
 	char note[96];      /* what a reader did that a user should know ("") */
 };
 
-/* What a model file may say (README "Limits"): counts (layers, heads,
+/* What a model file may say (docs/limits.md): counts (layers, heads,
  * key/value heads, experts, top_k) up to MODEL_MAX_COUNT, sizes (hidden,
  * ffn, head_dim, vocab, seq) up to MODEL_MAX_DIM.  Readers refuse a value
  * beyond them with the file, the key and the bound; the cost and memory

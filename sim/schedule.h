@@ -79,7 +79,7 @@ struct pipe_schedule {
 };
 
 /* The most chunk-microbatches (pp * vp * m) a schedule is built for
- * (README "Limits"): about 32 MB of ops and 40 ms of simulation.  Past it
+ * (docs/limits.md): about 32 MB of ops and 40 ms of simulation.  Past it
  * predict, search and validate price the pipeline with the closed forms
  * (the simulated and closed-form bubbles agree within a fraction of a
  * percent once m is that large) and simulate refuses. */

@@ -2,7 +2,7 @@
 # cli_commands.sh: the happy paths of the real pplan binary.  `pplan
 # search` prints a table in the nccl-tests manner (a names row and a
 # units row) and one line per strategy family; every subcommand's --json
-# writes the schema DESIGN.md names ("JSON contracts").  Only grep checks
+# writes the schema docs/design.md names ("JSON contracts").  Only grep checks
 # the JSON here (no python or jq as a test dependency); the reports are
 # parsed with cJSON by the Criterion tests (test_search.c: pplan.search/1,
 # test_cost.c: pplan.prediction/1, test_cases.c: pplan.validation/1).

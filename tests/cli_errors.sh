@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_errors.sh: bad input to the real pplan binary.  DESIGN.md: "2 bad
+# cli_errors.sh: bad input to the real pplan binary.  docs/design.md: "2 bad
 # input or an impossible request (message on stderr, nothing written)".
 # For every case below: exit status exactly 2, exactly one line on stderr
 # that starts with "pplan" and names the problem, nothing on stdout, and

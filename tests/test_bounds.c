@@ -3,7 +3,7 @@
  * (issue 11).  A layout with a zero degree is refused by layout_check and
  * by cost_predict, whoever built it (F02, F03 reached a division by zero
  * from case files); schedules are bounded (F10); degrees past the bound
- * are refused where a string is read.  Bounds: README "Limits".
+ * are refused where a string is read.  Bounds: docs/limits.md.
  */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -376,7 +376,7 @@ static const cJSON *member(const cJSON *o, const char *key)
 }
 
 /* The pplan.validation/1 document of the one-case fixture: the keys
- * pplan.validation/1 has (README), numbers where there are numbers, null where the
+ * pplan.validation/1 has (docs/design.md), numbers where there are numbers, null where the
  * source gives none (memory), the error computed from the two times. */
 Test(cases, validation_report_json)
 {

@@ -2,7 +2,7 @@
  * test_layout.c: layout strings, their defaults, layout_check's reasons
  * and the one rank map.
  *
- * The syntax and the defaults are DESIGN.md's ("Layout strings") and
+ * The syntax and the defaults are docs/commands/predict.md's and
  * layout.h's: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
  * (the distributed optimizer) when there is data parallelism, schedule
  * 1f1b, interleaved when vp > 1.  The checks are Megatron-LM's: tp divides

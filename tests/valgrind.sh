@@ -2,7 +2,7 @@
 # valgrind.sh: the CPU-only subcommands under valgrind (memcheck): no
 # invalid read or write, no use of uninitialised values, no definite
 # leak.  Suppressions: Debian's Open MPI file and tests/valgrind.supp
-# (what Open MPI, hwloc and the loader keep at exit; TOOLCHAIN.md).
+# (what Open MPI, hwloc and the loader keep at exit; docs/install.md).
 # Registered by tests/CMakeLists.txt when valgrind is installed and the
 # build has no sanitizers.
 set -u

@@ -30,7 +30,7 @@ enum pplan_status discover_hwloc_xml(const char *xml, size_t len,
 				     const char *name, struct host_topo *h,
 				     struct perr *e);
 
-/* The largest XML export read (README "Limits"). */
+/* The largest XML export read (docs/limits.md). */
 #define DISCOVER_XML_MAX_BYTES (16L << 20)
 
 /* The in-memory hwloc 3.x -> 2.x XML conversion (exposed for tests).

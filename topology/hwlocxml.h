@@ -14,7 +14,7 @@
 
 #include "status.h"
 
-/* Bounds (README "Limits"). */
+/* Bounds (docs/limits.md). */
 #define HWLOCXML_MAX_DEPTH 64       /* nesting of elements */
 #define HWLOCXML_MAX_OBJECTS 100000 /* <object> elements */
 #define HWLOCXML_MAX_SET_WORDS 1024 /* 32-bit groups of a set: 32768 PUs */

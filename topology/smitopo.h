@@ -23,7 +23,7 @@ enum pplan_status smitopo_parse(const char *text, const char *name,
 				struct host_topo *h, struct perr *e);
 
 /* Reads and parses the file at path. */
-/* The largest `nvidia-smi topo -m` file read (README "Limits"). */
+/* The largest `nvidia-smi topo -m` file read (docs/limits.md). */
 #define SMITOPO_MAX_BYTES (1L << 20)
 
 enum pplan_status smitopo_load(const char *path, struct host_topo *h,
