@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench/gpu-deps-env.sh: sourced (not run) by bench/gpu-check.sh, or by
 # hand: `. bench/gpu-deps-env.sh`.  Points the environment at the Debian
 # packages bench/gpu-deps.sh unpacked into bench/gpu-deps/root, so that
