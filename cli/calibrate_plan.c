@@ -66,7 +66,8 @@ static void model_shapes(struct cal_plan *p)
 {
 	const struct model_spec *m = &p->model;
 	long seq = p->opts.seq > 0 ? p->opts.seq : m->seq, d = m->head_dim;
-	int tmax = p->opts.quick ? 2 : 8, bmax = p->opts.quick ? 2 : 8;
+	int tmax = p->opts.max_tp > 0 ? p->opts.max_tp : p->opts.quick ? 2 : 8;
+	int bmax = p->opts.max_mbs > 0 ? p->opts.max_mbs : p->opts.quick ? 2 : 8;
 	for (int tp = 1; tp <= tmax; tp *= 2) {
 		long kvh = m->kv_heads >= tp ? m->kv_heads / tp : 1;
 		if (m->heads % tp || m->ffn % tp || m->vocab % tp)
@@ -141,6 +142,10 @@ enum pplan_status calibrate_plan_new(const struct cal_plan_opts *o, struct cal_p
 		model_shapes(p);
 	else
 		grid_shapes(p);
+	/* On a GPU, the 8192 cube too: the shape datasheet rates and
+	 * torch.matmul's usual figure are quoted at (bench/gpu-check.sh). */
+	if (cuda && !o->quick)
+		add_gemm(p, 8192, 8192, 8192, "square 8192");
 	/* the layer whose element-wise kernels are measured: the model's, or
 	 * a 1024-wide GPT layer; its forward bytes per token as the cost model
 	 * counts them */

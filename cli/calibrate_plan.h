@@ -23,6 +23,7 @@ struct cal_plan_opts {
 	const char *model_arg;    /* NULL: the default grid */
 	long seq;                 /* 0: the model's */
 	double max_bytes;         /* 0: 1 GiB (quick 16 MiB) */
+	int max_tp, max_mbs;      /* a model's TP and micro-batch sizes up to these; 0: 8 (quick 2) */
 	enum precision precision; /* of GEMMs and attention */
 };
 

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mpirun -np N pplan calibrate [--backend cpu|cuda] [--out FILE] [--quick]\n"
-		"                                  [--model NAME|FILE] [--seq N] [--max-bytes B]\n\n"
+		"                                  [--model NAME|FILE] [--seq N] [--max-tp N] [--max-mbs N]\n"
+		"                                  [--max-bytes B]\n\n"
 		"Measures this machine through pplan exec's backend: GEMM throughput over the\n"
 		"shapes layouts produce, the element-wise kernels' bandwidth, the attention core at\n"
 		"several sequence lengths, and all-reduce, all-gather, reduce-scatter, all-to-all,\n"
@@ -45,6 +46,8 @@ static void usage(FILE *f)
 		"  --model NAME|FILE    GEMM shapes of this model under TP 1..8 and micro-batch\n"
 		"                       1..8 (default: a grid of square and skinny shapes)\n"
 		"  --seq N              tokens per sequence for the model's shapes (default: the model's)\n"
+		"  --max-tp N, --max-mbs N  the model's shapes under TP and micro-batch 1..N only\n"
+		"                       (default 8, --quick 2)\n"
 		"  --max-bytes B        the largest collective (default 1 GiB, --quick 16 MiB;\n"
 		"                       less where memory does not allow)\n"
 		"  --help               this text\n");
@@ -71,7 +74,8 @@ static int parse_opts(int argc, char **argv, struct cal_plan_opts *po,
 			po->quick = 1;
 		} else if ((!strcmp(a, "--backend") || !strcmp(a, "--out") || !strcmp(a, "--model") ||
 			    !strcmp(a, "--seq") || !strcmp(a, "--max-bytes") ||
-			    !strcmp(a, "--precision")) && !has) {
+			    !strcmp(a, "--precision") || !strcmp(a, "--max-tp") ||
+			    !strcmp(a, "--max-mbs")) && !has) {
 			fprintf(stderr, "pplan calibrate: %s needs a value\n", a);
 			return 2;
 		} else if (!strcmp(a, "--backend")) {
@@ -82,6 +86,18 @@ static int parse_opts(int argc, char **argv, struct cal_plan_opts *po,
 			*out = argv[++i];
 		} else if (!strcmp(a, "--model")) {
 			po->model_arg = argv[++i];
+		} else if (!strcmp(a, "--max-tp") || !strcmp(a, "--max-mbs")) {
+			double v;
+			const char *opt = a;
+			if (parse_count(argv[++i], &v) != 0 || v < 1 || v > 64 || v != floor(v)) {
+				fprintf(stderr, "pplan calibrate: %s must be a whole number from 1 to 64, got '%s'\n",
+					opt, argv[i]);
+				return 2;
+			}
+			if (!strcmp(opt, "--max-tp"))
+				po->max_tp = (int)v;
+			else
+				po->max_mbs = (int)v;
 		} else if (!strcmp(a, "--seq") || !strcmp(a, "--max-bytes")) {
 			double v;
 			const char *opt = a;

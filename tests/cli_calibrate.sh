@@ -63,6 +63,9 @@ bad() {
 bad "--backend must be cpu or cuda" --backend tpu --out "$tmp/bad.json"
 bad "unknown option" --bogus
 bad "--max-bytes must be a whole number" --max-bytes -5
+bad "--max-tp must be a whole number from 1 to 64" --max-tp 0
+bad "--max-mbs must be a whole number from 1 to 64" --max-mbs 1.5
+bad "--max-mbs needs a value" --max-mbs
 bad "computes in fp32" --precision bf16
 bad "does not exist" --out "$tmp/no/such/prof.json"
 bad "unknown model" --model no-such-model --out "$tmp/bad.json"
