@@ -89,7 +89,7 @@ static int parse_opts(int argc, char **argv, struct cal_plan_opts *po,
 		} else if (!strcmp(a, "--max-tp") || !strcmp(a, "--max-mbs")) {
 			double v;
 			const char *opt = a;
-			if (parse_count(argv[++i], &v) != 0 || v < 1 || v > 64 || v != floor(v)) {
+			if (units_parse_count(argv[++i], &v) != 0 || v < 1 || v > 64 || v != floor(v)) {
 				fprintf(stderr, "pplan calibrate: %s must be a whole number from 1 to 64, got '%s'\n",
 					opt, argv[i]);
 				return 2;
