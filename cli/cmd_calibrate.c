@@ -46,8 +46,8 @@ static void usage(FILE *f)
 		"  --model NAME|FILE    GEMM shapes of this model under TP 1..8 and micro-batch\n"
 		"                       1..8 (default: a grid of square and skinny shapes)\n"
 		"  --seq N              tokens per sequence for the model's shapes (default: the model's)\n"
-		"  --max-tp N, --max-mbs N  the model's shapes under TP and micro-batch 1..N only\n"
-		"                       (default 8, --quick 2)\n"
+		"  --max-tp N           the model's shapes under TP 1..N only (default 8, --quick 2)\n"
+		"  --max-mbs N          the model's shapes under micro-batch 1..N only (default 8, --quick 2)\n"
 		"  --max-bytes B        the largest collective (default 1 GiB, --quick 16 MiB;\n"
 		"                       less where memory does not allow)\n"
 		"  --help               this text\n");

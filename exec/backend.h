@@ -187,4 +187,13 @@ enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
 			       MPI_Comm world, struct backend **out,
 			       struct perr *e);
 
+/* ---- the MPI side every rank program shares (exec/bringup.c): pplan exec
+ * and pplan calibrate bring MPI up with exec_mpi_init (exec.h) and agree
+ * on a status with this one function. */
+
+/* Every rank's status becomes the worst of them, with the sentence of the
+ * lowest rank that failed; collective over comm. */
+enum pplan_status exec_agree_comm(MPI_Comm comm, enum pplan_status st,
+				  struct perr *e);
+
 #endif

@@ -295,8 +295,6 @@ double exec_now(void);
 
 /* bringup.c: exec_open on any communicator (the check's reference runs
  * on MPI_COMM_SELF) */
-enum pplan_status exec_agree_comm(MPI_Comm comm, enum pplan_status st,
-				  struct perr *e);
 enum pplan_status exec_open_comm(const struct exec_opts *o, MPI_Comm world,
 				 exec_t **out, struct perr *e);
 

@@ -81,18 +81,7 @@ static void gather_hosts(struct cal_session *s)
 enum pplan_status cal_agree(struct cal_session *s, enum pplan_status st,
 			    struct perr *e)
 {
-	int mine = (int)st, worst = 0, me, first = 0;
-	char msg[sizeof e->msg];
-	MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, s->world);
-	if (worst == PPLAN_OK)
-		return PPLAN_OK;
-	me = st != PPLAN_OK ? s->rank : 1 << 30;
-	MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, s->world);
-	if (s->rank == first)
-		snprintf(msg, sizeof msg, "%s", e->msg);
-	MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, s->world);
-	snprintf(e->msg, sizeof e->msg, "%s", msg);
-	return (enum pplan_status)worst;
+	return exec_agree_comm(s->world, st, e);
 }
 
 enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg,
@@ -100,25 +89,21 @@ enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg
 {
 	struct cal_session *s;
 	enum pplan_status st;
-	int inited = 0, provided, leader;
+	int inited = 0, leader;
 
 	*out = NULL;
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return perr_set(e, PPLAN_ENOMEM, "out of host memory");
 	s->cfg = *cfg;
+	/* the executor's bring-up, so both start MPI alike */
 	MPI_Initialized(&inited);
-	if (!inited) {
-		exec_mpi_defaults();
-		if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-			free(s);
-			return perr_set(e, PPLAN_ESYSTEM, "MPI_Init_thread failed");
-		}
-		s->we_inited = 1;
+	s->we_inited = !inited;
+	if ((st = exec_mpi_init(argc, argv, &s->rank, &s->size, e)) != PPLAN_OK) {
+		free(s);
+		return st;
 	}
 	s->world = MPI_COMM_WORLD;
-	MPI_Comm_rank(s->world, &s->rank);
-	MPI_Comm_size(s->world, &s->size);
 	MPI_Comm_split_type(s->world, MPI_COMM_TYPE_SHARED, s->rank, MPI_INFO_NULL, &s->node);
 	MPI_Comm_rank(s->node, &s->local_rank);
 	MPI_Comm_size(s->node, &s->local_size);
