@@ -79,7 +79,7 @@ struct body_memo {       /* the last stage body computed, for its twins */
 	struct layer_cost b;
 };
 
-static void stage_body(const struct ctx *x, int stage, struct body_memo *memo,
+static void stage_body(const struct cost_ctx *x, int stage, struct body_memo *memo,
 		       struct layer_cost *out)
 {
 	int n = memory_stage_layers(x->m, x->l, x->o, stage);
@@ -94,7 +94,7 @@ static void stage_body(const struct ctx *x, int stage, struct body_memo *memo,
 
 /* The reference stage a chunk is priced on: the most layers, and of
  * those the slowest. */
-static int reference_stage(const struct ctx *x, int *layers)
+static int reference_stage(const struct cost_ctx *x, int *layers)
 {
 	int best = 0, most = -1;
 	double slowest = -1;
@@ -118,7 +118,7 @@ static int reference_stage(const struct ctx *x, int *layers)
 }
 
 /* One model chunk of the reference stage (its layers / vp). */
-static void chunk_costs(const struct ctx *x, int ref, struct prediction *p)
+static void chunk_costs(const struct cost_ctx *x, int ref, struct prediction *p)
 {
 	struct layer_cost b;
 	struct body_memo memo = { .n = -1 };
@@ -132,7 +132,7 @@ static void chunk_costs(const struct ctx *x, int ref, struct prediction *p)
 
 /* The embedding on the first stage, the LM head and loss on the last
  * (never recomputed). */
-static void edge_costs(const struct ctx *x, struct prediction *p)
+static void edge_costs(const struct cost_ctx *x, struct prediction *p)
 {
 	struct layer_cost head = { 0 };
 	double T = x->T, h = x->h, V = (double)x->m->vocab, t = x->t;
@@ -147,7 +147,7 @@ static void edge_costs(const struct ctx *x, struct prediction *p)
  * TP/SP shard for Megatron and torch, the whole activation from every TP
  * rank for DeepSpeed's engine, which also interprets one instruction per
  * transfer. */
-static void pipeline_p2p(const struct ctx *x, struct prediction *p)
+static void pipeline_p2p(const struct cost_ctx *x, struct prediction *p)
 {
 	double bytes = x->ab * x->T * x->h;
 	p->p2p_s = 0;
@@ -165,7 +165,7 @@ struct stage_times {
 	struct layer_cost body;  /* the busiest stage's transformer layers alone */
 };
 
-static void stage_times(const struct ctx *x, const struct prediction *p,
+static void stage_times(const struct cost_ctx *x, const struct prediction *p,
 			struct stage_times *st)
 {
 	int pp = x->l->pp;
@@ -195,7 +195,7 @@ static void stage_times(const struct ctx *x, const struct prediction *p,
 
 /* The parameters a GPU holds: the larger of the first, a middle and the
  * last stage. */
-static void largest_stage_params(const struct ctx *x, struct stage_params *out)
+static void largest_stage_params(const struct cost_ctx *x, struct stage_params *out)
 {
 	int cand[3] = { 0, x->l->pp / 2, x->l->pp - 1 };
 	memory_stage_params(x->m, x->l, x->o, 0, out);
@@ -224,17 +224,17 @@ static int zero3_gathers(const struct train_opts *o, const struct layout *l)
  * gathers and reduce-scatters, ZeRO-2's reduce-scatter, FSDP ZeRO-2's
  * gathers) leaves zero3_unhidden of what overlaps; the once-per-step
  * buckets leave dp_overlap_unhidden of all of it. */
-static double sharded_exposed(const struct ctx *x, double c, double window)
+static double sharded_exposed(const struct cost_ctx *x, double c, double window)
 {
 	return fmax(0.0, c - window) + x->k->zero3_unhidden * fmin(c, window);
 }
 
-static double bucket_exposed(const struct ctx *x, double c, double window)
+static double bucket_exposed(const struct cost_ctx *x, double c, double window)
 {
 	return fmax(0.0, c - window) + x->k->dp_overlap_unhidden * c;
 }
 
-static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
+static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp,
 			 const struct stage_times *st, struct prediction *p)
 {
 	const struct layout *l = x->l;
@@ -308,7 +308,7 @@ static void dp_reduction(const struct ctx *x, const struct stage_params *sp,
 	tb->dp_comm_exposed = rs_exposed + ag_exposed;
 }
 
-static double optimizer_step(const struct ctx *x, const struct stage_params *sp)
+static double optimizer_step(const struct cost_ctx *x, const struct stage_params *sp)
 {
 	int n = x->l->dp * x->l->cp;
 	double ne = layout_expert_dp(x->l);
@@ -327,7 +327,7 @@ static double optimizer_step(const struct ctx *x, const struct stage_params *sp)
 
 /* ---- the step ----------------------------------------------------------- */
 
-static double closed_form_bubble(const struct ctx *x, const struct stage_times *st,
+static double closed_form_bubble(const struct cost_ctx *x, const struct stage_times *st,
 				 const struct prediction *p)
 {
 	double pp = x->l->pp, v = x->l->vp, p2p = p->p2p_s;
@@ -348,7 +348,7 @@ static double closed_form_bubble(const struct ctx *x, const struct stage_times *
 /* The bottleneck stage's microbatches, the fill and drain of the
  * pipeline, the blocking transfers, the exposed DP reduction and the
  * optimizer; the bottleneck stage's time split into terms. */
-static void assemble_step(const struct ctx *x, const struct stage_times *st,
+static void assemble_step(const struct cost_ctx *x, const struct stage_times *st,
 			  struct prediction *p)
 {
 	double micro = (double)p->microbatches;
@@ -374,7 +374,7 @@ static void assemble_step(const struct ctx *x, const struct stage_times *st,
 	}
 }
 
-static void throughput(const struct ctx *x, struct prediction *p)
+static void throughput(const struct cost_ctx *x, struct prediction *p)
 {
 	double gpus = (double)layout_gpus(x->l);
 	double peak = x->run.peak_flops;
@@ -388,7 +388,7 @@ static void throughput(const struct ctx *x, struct prediction *p)
 
 /* ---- memory and rejections -------------------------------------------------- */
 
-static void predict_memory(const struct ctx *x, struct prediction *p)
+static void predict_memory(const struct cost_ctx *x, struct prediction *p)
 {
 	double cap = (x->o->max_memory_gib > 0 ? x->o->max_memory_gib : x->c->gpu.mem_gib) * GIB;
 	memory_peak(x->m, x->c, x->l, x->o, &p->mem);
@@ -403,7 +403,7 @@ static void predict_memory(const struct ctx *x, struct prediction *p)
 
 /* What the framework cannot run outranks memory; the prediction is still
  * made, for simulate to show. */
-static void framework_reject(const struct ctx *x, struct prediction *p)
+static void framework_reject(const struct cost_ctx *x, struct prediction *p)
 {
 	enum reject r = framework_check_layout(x->o->fw, x->o->precision, x->l);
 	char why[200];
@@ -453,7 +453,7 @@ enum pplan_status cost_predict(const struct model_spec *m,
 			       const struct train_opts *o,
 			       struct prediction *p, struct perr *e)
 {
-	struct ctx x;
+	struct cost_ctx x;
 	struct stage_times st;
 	struct stage_params sp;
 	int ref;

@@ -12,7 +12,7 @@
 #include "layout.h"
 #include "framework.h"
 #include "model.h"
-#include "params.h"
+#include "cost_params.h"
 
 struct curve_set;
 

@@ -99,7 +99,7 @@ double cost_model_flops(const struct model_spec *m, long seq, long gbs)
 
 /* ---- the context -------------------------------------------------------- */
 
-double cost_coll(const struct ctx *x, enum coll_op op, double bytes, int n,
+double cost_coll(const struct cost_ctx *x, enum coll_op op, double bytes, int n,
 		 const struct link *l)
 {
 	double t = curve_set_coll(x->o->curves, op, bytes, n, l->cls == LINK_NET);
@@ -114,7 +114,7 @@ struct link cost_link_scaled(struct link k, const struct cost_params *cp)
 	return k;
 }
 
-void cost_ctx_init(struct ctx *x, const struct model_spec *m,
+void cost_ctx_init(struct cost_ctx *x, const struct model_spec *m,
 		     const struct cluster *c, const struct layout *l,
 		     const struct train_opts *o)
 {
@@ -162,7 +162,7 @@ void cost_linear(const struct gemm_rate *r, double tokens, double n, double k,
 
 /* ---- one layer ------------------------------------------------------------ */
 
-static void attn_gemms(const struct ctx *x, struct layer_cost *lc)
+static void attn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
 	double T = x->T, h = x->h, dh = (double)m->head_dim;
@@ -188,7 +188,7 @@ static void attn_gemms(const struct ctx *x, struct layer_cost *lc)
 }
 
 /* An MLP of width f over `tokens` rows (f already split). */
-static void mlp_gemms(const struct ctx *x, double tokens, double f, struct layer_cost *lc)
+static void mlp_gemms(const struct cost_ctx *x, double tokens, double f, struct layer_cost *lc)
 {
 	double up = mlp_is_gated(x->m->mlp) ? 2.0 : 1.0;
 	cost_linear(&x->run, tokens, up * f, x->h, lc);
@@ -200,7 +200,7 @@ static void mlp_gemms(const struct ctx *x, double tokens, double f, struct layer
  * tp*dp*cp/(ep*etp) replicas: R = T k ep etp / (E tp) rows each, and the
  * busiest expert sets the pace.  Shared experts run on every token like
  * a dense MLP split over tp; the router is whole on every rank. */
-static void moe_gemms(const struct ctx *x, struct layer_cost *lc)
+static void moe_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
 	double E = m->num_experts, etp = layout_etp(x->l), ep = x->l->ep;
@@ -216,7 +216,7 @@ static void moe_gemms(const struct ctx *x, struct layer_cost *lc)
 	cost_linear(&x->run, x->T, E, x->h, lc);
 }
 
-static void layer_gemms(const struct ctx *x, int moe, struct layer_cost *lc)
+static void layer_gemms(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	attn_gemms(x, lc);
 	if (moe)
@@ -225,7 +225,7 @@ static void layer_gemms(const struct ctx *x, int moe, struct layer_cost *lc)
 		mlp_gemms(x, x->T, (double)x->m->ffn / x->t, lc);
 }
 
-static void layer_attention(const struct ctx *x, struct layer_cost *lc)
+static void layer_attention(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct gemm_rate *r = &x->half;
 	double dh = (double)x->m->head_dim, dims = attn_core_dims(x->m);
@@ -292,7 +292,7 @@ double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, i
  * reduce-scatter sends: read ab, write grad_bytes per parameter of the
  * layer on this GPU.  Megatron's own buffers with gradient-accumulation
  * fusion (zero 0/1) take the GEMM's output in place. */
-static double grad_copy_time(const struct ctx *x, int moe)
+static double grad_copy_time(const struct cost_ctx *x, int moe)
 {
 	double dense, expert;
 	if (x->l->zero < 2)
@@ -301,7 +301,7 @@ static double grad_copy_time(const struct ctx *x, int moe)
 	return hbm_time(&x->run, (x->ab + x->o->b.grad_bytes) * (dense + expert));
 }
 
-static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *lc)
+static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
 	double T = x->T, h = x->h;
@@ -329,7 +329,7 @@ static void layer_elementwise(const struct ctx *x, int moe, struct layer_cost *l
 /* Two collectives forward and two backward per layer (all-reduces; with
  * SP all-gathers and reduce-scatters, the input gathered again for the
  * weight gradient), overlapped as the framework does. */
-static void layer_tp_comm(const struct ctx *x, struct layer_cost *lc)
+static void layer_tp_comm(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	int n = x->l->tp;
 	double act = x->ab * x->T * x->h, fwd, bwd;
@@ -366,7 +366,7 @@ static void layer_tp_comm(const struct ctx *x, struct layer_cost *lc)
 /* Ring attention: K and V blocks go round the cp ranks, c-1 steps
  * forward and with their gradients backward, each hidden behind that
  * step's attention. */
-static void layer_cp_comm(const struct ctx *x, struct layer_cost *lc)
+static void layer_cp_comm(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	int n = x->l->cp;
 	double kv, step;
@@ -395,7 +395,7 @@ static int members_per_domain(const struct cluster *c, int size, long stride)
  * rank's off-domain share leaves through its own NIC (a ring's use of
  * the domain's NICs together does not apply), while the on-domain share
  * moves over NVLink at the same time. */
-static double ep_alltoall(const struct ctx *x, double bytes)
+static double ep_alltoall(const struct cost_ctx *x, double bytes)
 {
 	int n = x->l->ep, local;
 	struct link nic, in;
@@ -415,7 +415,7 @@ static double ep_alltoall(const struct ctx *x, double bytes)
 
 /* Dispatch and combine all-to-alls, forward and again backward, of the
  * routed tokens (k copies of each of the rank's tokens). */
-static void layer_ep_comm(const struct ctx *x, int moe, struct layer_cost *lc)
+static void layer_ep_comm(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	double T_sp, a2a;
 	if (!moe || x->l->ep <= 1)
@@ -432,7 +432,7 @@ static void layer_ep_comm(const struct ctx *x, int moe, struct layer_cost *lc)
  * and of the TP reduce-scatters; the backward replays the rest of the
  * forward: the other matmuls (wk, wo, and w3 or w2), every element-wise
  * op, and the TP all-gathers (half of the forward's TP traffic). */
-static double op_sac_recompute(const struct ctx *x, const struct layer_cost *lc)
+static double op_sac_recompute(const struct cost_ctx *x, const struct layer_cost *lc)
 {
 	double dh = (double)x->m->head_dim, f = (double)x->m->ffn / x->t;
 	double mm = gemm_time(&x->run, x->T, x->kv_l * dh, x->h) +
@@ -448,7 +448,7 @@ static double op_sac_recompute(const struct ctx *x, const struct layer_cost *lc)
  * Megatron's selective only the attention core; op-level selective
  * checkpointing (dense layers of a framework that has it) the ops it
  * does not keep. */
-static void layer_recompute(const struct ctx *x, int moe, struct layer_cost *lc)
+static void layer_recompute(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	if (x->l->recompute == RECOMPUTE_FULL)
 		lc->recompute = lc->gemm_f + lc->attn_f + lc->elem_f + lc->tp_f +
@@ -460,7 +460,7 @@ static void layer_recompute(const struct ctx *x, int moe, struct layer_cost *lc)
 }
 
 /* One layer: an MoE layer when moe is set, else a dense one. */
-void cost_layer(const struct ctx *x, int moe, struct layer_cost *lc)
+void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	memset(lc, 0, sizeof *lc);
 	layer_gemms(x, moe, lc);

@@ -7,7 +7,7 @@
  * every source (publication) counts equally, plus a weak pull towards
  * each constant's prior (a tenth of a percent of error for a tenth of its
  * range), which keeps constants that no run constrains where physics put
- * them.  The constants move inside their physical ranges (params.h) by a
+ * them.  The constants move inside their physical ranges (cost_params.h) by a
  * bounded pattern search: each in turn is tried a step up and a step
  * down, a step that helps is kept, a step that does not is halved, until
  * every step is below a thousandth of its range.  The search is
@@ -17,7 +17,7 @@
 #define PPLAN_FIT_H
 
 #include "cases.h"
-#include "params.h"
+#include "cost_params.h"
 
 struct fit_options {
 	int max_rounds;        /* passes over the constants (0: 400) */

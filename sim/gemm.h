@@ -1,7 +1,7 @@
 /*
  * gemm.h: time of one GEMM on one GPU from its shape.  The achieved rate
  * is the architecture's ceiling for the precision (a fitted constant,
- * sim/params.h), scaled by a saturation curve in the GEMM's size (small
+ * sim/cost_params.h), scaled by a saturation curve in the GEMM's size (small
  * GEMMs cannot fill the SMs) and by a tile penalty for narrow dimensions
  * (a 128-wide tile on a 96-wide matrix wastes a quarter of its work), and
  * never faster than moving its operands through HBM.  Formula:
@@ -13,7 +13,7 @@
 #include "gpu.h"
 
 struct curve_set;
-#include "params.h"
+#include "cost_params.h"
 
 /* One GPU in one precision as the cost model sees it (plain data). */
 struct gemm_rate {

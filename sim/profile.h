@@ -14,7 +14,7 @@
 #define PPLAN_PROFILE_H
 
 #include "cluster.h"
-#include "params.h"
+#include "cost_params.h"
 #include "status.h"
 
 enum profile_kind { PROFILE_MEASURED = 0, PROFILE_FITTED, PROFILE_PUBLISHED };

@@ -404,7 +404,7 @@ Test(predict, op_level_selective_replays_the_unkept_ops)
 {
 	struct setup s;
 	struct layer_cost mega, op;
-	struct ctx x;
+	struct cost_ctx x;
 	double share = 79691776.0 / 218103808.0;
 
 	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=1,dp=8,mbs=1,gbs=8,zero=3,recompute=selective");

@@ -80,7 +80,7 @@ Test(curves, collectives)
  * chosen by hand) as the cost model asks for them ------------------------ */
 
 #include "gemm.h"
-#include "params.h"
+#include "cost_params.h"
 #include "profile.h"
 
 static struct curve_set fixture_curves;

@@ -6,7 +6,7 @@
  * breaks one rule and must be refused with a sentence naming the file and
  * the key.  A profile written and read back gives the same numbers.  The
  * embedded defaults are the fit in validation/calibration-fit.json (to the
- * four significant digits params.c keeps).
+ * four significant digits sim/cost_params.c keeps).
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>

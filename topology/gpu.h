@@ -4,7 +4,7 @@
  * vendors' data-sheet numbers for dense (non-sparse) math; sources are
  * listed in sim/MODEL.md.  How fast a GEMM runs on the part (its ceiling
  * and saturation) is not a data-sheet fact: it is a fitted constant of the
- * cost model per architecture (sim/params.h).
+ * cost model per architecture (sim/cost_params.h).
  */
 #ifndef PPLAN_GPU_H
 #define PPLAN_GPU_H
@@ -26,7 +26,7 @@ int precision_parse(const char *s, enum precision *out);
 int precision_bytes(enum precision p);
 
 /* The architecture: GPUs of one share the cost model's fitted GEMM and
- * attention efficiencies (sim/params.h). */
+ * attention efficiencies (sim/cost_params.h). */
 enum gpu_arch { ARCH_CPU = 0, ARCH_PASCAL, ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER,
 		ARCH_BLACKWELL, ARCH_COUNT };
 const char *gpu_arch_name(enum gpu_arch a);
@@ -43,7 +43,7 @@ struct gpu_spec {
 	enum gpu_arch arch;
 	/* A device measured where it runs (pplan exec's CPU probe) states its
 	 * own GEMM curve and streaming efficiency; 0 = the cost model's fitted
-	 * constants for its architecture (sim/params.h). */
+	 * constants for its architecture (sim/cost_params.h). */
 	double gemm_eff_max[PREC_COUNT];  /* fraction of peak_tflops large GEMMs reach */
 	double gemm_half_gflop;           /* GEMM size at half of it */
 	double hbm_eff;                   /* fraction of hbm_gbps streaming reaches */

@@ -97,7 +97,7 @@ static const struct attrspec *const attrs_of[E_COUNT] = {
 	[E_MEMATTR] = memattr_attrs, [E_MEMATTR_VALUE] = memattr_value_attrs,
 	[E_CPUKIND] = cpukind_attrs, [E_PCI_LOCALITY] = pci_locality_attrs};
 
-enum pplan_status hwlocxml_fail(struct ctx *c, const char *fmt, ...)
+enum pplan_status hwlocxml_fail(struct xml_ctx *c, const char *fmt, ...)
 {
 	char what[400];
 	int line = 1;
@@ -204,7 +204,7 @@ const struct attr *hwlocxml_get(const struct attr *as, int n, const char *name)
 
 /* ---- the scanner ---------------------------------------------------------- */
 
-static const char *skip_to(struct ctx *c, const char *lit)
+static const char *skip_to(struct xml_ctx *c, const char *lit)
 {
 	const char *q = strstr(c->p, lit);
 	return q && q < c->end ? q + strlen(lit) : NULL;
@@ -248,7 +248,7 @@ static long bad_text(const unsigned char *s, size_t n)
 /* The prolog hwloc writes: <?xml version="1.0" encoding="UTF-8"?> at
  * the very start, then <!DOCTYPE topology SYSTEM "hwlocN.dtd">; no
  * internal subset (no entities), no other declaration. */
-static const char *prolog(struct ctx *c)
+static const char *prolog(struct xml_ctx *c)
 {
 	const char *p = c->p, *q;
 	if (strncmp(p, "<?xml ", 6) == 0) {
@@ -283,7 +283,7 @@ static const char *prolog(struct ctx *c)
 
 /* A comment: the first "--" after "<!--" must be its "-->" (XML allows
  * no "--" inside, so no '-' before the end either). */
-static const char *comment(struct ctx *c)
+static const char *comment(struct xml_ctx *c)
 {
 	const char *q = strstr(c->p + 4, "--");
 	return q && q < c->end && q[2] == '>' ? q + 3 : NULL;
@@ -306,7 +306,7 @@ static int entities_ok(const char *s, size_t n)
 }
 
 /* Reads the attributes up to '>' or "/>"; *empty for the latter. */
-static enum pplan_status read_attrs(struct ctx *c, enum elem el,
+static enum pplan_status read_attrs(struct xml_ctx *c, enum elem el,
 				    struct attr *as, int *n, int *empty)
 {
 	const char *p = c->p;
@@ -371,7 +371,7 @@ static enum pplan_status read_attrs(struct ctx *c, enum elem el,
 	}
 }
 
-static enum pplan_status scan_tag(struct ctx *c)
+static enum pplan_status scan_tag(struct xml_ctx *c)
 {
 	struct attr as[MAX_ATTRS];
 	struct frame *parent = &c->stack[c->depth], *f;
@@ -424,7 +424,7 @@ static enum pplan_status scan_tag(struct ctx *c)
 enum pplan_status hwlocxml_check(const char *xml, size_t len,
 				 const char *name, struct perr *e)
 {
-	struct ctx c = {xml, xml, xml + len, name, e, NULL, 0, 0, 0};
+	struct xml_ctx c = {xml, xml, xml + len, name, e, NULL, 0, 0, 0};
 	enum pplan_status st = PPLAN_OK;
 	long bad;
 

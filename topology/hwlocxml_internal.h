@@ -58,7 +58,7 @@ struct frame {
 	int nobj_children;
 };
 
-struct ctx {
+struct xml_ctx {
 	const char *xml, *p, *end, *name;
 	struct perr *e;
 	struct frame *stack; /* stack[0] is the document */
@@ -75,7 +75,7 @@ static inline int hwlocxml_is_hex(char ch)
 }
 
 /* One sentence "NAME: malformed hwloc XML at line N: WHAT"; PPLAN_EINPUT. */
-enum pplan_status hwlocxml_fail(struct ctx *c, const char *fmt, ...)
+enum pplan_status hwlocxml_fail(struct xml_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int hwlocxml_eq(const char *s, size_t n, const char *lit);
 const struct attr *hwlocxml_get(const struct attr *as, int n, const char *name);
@@ -87,10 +87,10 @@ int hwlocxml_parse_set(const char *s, size_t n, struct bset *b);
 
 /* The rules: called when element f opens (with its attributes) and when
  * it closes; parent is the enclosing frame. */
-enum pplan_status hwlocxml_open(struct ctx *c, struct frame *f,
+enum pplan_status hwlocxml_open(struct xml_ctx *c, struct frame *f,
 				struct frame *parent, const struct attr *as,
 				int n);
-enum pplan_status hwlocxml_close(struct ctx *c, struct frame *f,
+enum pplan_status hwlocxml_close(struct xml_ctx *c, struct frame *f,
 				 struct frame *parent);
 
 #endif

@@ -130,7 +130,7 @@ static int set_empty(const struct bset *b)
 
 /* ---- element rules ------------------------------------------------------- */
 
-static enum pplan_status open_object(struct ctx *c, struct frame *f,
+static enum pplan_status open_object(struct xml_ctx *c, struct frame *f,
 				     struct frame *parent,
 				     const struct attr *as, int n)
 {
@@ -201,7 +201,7 @@ static enum pplan_status open_object(struct ctx *c, struct frame *f,
 	return PPLAN_OK;
 }
 
-enum pplan_status hwlocxml_open(struct ctx *c, struct frame *f,
+enum pplan_status hwlocxml_open(struct xml_ctx *c, struct frame *f,
 				      struct frame *parent,
 				      const struct attr *as, int n)
 {
@@ -305,7 +305,7 @@ static long count_tokens(const char *s, size_t n, int typed)
 	return count;
 }
 
-enum pplan_status hwlocxml_close(struct ctx *c, struct frame *f,
+enum pplan_status hwlocxml_close(struct xml_ctx *c, struct frame *f,
 				       struct frame *parent)
 {
 	long k;

@@ -1,5 +1,5 @@
 /*
- * params.h: the cost model's constants as data.
+ * cost_params.h: the cost model's constants as data.
  *
  * Every number the time and memory formulas take that is neither a
  * data-sheet fact nor a count (FLOPs, bytes) is a field here, with a name,

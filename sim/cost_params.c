@@ -1,9 +1,9 @@
 /*
- * params.c: the constants table (params.h).  The priors and ranges are
+ * cost_params.c: the constants table (cost_params.h).  The priors and ranges are
  * argued in sim/MODEL.md (each section names its constants); the embedded
  * defaults below are the output of the fit that section 11 gives.
  */
-#include "params.h"
+#include "cost_params.h"
 
 #include <math.h>
 #include <stdio.h>
