@@ -230,9 +230,10 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	if (!in->framework_arg && (in->ranks != JOB_PLANNED || in->cpu_ranks))
 		in->opts.fw = framework_executor();
 	in->opts.switches = in->switches;
-	/* CPU ranks run the three-step attention unless set by hand (ring
-	 * attention fuses it: job_resolve_layout, once cp is known). */
-	if (in->cpu_ranks && in->opts.switches.flash < 0)
+	/* CPU ranks run the three-step attention unless set by hand or by
+	 * --framework (ring attention fuses it: job_resolve_layout, once cp
+	 * is known). */
+	if (in->cpu_ranks && !in->framework_arg && in->opts.switches.flash < 0)
 		in->opts.switches.flash = in->layout_cp > 1;
 	st = train_opts_resolve(&in->opts, e);
 	if (st != PPLAN_OK)
@@ -440,7 +441,8 @@ enum pplan_status job_resolve_layout(struct job *in, const char *layout_arg,
 				"gbs in --layout and --global-batch/--tokens-per-step conflict: give one");
 	}
 	in->layout_cp = l->cp;
-	if (l->cp > 1 && in->cpu_ranks && (st = resolve_training(in, e)) != PPLAN_OK)
+	if (l->cp > 1 && in->cpu_ranks && !in->framework_arg &&
+	    (st = resolve_training(in, e)) != PPLAN_OK)
 		return st;
 	return layout_check_part(l, &in->model, cluster_gpus(&in->cluster),
 				 in->opts.b.partition, &why, e);

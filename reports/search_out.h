@@ -1,5 +1,6 @@
 /*
- * search_out.h: the machine-readable reports of `pplan search`.  The JSON
+ * search_out.h: the machine-readable reports of `pplan search`: the writer
+ * of pplan.search/1, beside its reader (html.c, html_search.c).  The JSON
  * tree is the caller's (cJSON_Delete); the CSV is written to a temporary
  * file and renamed.
  */
@@ -8,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli_common.h"
+#include "job.h"
 #include "search.h"
 
 /* pplan.search/1 (docs/design.md, "JSON contracts"). */
