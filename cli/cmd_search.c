@@ -130,22 +130,6 @@ static void short_layout(const struct layout *l, const struct rank_order *o,
 		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);
 }
 
-/* Reasons with a count, most frequent first (ties: the earlier check). */
-static int sorted_rejects(const struct search_result *r, enum reject *out)
-{
-	int n = 0;
-	for (int i = REJECT_NONE + 1; i < REJECT_COUNT; i++) {
-		int j;
-		if (r->rejected[i] <= 0)
-			continue;
-		for (j = n; j > 0 && r->rejected[out[j - 1]] < r->rejected[i]; j--)
-			out[j] = out[j - 1];
-		out[j] = (enum reject)i;
-		n++;
-	}
-	return n;
-}
-
 static void commas(char *buf, size_t len, long v)
 {
 	char tmp[32];
@@ -290,7 +274,7 @@ static void print_header(FILE *f, const struct job *in,
 			 const struct search_args *a, const struct search_result *r)
 {
 	enum reject rej[REJECT_COUNT];
-	int n_rej = sorted_rejects(r, rej);
+	int n_rej = search_rejects_sorted(r, rej);
 	char ev[32], fe[32], buf[32];
 
 	cli_print_config(f, "search", in);

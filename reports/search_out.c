@@ -31,28 +31,12 @@ static double mem_cap(const struct job *in)
 					   : in->cluster.gpu.mem_gib;
 }
 
-/* Reasons with a count, most frequent first (ties: the earlier check). */
-static int sorted_rejects(const struct search_result *r, enum reject *out)
-{
-	int n = 0;
-	for (int i = REJECT_NONE + 1; i < REJECT_COUNT; i++) {
-		int j;
-		if (r->rejected[i] <= 0)
-			continue;
-		for (j = n; j > 0 && r->rejected[out[j - 1]] < r->rejected[i]; j--)
-			out[j] = out[j - 1];
-		out[j] = (enum reject)i;
-		n++;
-	}
-	return n;
-}
-
 cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 		       const struct search_result *r)
 {
 	cJSON *doc = cJSON_CreateObject(), *jrej, *arr, *d;
 	enum reject rej[REJECT_COUNT];
-	int n_rej = sorted_rejects(r, rej);
+	int n_rej = search_rejects_sorted(r, rej);
 
 	cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
 	cJSON_AddItemToObject(doc, "model", report_model_json(&in->model));

@@ -604,3 +604,18 @@ void search_free(struct search_result *r)
 	r->points = NULL;
 	r->n_points = 0;
 }
+
+int search_rejects_sorted(const struct search_result *r, enum reject *out)
+{
+	int n = 0;
+	for (int i = REJECT_NONE + 1; i < REJECT_COUNT; i++) {
+		int j;
+		if (r->rejected[i] <= 0)
+			continue;
+		for (j = n; j > 0 && r->rejected[out[j - 1]] < r->rejected[i]; j--)
+			out[j] = out[j - 1];
+		out[j] = (enum reject)i;
+		n++;
+	}
+	return n;
+}

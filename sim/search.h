@@ -98,4 +98,8 @@ enum pplan_status search_run(const struct model_spec *m,
 
 void search_free(struct search_result *r);
 
+/* The reasons r rejected layouts for, into out[0..n), most frequent first
+ * (ties: the earlier check); returns n.  out holds REJECT_COUNT. */
+int search_rejects_sorted(const struct search_result *r, enum reject *out);
+
 #endif
