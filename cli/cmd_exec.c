@@ -9,19 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "cli_common.h"
-#include "des.h"
 #include "exec.h"
-#include "framework.h"
 #include "jsonio.h"
 #include "memory.h"
-#include "predict.h"
-#include "profile.h"
-#include "curves.h"
 #include "run_report.h"
 #include "version.h"
 #include "units.h"

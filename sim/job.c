@@ -195,8 +195,6 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	}
 	if (in->cpu_ranks)
 		in->opts.precision = PREC_FP32;
-	else if (in->ranks == JOB_EXEC_GPU && !in->precision_arg)
-		in->opts.precision = PREC_BF16; /* what pplan exec runs on GPUs */
 	else if (in->precision_arg &&
 	    precision_parse(in->precision_arg, &in->opts.precision) != 0)
 		return perr_set(e, PPLAN_EINPUT,
