@@ -18,6 +18,7 @@
  * rank's mean time per call.
  */
 #include "calibrate_internal.h"
+#include "profile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -340,7 +341,12 @@ void cal_fit(struct cal_coll *c)
 		sxy += x * y;
 		sxx += x * x;
 	}
-	c->alpha_s = alpha;
+	/* a fit beyond what a profile may state (noise on a loaded machine:
+	 * times that barely grow, or a tiny message that took seconds) is no
+	 * fit: null in the profile, the points still there */
+	c->alpha_s = alpha <= PROFILE_ALPHA_MAX_S ? alpha : NAN;
 	c->busbw_gbps = sxy > 0 ? sxx / sxy / 1e9 : NAN;
+	if (!(c->busbw_gbps >= PROFILE_GBPS_MIN && c->busbw_gbps <= PROFILE_GBPS_MAX))
+		c->busbw_gbps = NAN;
 	c->avg_busbw_gbps = sum / c->n;
 }

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "cost.h"
-#include "jsonio.h"
 #include "kernels.h"
+#include "profile.h"
 #include "version.h"
 
 
@@ -251,17 +251,16 @@ void calibrate_plan_free(struct cal_plan *p)
 }
 
 /* ---- the profile ---------------------------------------------------------------
- * Written key by key as docs/profile-format.md has it; sim/profile.c reads it. */
+ * The measurements as a struct profile; sim/profile.c, the format's one
+ * owner, writes it (and checks it as its reader would first). */
 
 /* {"OpenBLAS": "0.3.21", "Open MPI": "4.1.4"} out of the backend's words. */
-static cJSON *libraries_json(const char *words)
+static void add_libraries(struct profile *pr, const char *words)
 {
 	static const char *const names[] = { "OpenBLAS", "Open MPI", "CUDA", "cuBLAS", "NCCL", NULL };
-	cJSON *o = cJSON_CreateObject();
-	for (int i = 0; names[i]; i++) {
+	for (int i = 0; names[i] && pr->n_libs < PROFILE_MAX_LIBS; i++) {
 		const char *at = words, *v = NULL;
 		size_t len = 0;
-		char ver[32];
 		/* the first mention followed by a version number */
 		while ((at = strstr(at, names[i])) != NULL && len == 0) {
 			v = at + strlen(names[i]);
@@ -271,19 +270,18 @@ static cJSON *libraries_json(const char *words)
 				len++;
 			at++;
 		}
-		if (len == 0 || len >= sizeof ver)
+		if (len == 0 || len >= sizeof pr->lib_version[0])
 			continue;
-		snprintf(ver, sizeof ver, "%.*s", (int)len, v);
-		cJSON_AddStringToObject(o, names[i], ver);
+		snprintf(pr->lib_name[pr->n_libs], sizeof pr->lib_name[0], "%s", names[i]);
+		snprintf(pr->lib_version[pr->n_libs], sizeof pr->lib_version[0], "%.*s", (int)len, v);
+		pr->n_libs++;
 	}
-	return o;
 }
 
-static cJSON *host_json(void)
+static void add_host(struct profile *pr)
 {
-	cJSON *h = cJSON_CreateObject();
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512], name[256] = "";
+	char line[512];
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	while (f && fgets(line, sizeof line, f)) {
 		char *c = strchr(line, ':');
@@ -292,29 +290,23 @@ static cJSON *host_json(void)
 			while (*c == ' ' || *c == '\t')
 				c++;
 			c[strcspn(c, "\n")] = '\0';
-			snprintf(name, sizeof name, "%s", c);
+			snprintf(pr->cpu_model, sizeof pr->cpu_model, "%s", c);
 			break;
 		}
 	}
 	if (f)
 		fclose(f);
+	pr->has_host = 1;
 	gethostname(line, sizeof line - 1);
 	line[sizeof line - 1] = '\0';
-	cJSON_AddStringToObject(h, "hostname", line);
-	if (name[0])
-		cJSON_AddStringToObject(h, "cpu_model", name);
-	else
-		cJSON_AddNullToObject(h, "cpu_model");
-	cJSON_AddNumberToObject(h, "cores", (double)sysconf(_SC_NPROCESSORS_ONLN));
-	json_add_number_or_null(h, "mem_gib", pages > 0 && psz > 0 ?
-				(double)pages * psz / 1073741824.0 : NAN);
-	return h;
+	snprintf(pr->hostname, sizeof pr->hostname, "%s", line);
+	pr->cores = sysconf(_SC_NPROCESSORS_ONLN);
+	pr->host_mem_gib = pages > 0 && psz > 0 ? (double)pages * psz / 1073741824.0 : NAN;
 }
 
 /* GEMM points whose rate falls as FLOPs grow within one aspect (m/k and
  * n/k equal) are refused by the profile reader (docs/profile-format.md):
- * such a point is measurement noise or a cache cliff; it is reported and
- * left out. */
+ * such a point is measurement noise or a cache cliff; it is left out. */
 static int gemm_keep(const struct cal_plan *p, int j)
 {
 	const struct cal_gemm_point *b = &p->gemm[j];
@@ -330,136 +322,122 @@ static int gemm_keep(const struct cal_plan *p, int j)
 	return 1;
 }
 
-static const char *device_name(const struct cal_session *s, const struct cal_plan *p)
+void calibrate_plan_print_dropped(FILE *f, const struct cal_plan *p)
 {
-	const struct gpu_spec *g;
-	if (p->opts.precision == PREC_FP32 && strncmp(cal_device(s), "cpu", 3) == 0)
-		return "cpu";
-	g = gpu_find(cal_device(s));
-	return g ? g->name : "unknown";
+	for (int i = 0; i < p->n_gemm; i++)
+		if (!gemm_keep(p, i))
+			fprintf(f, "# gemm %ldx%ldx%ld: %.4f TFLOP/s is below a smaller GEMM of its aspect: left out of the profile\n",
+				p->gemm[i].m, p->gemm[i].n, p->gemm[i].k, p->gemm[i].tflops);
 }
 
-static cJSON *device_json(const struct cal_plan *p, const struct cal_session *s,
-			  double peak_tflops)
+static void add_device(struct profile *pr, const struct cal_plan *p,
+		       const struct cal_session *s, double peak_tflops)
 {
-	const char *name = device_name(s, p);
-	int cpu = !strcmp(name, "cpu");
-	const struct gpu_spec *g = cpu ? NULL : gpu_find(name);
-	static const enum precision precs[] = { PREC_FP32, PREC_BF16, PREC_FP16, PREC_FP8 };
-	cJSON *d = cJSON_CreateObject(), *pk;
-	cJSON_AddStringToObject(d, "name", name);
-	cJSON_AddStringToObject(d, "description", cal_device(s));
-	cJSON_AddStringToObject(d, "backend", cpu ? "cpu" : "cuda");
-	pk = cJSON_AddObjectToObject(d, "peak_tflops");
-	for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++) {
-		double v = NAN;
-		if (cpu && precs[i] == PREC_FP32)
-			v = peak_tflops;
-		else if (g && g->peak_tflops[precs[i]] > 0)
-			v = g->peak_tflops[precs[i]];
-		json_add_number_or_null(pk, precision_name(precs[i]), v);
-	}
-	cJSON_AddNumberToObject(d, "mem_gib", cal_mem_budget(s) * 4 / 1073741824.0);
-	json_add_number_or_null(d, "hbm_gbps", g ? g->hbm_gbps : NAN);
-	return d;
+	int cpu = p->opts.precision == PREC_FP32 && strncmp(cal_device(s), "cpu", 3) == 0;
+	const struct gpu_spec *g = cpu ? NULL : gpu_find(cal_device(s));
+	snprintf(pr->device_name, sizeof pr->device_name, "%s",
+		 cpu ? "cpu" : g ? g->name : "unknown");
+	snprintf(pr->device_description, sizeof pr->device_description, "%s", cal_device(s));
+	snprintf(pr->backend, sizeof pr->backend, "%s", cpu ? "cpu" : "cuda");
+	for (int i = 0; i < PREC_COUNT; i++)
+		if (cpu && i == PREC_FP32)
+			pr->peak_tflops[i] = peak_tflops;
+		else if (g && g->peak_tflops[i] > 0)
+			pr->peak_tflops[i] = g->peak_tflops[i];
+	pr->mem_gib = cal_mem_budget(s) * 4 / 1073741824.0;
+	pr->hbm_gbps = g ? g->hbm_gbps : NAN;
 }
 
-static cJSON *coll_json(const struct cal_coll *c)
+static enum pplan_status add_curves(struct profile *pr, const struct cal_plan *p, struct perr *e)
 {
-	cJSON *o = cJSON_CreateObject(), *pts;
-	cJSON_AddStringToObject(o, "op", cal_coll_name(c->op));
-	cJSON_AddNumberToObject(o, "ranks", c->ranks);
-	cJSON_AddStringToObject(o, "link", c->link);
-	json_add_number_or_null(o, "alpha_s", c->alpha_s);
-	json_add_number_or_null(o, "busbw_gbps", c->busbw_gbps);
-	pts = cJSON_AddArrayToObject(o, "points");
-	for (int k = 0; k < c->n; k++) {
-		cJSON *q = cJSON_CreateObject();
-		cJSON_AddNumberToObject(q, "bytes", c->pts[k].bytes);
-		cJSON_AddNumberToObject(q, "time_s", c->pts[k].time_s);
-		cJSON_AddNumberToObject(q, "algbw_gbps", c->pts[k].algbw_gbps);
-		cJSON_AddNumberToObject(q, "busbw_gbps", c->pts[k].busbw_gbps);
-		cJSON_AddItemToArray(pts, q);
+	struct profile_elementwise **bw[CAL_ELEM_COUNT] = {
+		[CAL_ELEM_STREAM] = &pr->elementwise, [CAL_ELEM_LAYER] = &pr->layer_elementwise,
+		[CAL_ELEM_ADAM] = &pr->optimizer_elementwise };
+	int *n_bw[CAL_ELEM_COUNT] = {
+		[CAL_ELEM_STREAM] = &pr->n_elementwise, [CAL_ELEM_LAYER] = &pr->n_layer_elementwise,
+		[CAL_ELEM_ADAM] = &pr->n_optimizer_elementwise };
+	int n_coll = 0;
+
+	for (int i = 0; i < p->n_coll; i++)
+		n_coll += p->coll[i].n > 0;
+	pr->gemm = calloc((size_t)p->n_gemm + 1, sizeof *pr->gemm);
+	pr->attention = calloc((size_t)p->n_attn + 1, sizeof *pr->attention);
+	pr->collectives = calloc((size_t)n_coll + 1, sizeof *pr->collectives);
+	for (int k = 0; k < CAL_ELEM_COUNT; k++)
+		*bw[k] = calloc((size_t)p->n_bw[k] + 1, sizeof **bw[k]);
+	if (!pr->gemm || !pr->attention || !pr->collectives || !pr->elementwise ||
+	    !pr->layer_elementwise || !pr->optimizer_elementwise)
+		return perr_set(e, PPLAN_ENOMEM, "out of memory for the profile");
+	for (int i = 0; i < p->n_gemm; i++)
+		if (gemm_keep(p, i))
+			pr->gemm[pr->n_gemm++] = (struct profile_gemm){
+				p->opts.precision, (double)p->gemm[i].m, (double)p->gemm[i].n,
+				(double)p->gemm[i].k, p->gemm[i].tflops };
+	for (int k = 0; k < CAL_ELEM_COUNT; k++)
+		for (int i = 0; i < p->n_bw[k]; i++)
+			(*bw[k])[(*n_bw[k])++] =
+				(struct profile_elementwise){ p->bw[k][i].bytes, p->bw[k][i].gbps };
+	for (int i = 0; i < p->n_attn; i++) {
+		const struct cal_attn_point *q = &p->attn[i];
+		pr->attention[pr->n_attention++] = (struct profile_attention){
+			p->opts.precision, q->batch, q->heads, q->kv_heads, q->seq, q->head_dim,
+			1, q->fused, q->fwd_tflops, q->bwd_tflops };
 	}
-	return o;
+	for (int i = 0; i < p->n_coll; i++) {
+		const struct cal_coll *c = &p->coll[i];
+		struct profile_collective *o = &pr->collectives[pr->n_collectives];
+		if (c->n == 0)
+			continue;
+		if (!(o->points = calloc((size_t)c->n, sizeof *o->points)))
+			return perr_set(e, PPLAN_ENOMEM, "out of memory for the profile");
+		pr->n_collectives++;
+		snprintf(o->op, sizeof o->op, "%s", cal_coll_name(c->op));
+		snprintf(o->link, sizeof o->link, "%s", c->link);
+		o->ranks = c->ranks;
+		o->alpha_s = c->alpha_s;
+		o->busbw_gbps = c->busbw_gbps;
+		for (int k = 0; k < c->n; k++)
+			o->points[o->n_points++] = (struct profile_coll_point){
+				c->pts[k].bytes, c->pts[k].time_s, c->pts[k].algbw_gbps,
+				c->pts[k].busbw_gbps };
+	}
+	return PPLAN_OK;
+}
+
+enum pplan_status calibrate_plan_profile(const struct cal_plan *p, const struct cal_session *s,
+					 double peak_tflops, const char *command,
+					 struct profile *pr, struct perr *e)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	enum pplan_status st;
+
+	profile_init(pr);
+	pr->kind = PROFILE_MEASURED;
+	add_device(pr, p, s, peak_tflops);
+	add_host(pr);
+	if ((st = add_curves(pr, p, e)) != PPLAN_OK) {
+		profile_free(pr);
+		return st;
+	}
+	snprintf(pr->pplan_version, sizeof pr->pplan_version, "%s", PPLAN_VERSION);
+	snprintf(pr->git_hash, sizeof pr->git_hash, "%s", PPLAN_GIT_HASH);
+	snprintf(pr->command, sizeof pr->command, "%s", command);
+	gmtime_r(&t, &tm);
+	strftime(pr->date, sizeof pr->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	add_libraries(pr, cal_libraries(s));
+	return PPLAN_OK;
 }
 
 enum pplan_status calibrate_plan_save(const struct cal_plan *p, const struct cal_session *s,
 				      double peak_tflops, const char *command,
 				      const char *path, struct perr *e)
 {
-	cJSON *doc = cJSON_CreateObject(), *a, *prov;
-	const char *prec = precision_name(p->opts.precision);
-	char date[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	enum pplan_status st;
-
-	cJSON_AddStringToObject(doc, "schema", "pplan.profile/1");
-	cJSON_AddStringToObject(doc, "kind", "measured");
-	cJSON_AddItemToObject(doc, "device", device_json(p, s, peak_tflops));
-	cJSON_AddItemToObject(doc, "host", host_json());
-	a = cJSON_AddArrayToObject(doc, "gemm");
-	for (int i = 0; i < p->n_gemm; i++) {
-		const struct cal_gemm_point *q = &p->gemm[i];
-		cJSON *o;
-		if (!gemm_keep(p, i)) {
-			printf("# gemm %ldx%ldx%ld: %.4f TFLOP/s is below a smaller GEMM of its aspect: left out of the profile\n",
-			       q->m, q->n, q->k, q->tflops);
-			continue;
-		}
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "precision", prec);
-		cJSON_AddNumberToObject(o, "m", (double)q->m);
-		cJSON_AddNumberToObject(o, "n", (double)q->n);
-		cJSON_AddNumberToObject(o, "k", (double)q->k);
-		cJSON_AddNumberToObject(o, "tflops", q->tflops);
-		cJSON_AddItemToArray(a, o);
-	}
-	{
-		static const char *const keys[CAL_ELEM_COUNT] = {
-			[CAL_ELEM_STREAM] = "elementwise", [CAL_ELEM_LAYER] = "layer_elementwise",
-			[CAL_ELEM_ADAM] = "optimizer_elementwise" };
-		for (int k = 0; k < CAL_ELEM_COUNT; k++) {
-			a = cJSON_AddArrayToObject(doc, keys[k]);
-			for (int i = 0; i < p->n_bw[k]; i++) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddNumberToObject(o, "bytes", p->bw[k][i].bytes);
-				cJSON_AddNumberToObject(o, "gbps", p->bw[k][i].gbps);
-				cJSON_AddItemToArray(a, o);
-			}
-		}
-	}
-	a = cJSON_AddArrayToObject(doc, "attention");
-	for (int i = 0; i < p->n_attn; i++) {
-		const struct cal_attn_point *q = &p->attn[i];
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "precision", prec);
-		cJSON_AddNumberToObject(o, "batch", (double)q->batch);
-		cJSON_AddNumberToObject(o, "heads", (double)q->heads);
-		cJSON_AddNumberToObject(o, "kv_heads", (double)q->kv_heads);
-		cJSON_AddNumberToObject(o, "seq", (double)q->seq);
-		cJSON_AddNumberToObject(o, "head_dim", (double)q->head_dim);
-		cJSON_AddBoolToObject(o, "causal", 1);
-		cJSON_AddBoolToObject(o, "fused", q->fused);
-		cJSON_AddNumberToObject(o, "fwd_tflops", q->fwd_tflops);
-		cJSON_AddNumberToObject(o, "bwd_tflops", q->bwd_tflops);
-		cJSON_AddItemToArray(a, o);
-	}
-	a = cJSON_AddArrayToObject(doc, "collectives");
-	for (int i = 0; i < p->n_coll; i++)
-		if (p->coll[i].n > 0)
-			cJSON_AddItemToArray(a, coll_json(&p->coll[i]));
-	cJSON_AddNullToObject(doc, "fit");
-	prov = cJSON_AddObjectToObject(doc, "provenance");
-	cJSON_AddStringToObject(prov, "pplan_version", PPLAN_VERSION);
-	cJSON_AddStringToObject(prov, "git_hash", PPLAN_GIT_HASH);
-	cJSON_AddStringToObject(prov, "command", command);
-	gmtime_r(&t, &tm);
-	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	cJSON_AddStringToObject(prov, "date", date);
-	cJSON_AddItemToObject(prov, "libraries", libraries_json(cal_libraries(s)));
-	st = json_write_atomic(path, doc, e);
-	cJSON_Delete(doc);
+	struct profile pr;
+	enum pplan_status st = calibrate_plan_profile(p, s, peak_tflops, command, &pr, e);
+	if (st != PPLAN_OK)
+		return st;
+	st = profile_save(&pr, path, e);
+	profile_free(&pr);
 	return st;
 }

@@ -60,7 +60,17 @@ enum pplan_status calibrate_plan_new(const struct cal_plan_opts *o, struct cal_p
 void calibrate_plan_sizes(struct cal_plan *p, struct cal_session *s);
 void calibrate_plan_free(struct cal_plan *p);
 
-/* The measured profile, written atomically to path (rank 0 only). */
+struct profile;
+
+/* The measured profile (kind measured, this host, the curves, provenance);
+ * *pr is the caller's to profile_free. */
+enum pplan_status calibrate_plan_profile(const struct cal_plan *p, const struct cal_session *s,
+					 double peak_tflops, const char *command,
+					 struct profile *pr, struct perr *e);
+/* The GEMM points the profile leaves out (a rate below a smaller GEMM of
+ * the same aspect), one line each. */
+void calibrate_plan_print_dropped(FILE *f, const struct cal_plan *p);
+/* calibrate_plan_profile, written by profile_save to path (rank 0 only). */
 enum pplan_status calibrate_plan_save(const struct cal_plan *p, const struct cal_session *s,
 				      double peak_tflops, const char *command,
 				      const char *path, struct perr *e);

@@ -354,8 +354,10 @@ int cmd_calibrate(int argc, char **argv)
 			st = perr_set(&e, PPLAN_ESYSTEM,
 				      "%ld elements of the collectives came back wrong: this machine's communication is broken, no profile written",
 				      wrong);
-		else if (out)
+		else if (out) {
+			calibrate_plan_print_dropped(stdout, plan);
 			st = calibrate_plan_save(plan, s, peak, cmd, out, &e);
+		}
 		if (st == PPLAN_OK && out)
 			printf("#\n# wrote %s (pplan.profile/1)\n", out);
 	}

@@ -90,7 +90,11 @@ struct bounds {
 	const char *unit; /* for the sentence */
 };
 static const struct bounds B_GIB = { 1e-3, 1e6, 0, "GiB" };
-static const struct bounds B_GBPS = { 1e-6, 1e6, 0, "GB/s" };
+static const struct bounds B_GBPS = { PROFILE_GBPS_MIN, PROFILE_GBPS_MAX, 0, "GB/s" };
+/* A collective point's rates are its bytes over its time: whatever the
+ * bounds on those allow (1 B in 1e5 s to 1e15 B in 1 ns), so that a slow
+ * small message on a loaded machine is a point, not a refused file. */
+static const struct bounds B_POINT_GBPS = { 1e-14, 1e15, 0, "GB/s" };
 static const struct bounds B_TFLOPS = { 1e-6, 1e5, 0, "TFLOP/s" };
 static const struct bounds B_DIM = { 1, 2147483647.0, 1, "elements" };
 static const struct bounds B_BYTES = { 1, 1e15, 0, "bytes" };
@@ -367,8 +371,8 @@ static enum pplan_status read_points(const cJSON *c, struct profile_collective *
 			return perr_set(e, PPLAN_EINPUT, "%s must be an object", pw);
 		if ((st = bounded(it, "bytes", &q->bytes, 1, &B_BYTES, pw, e)) ||
 		    (st = bounded(it, "time_s", &q->time_s, 1, &B_SECONDS, pw, e)) ||
-		    (st = bounded(it, "algbw_gbps", &q->algbw_gbps, 0, &B_GBPS, pw, e)) ||
-		    (st = bounded(it, "busbw_gbps", &q->busbw_gbps, 0, &B_GBPS, pw, e)))
+		    (st = bounded(it, "algbw_gbps", &q->algbw_gbps, 0, &B_POINT_GBPS, pw, e)) ||
+		    (st = bounded(it, "busbw_gbps", &q->busbw_gbps, 0, &B_POINT_GBPS, pw, e)))
 			return st;
 		if (i > 0 && !(q->bytes > pc->points[i - 1].bytes))
 			return perr_set(e, PPLAN_EINPUT, "%s: points must be sorted by bytes", pw);
@@ -416,9 +420,9 @@ static enum pplan_status read_collectives(const cJSON *root, struct profile *p,
 		st = json_get_number(it, "alpha_s", &alpha, where, e);
 		if (st == PPLAN_EINPUT)
 			return st;
-		if (st == PPLAN_OK && !(alpha >= 0 && alpha <= 1))
-			return perr_set(e, PPLAN_EINPUT, "%s: alpha_s must be a latency from 0 to 1 s, got %g",
-					where, alpha);
+		if (st == PPLAN_OK && !(alpha >= 0 && alpha <= PROFILE_ALPHA_MAX_S))
+			return perr_set(e, PPLAN_EINPUT, "%s: alpha_s must be a latency from 0 to %g s, got %g",
+					where, PROFILE_ALPHA_MAX_S, alpha);
 		c->alpha_s = st == PPLAN_OK ? alpha : NAN;
 		if ((st = read_points(it, c, where, e)))
 			return st;
@@ -527,43 +531,46 @@ static enum pplan_status read_provenance(const cJSON *root, struct profile *p,
 	return PPLAN_OK;
 }
 
-enum pplan_status profile_load(const char *path, struct profile *p, struct perr *e)
+/* The document root, checked section by section into p; path names the
+ * file in the sentences. */
+static enum pplan_status from_json(const cJSON *root, const char *path, struct profile *p,
+				   struct perr *e)
 {
-	cJSON *root = NULL;
 	const char *schema = NULL, *kind = NULL;
 	enum pplan_status st;
 
-	profile_init(p);
-	if ((st = json_read_file(path, &root, e)) != PPLAN_OK)
-		return st;
-	if (!cJSON_IsObject(root)) {
-		st = perr_set(e, PPLAN_EINPUT, "%s: expected a JSON object", path);
-		goto out;
-	}
+	if (!cJSON_IsObject(root))
+		return perr_set(e, PPLAN_EINPUT, "%s: expected a JSON object", path);
 	if (json_get_string(root, "schema", &schema, path, e) != PPLAN_OK ||
-	    strcmp(schema, "pplan.profile/1") != 0) {
-		st = perr_set(e, PPLAN_EINPUT, "%s: schema must be \"pplan.profile/1\"", path);
-		goto out;
-	}
+	    strcmp(schema, "pplan.profile/1") != 0)
+		return perr_set(e, PPLAN_EINPUT, "%s: schema must be \"pplan.profile/1\"", path);
 	st = json_get_string(root, "kind", &kind, path, e);
 	if (st == PPLAN_ENOTFOUND)
-		st = perr_set(e, PPLAN_EINPUT, "%s: kind is missing", path);
+		return perr_set(e, PPLAN_EINPUT, "%s: kind is missing", path);
 	if (st != PPLAN_OK)
-		goto out;
-	if (in_list(kind, kind_names) < 0) {
-		st = perr_set(e, PPLAN_EINPUT,
-			      "%s: kind must be measured, fitted or published, got '%s'", path, kind);
-		goto out;
-	}
+		return st;
+	if (in_list(kind, kind_names) < 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: kind must be measured, fitted or published, got '%s'", path, kind);
 	p->kind = (enum profile_kind)in_list(kind, kind_names);
 	if ((st = read_device(root, p, path, e)) || (st = read_host(root, p, path, e)) ||
 	    (st = read_gemm(root, p, path, e)) || (st = read_elementwise(root, p, path, e)) ||
 	    (st = read_attention(root, p, path, e)) ||
 	    (st = read_collectives(root, p, path, e)) ||
-	    (st = read_constants(root, p, path, e)) || (st = read_fit(root, p, path, e)) ||
-	    (st = read_provenance(root, p, path, e)))
-		goto out;
-out:
+	    (st = read_constants(root, p, path, e)) || (st = read_fit(root, p, path, e)))
+		return st;
+	return read_provenance(root, p, path, e);
+}
+
+enum pplan_status profile_load(const char *path, struct profile *p, struct perr *e)
+{
+	cJSON *root = NULL;
+	enum pplan_status st;
+
+	profile_init(p);
+	if ((st = json_read_file(path, &root, e)) != PPLAN_OK)
+		return st;
+	st = from_json(root, path, p, e);
 	cJSON_Delete(root);
 	if (st != PPLAN_OK)
 		profile_free(p);
@@ -683,6 +690,25 @@ static cJSON *constants_json(const struct profile *p)
 	return c;
 }
 
+/* What profile_save writes, profile_load reads: the document is checked
+ * as the reader checks it before a byte is written.  A refusal is a bug in
+ * the writer (a number no fit or measurement should give), not bad input. */
+static enum pplan_status check_before_writing(const cJSON *root, const char *path,
+					      struct perr *e)
+{
+	struct profile back;
+	struct perr why = { 0 };
+	enum pplan_status st;
+	profile_init(&back);
+	st = from_json(root, path, &back, &why);
+	profile_free(&back);
+	if (st == PPLAN_OK)
+		return PPLAN_OK;
+	return perr_set(e, PPLAN_EINTERNAL,
+			"the profile to be written would be refused when read back, so nothing was written (%s)",
+			why.msg);
+}
+
 enum pplan_status profile_save(const struct profile *p, const char *path, struct perr *e)
 {
 	cJSON *root = cJSON_CreateObject(), *v, *libs;
@@ -694,7 +720,7 @@ enum pplan_status profile_save(const struct profile *p, const char *path, struct
 	if (p->has_host) {
 		cJSON *h = cJSON_AddObjectToObject(root, "host");
 		cJSON_AddStringToObject(h, "hostname", p->hostname);
-		cJSON_AddStringToObject(h, "cpu_model", p->cpu_model);
+		add_string_or_null(h, "cpu_model", p->cpu_model);
 		cJSON_AddNumberToObject(h, "cores", (double)p->cores);
 		json_add_number_or_null(h, "mem_gib", p->host_mem_gib);
 	} else {
@@ -723,7 +749,9 @@ enum pplan_status profile_save(const struct profile *p, const char *path, struct
 	libs = cJSON_AddObjectToObject(v, "libraries");
 	for (int i = 0; i < p->n_libs; i++)
 		cJSON_AddStringToObject(libs, p->lib_name[i], p->lib_version[i]);
-	st = json_write_atomic(path, root, e);
+	st = check_before_writing(root, path, e);
+	if (st == PPLAN_OK)
+		st = json_write_atomic(path, root, e);
 	cJSON_Delete(root);
 	return st;
 }

@@ -23,6 +23,13 @@ enum profile_kind { PROFILE_MEASURED = 0, PROFILE_FITTED, PROFILE_PUBLISHED };
  * per-architecture constants say which part they describe. */
 #define PROFILE_ANY_DEVICE "any"
 
+/* The range of a bandwidth a profile states (a device's, a curve's, a
+ * collective's fitted busbw), in GB/s, and of a collective's latency, in
+ * s: a fit outside them is no fit (pplan calibrate writes null). */
+#define PROFILE_GBPS_MIN 1e-6
+#define PROFILE_GBPS_MAX 1e6
+#define PROFILE_ALPHA_MAX_S 1.0
+
 struct profile_gemm {
 	enum precision precision;
 	double m, n, k;            /* shape */
