@@ -63,6 +63,11 @@ num() {
 	grep -o "\"$2\":[[:space:]]*[-0-9.eE+]*" "$1" | head -1 | sed 's/.*:[[:space:]]*//'
 }
 
+# is_number S: S is a decimal number (not empty)
+is_number() {
+	[[ $1 =~ ^[-+]?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$ ]]
+}
+
 # close A B REL: |A - B| <= REL * |B|
 close() {
 	awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
@@ -374,14 +379,20 @@ figure() {
 	fi
 	mem=$(grep -o '"total":[[:space:]]*[0-9.eE+-]*' "$tmp/fig.json" | head -1 | sed 's/.*:[[:space:]]*//')
 	lim=$(num "$tmp/fig.json" max_memory_gib)
-	if awk -v m="$mem" -v c="$lim" 'BEGIN { exit !(m <= c) }'; then ok; else ko "$name: $mem GiB over the $lim GiB cap"; fi
 	tp=$(grep -o '"tp":[[:space:]]*[0-9]*' "$tmp/fig.json" | head -1 | sed 's/.*:[[:space:]]*//')
+	mfu=$(num "$tmp/fig.json" mfu)
+	# a key missing from the file is a failure, not a pass on an empty number
+	if ! is_number "$mem" || ! is_number "$lim" || ! is_number "$tp" || ! is_number "$mfu" ||
+		[ "$tp" -lt 1 ]; then
+		ko "$name: memory '$mem', cap '$lim', tp '$tp' or mfu '$mfu' missing from pplan.search/1"
+		return
+	fi
+	if awk -v m="$mem" -v c="$lim" 'BEGIN { exit !(m > 0 && m <= c) }'; then ok; else ko "$name: $mem GiB over the $lim GiB cap"; fi
 	if [ "$tpn" = 1 ]; then
 		if [ $((8 % tp)) -eq 0 ]; then ok; else ko "$name: tp=$tp spans nodes"; fi
 	fi
 	if [ "$cap" != "-" ]; then
-		mfu=$(num "$tmp/fig.json" mfu)
-		if awk -v m="$mfu" -v c="$cap" 'BEGIN { exit !(100 * m <= c) }'; then ok; else ko "$name: MFU $mfu over $cap %"; fi
+		if awk -v m="$mfu" -v c="$cap" 'BEGIN { exit !(m > 0 && 100 * m <= c) }'; then ok; else ko "$name: MFU $mfu over $cap %"; fi
 	fi
 }
 figure "405B on 16,384 H100" 1 55.4 --params 405B --gpus 16384

@@ -6,7 +6,7 @@
  * fp32 outputs of 16-bit inputs (weight gradients); NCCL collectives on a
  * one-rank group split from the world communicator, and a grouped send to
  * itself; requests, test and wait; timing marks and memory figures.
- * Prints "skipped: no GPU" and passes where no GPU answers.
+ * Prints "skipped: no GPU" and exits 77 (ctest: skipped) where no GPU answers.
  */
 #include <math.h>
 #include <stdio.h>

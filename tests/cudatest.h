@@ -25,15 +25,20 @@ struct ct {
 	void *bufs[512];            /* device buffers of the current check */
 	float *hbufs[512];          /* host buffers of the current check */
 	int nbufs, nhbufs, passed, failed;
+	int skipped;                /* a backend that did not open: no GPU */
 	uint64_t seed;
 };
 
 /* MPI_Init, then the CUDA backend of dtype: 0 ready, 1 skipped (printed;
- * exit 0 after ct_finish), -1 failed (printed). */
+ * ct_finish then exits CT_SKIP if no check ran), -1 failed (printed). */
 int ct_open(struct ct *t, int *argc, char ***argv, enum kern_dtype dtype);
 /* Closes the backend and opens one of dtype, with the same results. */
 int ct_backend(struct ct *t, enum kern_dtype dtype);
-/* Closes the backend; MPI_Finalize; the exit status. */
+/* ctest's skip code (SKIP_RETURN_CODE in tests/CMakeLists.txt): shown as
+ * skipped, not passed, where no GPU answers. */
+#define CT_SKIP 77
+/* Closes the backend; MPI_Finalize; the exit status: 1 if a check failed,
+ * CT_SKIP if none ran because no GPU answered, else 0. */
 int ct_finish(struct ct *t);
 
 /* n zeroed floats of host memory, freed by ct_release. */

@@ -52,8 +52,8 @@ Test(model_flops, gpt3_175b_megatron_formula)
 	/* GPT-3 175B as Narayanan et al. count it: h 12288, l 96, a 96,
 	 * s 2048, V 51200, batch 1536. */
 	struct model_spec m;
-	double h = 12288, l = 96, s = 2048, V = 51200, B = 1536;
-	double want = 72.0 * B * s * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * l * h));
+	/* 72 B s l h^2 (1 + s/6h + V/12lh), term by term below */
+	double want = 3283124128353091584.0 + 91197892454252544.0 + 11874725579980800.0;
 
 	memset(&m, 0, sizeof m);
 	strcpy(m.name, "gpt3-175b by hand");
@@ -72,8 +72,6 @@ Test(model_flops, gpt3_175b_megatron_formula)
 	/* 72 B s l h^2 = 3,283,124,128,353,091,584; the s/6h term adds
 	 * 12 B s^2 l h = 91,197,892,454,252,544; the V/12lh term
 	 * 6 B s h V = 11,874,725,579,980,800: 3.386197e18 FLOPs. */
-	expect_rel(want, 3283124128353091584.0 + 91197892454252544.0 +
-				 11874725579980800.0, 1e-15, "the formula itself");
 	expect_rel(cost_model_flops(&m, 2048, 1536), want, 1e-9, "by-hand spec");
 	expect_rel(cost_model_flops(zoo("gpt3-175b"), 2048, 1536), want, 1e-9,
 		   "zoo gpt3-175b");
@@ -388,7 +386,6 @@ Test(predict, zero2_copies_gradients_each_microbatch)
 	z2 = predict(&s);
 	cr_assert_eq(z2.microbatches, 4);
 	expect_rel(z2.time.compute - z1.time.compute, want, 1e-6, "the gradient copies");
-	expect_rel(want, 0.07212, 1e-3, "72.12 ms");
 }
 
 /* torchtitan's op-level selective checkpointing replays, in each layer's

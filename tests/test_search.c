@@ -62,10 +62,8 @@ static void small_case(const char *model, long gpus, int des)
 	/* Every layout enumerated is kept (feasible) or counted under a
 	 * reason. */
 	cr_assert_eq(r.rejected[REJECT_NONE], 0);
-	for (int i = 0; i < REJECT_COUNT; i++) {
-		cr_assert_geq(r.rejected[i], 0);
+	for (int i = 0; i < REJECT_COUNT; i++)
 		rejected += r.rejected[i];
-	}
 	cr_assert_eq(r.feasible + rejected, r.evaluated,
 		     "feasible %ld + rejected %ld != evaluated %ld", r.feasible,
 		     rejected, r.evaluated);

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# cli_accuracy.sh: the cost model's accuracy against published runs, as a
+# test.  `pplan validate` on the calibration file (overall, and leave one
+# source out) and on every file in validation/holdout/, each figure with a
+# bound a little above what the model reaches today, so that a change that
+# makes the model worse fails here and not only in BENCHMARKS.md.
+#
+# The bounds (today's figure in the comment, from the same commands; a
+# change that improves a figure should lower its bound with it):
+#
+#   file                          figure                      bound    today
+#   calibration.json              step-time MAPE overall      4.0 %    3.4 %
+#                                 leave-one-source-out MAPE   6.0 %    5.0 %
+#                                 memory MAPE                 4.0 %    3.3 %
+#                                 OOM verdicts agreeing       99/99    99/99
+#                                 cases predicted             99/101   99/101
+#   holdout/torchtitan.json       step-time MAPE              9.0 %    8.3 %
+#                                 OOM verdicts agreeing       3/3      3/3
+#   holdout/llm-foundry.json      step-time MAPE              13.0 %   12.3 %
+#                                 OOM verdicts agreeing       89/94    89/94
+#
+# A held-out file without a line in BOUNDS below fails: every file there is
+# judged.  The figures are read from the text summary, one decimal place.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# file  max step-time MAPE (%)  min OOM agreements  max memory MAPE (%, - = not judged)
+BOUNDS="
+calibration.json 4.0 99 4.0
+holdout/torchtitan.json 9.0 3 -
+holdout/llm-foundry.json 13.0 89 -
+"
+
+ko() { echo "FAIL: $*"; fail=1; }
+ok() { echo "ok: $*"; }
+
+# within A OP B: awk's comparison of two decimals
+within() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+
+# overall MAPE, then the LOSO MAPE when given, from the 'overall' row
+mape() { awk '$1 == "#" && $2 == "overall" { print $4; exit }' "$1"; }
+loso() { awk '$1 == "#" && $2 == "overall" { print $6; exit }' "$1"; }
+mem_mape() { sed -n 's/^# memory MAPE \([0-9.]*\) %.*/\1/p' "$1"; }
+oom_agree() { sed -n 's/^# out-of-memory verdicts agree with the source in \([0-9]*\) of \([0-9]*\) cases.*/\1 \2/p' "$1"; }
+
+judge() {
+	local file=$1 max_mape=$2 min_oom=$3 max_mem=$4 out=$5 m a n mm
+	m=$(mape "$out")
+	if [ -z "$m" ]; then ko "$file: no overall MAPE in the summary"; return; fi
+	if within "$m" "<=" "$max_mape"; then ok "$file: step-time MAPE $m % <= $max_mape %"
+	else ko "$file: step-time MAPE $m % is past its bound of $max_mape %"; fi
+	read -r a n <<<"$(oom_agree "$out")"
+	if [ -z "${a:-}" ]; then ko "$file: no out-of-memory agreement in the summary"
+	elif [ "$a" -ge "$min_oom" ]; then ok "$file: OOM verdicts agree in $a of $n (bound $min_oom)"
+	else ko "$file: OOM verdicts agree in $a of $n, fewer than $min_oom"; fi
+	if [ "$max_mem" != "-" ]; then
+		mm=$(mem_mape "$out")
+		if [ -z "$mm" ]; then ko "$file: no memory MAPE in the summary"
+		elif within "$mm" "<=" "$max_mem"; then ok "$file: memory MAPE $mm % <= $max_mem %"
+		else ko "$file: memory MAPE $mm % is past its bound of $max_mem %"; fi
+	fi
+}
+
+bound_of() { awk -v f="$1" '$1 == f { print $2, $3, $4 }' <<<"$BOUNDS"; }
+
+# ---- the calibration file, with leave-one-source-out ---------------------------
+if "$B" validate "$S/validation/calibration.json" --cross-validate source --quiet \
+	>"$tmp/cal" 2>"$tmp/err"; then
+	read -r mx oo mm <<<"$(bound_of calibration.json)"
+	judge calibration.json "$mx" "$oo" "$mm" "$tmp/cal"
+	l=$(loso "$tmp/cal")
+	if [ -z "$l" ]; then ko "calibration.json: no leave-one-source-out MAPE"
+	elif within "$l" "<=" 6.0; then ok "calibration.json: LOSO MAPE $l % <= 6.0 %"
+	else ko "calibration.json: LOSO MAPE $l % is past its bound of 6.0 %"; fi
+	p=$(sed -n 's/^# \([0-9]*\) of \([0-9]*\) cases predicted.*/\1/p' "$tmp/cal")
+	if [ -n "$p" ] && [ "$p" -ge 99 ]; then ok "calibration.json: $p cases predicted"
+	else ko "calibration.json: '$p' cases predicted, fewer than 99"; fi
+else
+	ko "validate calibration.json: exit $?: $(head -1 "$tmp/err")"
+fi
+
+# ---- every held-out file ----------------------------------------------------------
+n_files=0
+for f in "$S"/validation/holdout/*.json; do
+	rel=holdout/$(basename "$f")
+	n_files=$((n_files + 1))
+	b=$(bound_of "$rel")
+	if [ -z "$b" ]; then ko "$rel has no bound in tests/cli_accuracy.sh"; continue; fi
+	if ! "$B" validate "$f" --quiet >"$tmp/h" 2>"$tmp/err"; then
+		ko "validate $rel: exit $?: $(head -1 "$tmp/err")"; continue
+	fi
+	read -r mx oo mm <<<"$b"
+	judge "$rel" "$mx" "$oo" "$mm" "$tmp/h"
+done
+[ "$n_files" -ge 2 ] || ko "only $n_files held-out files found"
+exit $fail
