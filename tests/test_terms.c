@@ -1,0 +1,445 @@
+/*
+ * test_terms.c: each term of the step time and of memory against a value
+ * worked out by hand from its formula in sim/MODEL.md, so that a wrong
+ * count or a wrong byte count fails here (tests/mutations.txt plants
+ * such errors; tests/mutate.sh checks that each is caught).
+ *
+ * The machine: one DGX H100 node whose NVLink is set by hand to 100 GB/s
+ * per GPU at efficiency 0.5 and no latency, so that a collective of S
+ * bytes over n ranks takes S x factor(n) / 50e9 s (nccl-tests' bus
+ * factors: all-reduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all
+ * (n-1)/n, send/recv 1; collective.h).  The model: Llama 3 8B (h 4096,
+ * 32 layers, 32 heads of 128, 8 KV heads, FFN 14336, vocabulary 128256,
+ * untied), sequences of 4096 tokens, bf16 (2-byte activations), newest
+ * Megatron-Core unless a test says otherwise, TP overlap off.  Its
+ * parameters by hand: per layer Q and O 2 x 4096^2 = 33,554,432, K and V
+ * 2 x 4096 x 1024 = 8,388,608, MLP 3 x 4096 x 14336 = 176,160,768, two
+ * norms 8,192: 218,112,000; x 32 = 6,979,584,000; embedding and head
+ * 2 x 4096 x 128256 = 1,050,673,152; final norm 4,096: P = 8,030,261,248.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "cost.h"
+#include "cost_internal.h"
+#include "framework.h"
+#include "memory.h"
+#include "units.h"
+
+#define P_8B 8030261248.0
+#define BW 50e9          /* bytes/s: 100 GB/s x 0.5 */
+#define ACT (2.0 * 4096 * 4096) /* one microbatch's (T, h) activation, bf16: 33,554,432 B */
+
+struct setup {
+	struct model_spec m;
+	struct cluster c;
+	struct layout l;
+	struct train_opts o;
+	struct cost_params k;
+};
+
+static void expect_rel(double got, double want, double tol, const char *what)
+{
+	double err = fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
+	cr_expect(err <= tol, "%s: got %.12g, want %.12g (rel err %.2g)", what, got, want, err);
+}
+
+/* model on gpus GPUs of DGX H100s with the hand-set NVLink; fw NULL:
+ * the default framework.  The layout string is taken as written (sp and
+ * zero given where they matter), completed for the GPU count. */
+static void setup(struct setup *s, const char *model, long gpus, const char *fw,
+		  const char *layout)
+{
+	struct perr e = { "" };
+	unsigned set = 0;
+	const struct model_spec *m = model_find(model);
+	cr_assert_not_null(m, "%s", model);
+	s->m = *m;
+	cr_assert_eq(cluster_preset("dgx-h100", gpus, &s->c, &e), PPLAN_OK, "%s", e.msg);
+	s->c.nvlink = (struct link){ LINK_NVSWITCH, 100.0, 0.0, 0.5 };
+	cr_assert_eq(layout_parse(layout, &s->l, &set, &e), PPLAN_OK, "%s", e.msg);
+	layout_complete(&s->l, set, gpus);
+	train_opts_default(&s->o, &s->m);
+	s->o.seq = 4096;
+	if (fw) {
+		cr_assert_eq(framework_find(fw, NULL, 0, &s->o.fw, &e), PPLAN_OK, "%s", e.msg);
+		cr_assert_eq(train_opts_resolve(&s->o, &e), PPLAN_OK, "%s", e.msg);
+	}
+	s->o.b.tp_overlap = FW_TPO_NONE;
+	s->k = *cost_params_default();
+	cr_assert_eq(s->k.nvlink_eff_scale, 1.0, "NVLink efficiency as set");
+	s->o.params = &s->k;
+}
+
+static struct prediction predict(const struct setup *s)
+{
+	struct prediction p;
+	struct perr e = { "" };
+	cr_assert_eq(cost_predict(&s->m, &s->c, &s->l, &s->o, &p, &e), PPLAN_OK, "%s", e.msg);
+	return p;
+}
+
+/* ---- tensor parallelism -------------------------------------------------------
+ * Without SP: two all-reduces of the (T, h) activation forward, two
+ * backward, per layer and microbatch (Megatron-LM, Shoeybi et al. 2019,
+ * the f and g operators).  tp 2: factor 1, each ACT / BW = 671.09 us;
+ * gbs 8 over dp 4 is 2 microbatches: 2 x 32 x 4 x 671.09 us = 171.80 ms. */
+Test(terms, tp_allreduces_without_sp)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=0,zero=0");
+	p = predict(&s);
+	cr_assert_eq(p.microbatches, 2);
+	expect_rel(p.time.tp_comm, 2 * 32 * 4 * ACT / BW, 1e-9, "TP all-reduces");
+	expect_rel(p.time.tp_comm, 0.17179869184, 1e-9, "171.80 ms");
+}
+
+/* With SP (Korthikanti et al. 2022): forward two all-gathers and two
+ * reduce-scatters; backward two reduce-scatters, two all-gathers and the
+ * input gathered again for each weight gradient (two more): 6 gathers and
+ * 4 scatters per layer, each (1/2) ACT / BW at tp 2: 5 ACT / BW a layer,
+ * 2 x 32 x 5 x 671.09 us = 214.75 ms. */
+Test(terms, sp_gathers_and_scatters)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=1,zero=0");
+	p = predict(&s);
+	expect_rel(p.time.tp_comm, 2 * 32 * 5 * ACT / BW, 1e-9, "SP gathers and scatters");
+	expect_rel(p.time.tp_comm, 0.2147483648, 1e-9, "214.75 ms");
+}
+
+/* ---- expert parallelism -------------------------------------------------------
+ * Mixtral 8x7B (32 MoE layers, top-2) over ep 8 in the node: dispatch and
+ * combine forward and again backward, four all-to-alls per layer of the
+ * routed tokens, 2 B x 4096 tokens x 4096 x 2 copies = 67,108,864 B at
+ * factor 7/8: 1.1744 ms each; gbs 16 over dp 8 is 2 microbatches:
+ * 2 x 32 x 4 x 1.1744 ms = 300.65 ms. */
+Test(terms, ep_alltoalls)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "mixtral-8x7b", 8, NULL, "tp=1,dp=8,ep=8,mbs=1,gbs=16,zero=1");
+	p = predict(&s);
+	cr_assert_eq(p.microbatches, 2);
+	expect_rel(p.time.ep_comm, 2 * 32 * 4 * (67108864.0 * 7 / 8 / BW), 1e-9, "EP all-to-alls");
+	expect_rel(p.time.ep_comm, 0.30064771072, 1e-9, "300.65 ms");
+}
+
+/* ---- context parallelism ------------------------------------------------------
+ * Ring attention over cp 2: K and V of the local 2048 tokens, 2 x 2 B x
+ * 2048 x 8 heads x 128 = 8,388,608 B a step; forward c-1 steps hidden
+ * behind the attention and one more, backward 2(c-1) and one more.  On a
+ * link slowed to 0.01 GB/s (a step 0.8389 s, the attention a few ms) the
+ * hiding is negligible: 2 + 3 = 5 steps per layer, 2 microbatches:
+ * 2 x 32 x 5 x 0.8389 s = 268.44 s, within the attention's share. */
+Test(terms, cp_ring_steps)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, NULL, "tp=1,cp=2,dp=4,mbs=1,gbs=8,zero=1");
+	s.c.nvlink = (struct link){ LINK_NVSWITCH, 0.01, 0.0, 1.0 };
+	p = predict(&s);
+	cr_assert_eq(p.microbatches, 2);
+	expect_rel(p.time.cp_comm, 2 * 32 * 5 * (8388608.0 / 1e7), 1e-3, "CP ring steps");
+}
+
+/* ---- pipeline transfers ---------------------------------------------------------
+ * Megatron sends each microbatch's (T, h) activation split over the TP
+ * ranks (scatter-gather): 2 B x 4096 x 4096 / 2 = 16,777,216 B, factor 1:
+ * 335.54 us a transfer; a forward and a backward transfer per microbatch,
+ * 4 microbatches (gbs 8 over dp 2): 8 x 335.54 us = 2.6844 ms. */
+Test(terms, pp_transfers)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,pp=2,dp=2,mbs=1,gbs=8,sp=1,zero=1");
+	p = predict(&s);
+	cr_assert_eq(p.microbatches, 4);
+	expect_rel(p.p2p_s, ACT / 2 / BW, 1e-9, "one transfer");
+	expect_rel(p.time.pp_comm, 4 * 2 * ACT / 2 / BW, 1e-9, "the step's transfers");
+}
+
+/* ---- data parallelism -----------------------------------------------------------
+ * dp 8 in the node, one replica's P parameters, Megatron-Core's fp32
+ * gradients (4 B) and bf16 weights (2 B):
+ *   zero 0: all-reduce 4P at 2 x 7/8: 4 x P x 1.75 / BW = 1.1242 s;
+ *   zero 1: reduce-scatter 4P and all-gather 2P at 7/8: 0.8432 s;
+ *   zero 2: the reduce-scatter every microbatch (2): (2 x 4 + 2) P x 7/8 / BW;
+ *   zero 3 (Megatron FSDP): per microbatch gathers of 2P, forward and
+ *   backward (and once more under full recomputation), and a
+ *   reduce-scatter of 4P. */
+static double dp_total(const char *fw, const char *layout)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, fw, layout);
+	p = predict(&s);
+	return p.time.dp_comm_total;
+}
+
+Test(terms, dp_collectives_by_sharding)
+{
+	const double rs = P_8B * 7 / 8 / BW; /* one byte per parameter, reduce-scattered */
+	struct setup s;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=0");
+	cr_assert_eq(s.o.b.grad_bytes, 4, "Megatron-Core reduces fp32 gradients");
+	expect_rel(dp_total(NULL, "dp=8,mbs=1,gbs=8,zero=0"), 4 * P_8B * 1.75 / BW, 1e-9, "zero 0");
+	expect_rel(dp_total(NULL, "dp=8,mbs=1,gbs=8,zero=0"), 1.12423657472, 1e-9, "1.1242 s");
+	expect_rel(dp_total(NULL, "dp=8,mbs=1,gbs=8,zero=1"), (4 + 2) * rs, 1e-9, "zero 1");
+	expect_rel(dp_total(NULL, "dp=8,mbs=1,gbs=16,zero=2"), (2 * 4 + 2) * rs, 1e-9, "zero 2");
+	expect_rel(dp_total(NULL, "dp=8,mbs=1,gbs=16,zero=3"), 2 * (2 * 2 + 4) * rs, 1e-9,
+		   "zero 3: 2 gathers and a scatter per microbatch");
+	expect_rel(dp_total(NULL, "dp=8,mbs=1,gbs=16,zero=3,recompute=full"),
+		   2 * (3 * 2 + 4) * rs, 1e-9, "zero 3 under full recomputation: 3 gathers");
+}
+
+/* PyTorch FSDP (torchtitan) reshards after the forward: two gathers per
+ * microbatch, however the layer is recomputed (the gathered layer stays
+ * through its recomputation). */
+Test(terms, fsdp_gathers)
+{
+	const double rs = P_8B * 7 / 8 / BW;
+	struct setup s;
+	setup(&s, "llama3-8b", 8, "torchtitan", "dp=8,mbs=1,gbs=16,zero=3");
+	cr_assert(s.o.b.reshard_after_forward);
+	expect_rel(dp_total("torchtitan", "dp=8,mbs=1,gbs=16,zero=3,recompute=full"),
+		   2 * (2 * 2 + s.o.b.grad_bytes) * rs, 1e-9, "FSDP: 2 gathers and a scatter");
+}
+
+/* ---- recomputation --------------------------------------------------------------
+ * Megatron's selective recomputation replays the attention core of each
+ * layer in its backward; full recomputation the whole forward. */
+Test(terms, recompute_replays)
+{
+	struct setup s;
+	struct cost_ctx x;
+	struct layer_cost lc;
+	struct prediction p;
+
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=1,zero=1,recompute=selective");
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &lc);
+	cr_assert_gt(lc.attn_f, 0);
+	p = predict(&s);
+	expect_rel(p.time.recompute, 2 * 32 * lc.attn_f, 1e-9, "selective: the attention core");
+	s.l.recompute = RECOMPUTE_FULL;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &lc);
+	p = predict(&s);
+	expect_rel(p.time.recompute,
+		   2 * 32 * (lc.gemm_f + lc.attn_f + lc.elem_f + lc.tp_f + lc.cp_f + lc.ep_f), 1e-9,
+		   "full: the forward");
+}
+
+/* ---- the pipeline bubble (closed form) ---------------------------------------------
+ * 1F1B: (p - 1) (t + 2 p2p), t the mean stage's forward and backward of
+ * one microbatch (Narayanan et al. 2021, eq. 1, with the transfers);
+ * interleaved over v chunks: (p - 1) (t / v + 2 p2p).  32 layers over 2
+ * stages, the embedding on the first and the head on the last. */
+static double mean_stage(const struct prediction *p, int pp, int vp)
+{
+	return vp * (p->chunk.fwd_s + p->chunk.bwd_s) +
+	       (p->first_extra_fwd_s + p->first_extra_bwd_s + p->last_extra_fwd_s +
+		p->last_extra_bwd_s) / pp;
+}
+
+Test(terms, bubble_closed_forms)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,pp=2,dp=2,mbs=1,gbs=8,sp=1,zero=1");
+	p = predict(&s);
+	cr_assert_gt(p.first_extra_fwd_s, 0);
+	expect_rel(p.time.bubble, 1 * (mean_stage(&p, 2, 1) + 2 * p.p2p_s), 1e-6, "1F1B");
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,pp=2,dp=2,vp=4,mbs=1,gbs=8,sp=1,zero=1");
+	p = predict(&s);
+	cr_assert_eq(s.l.schedule, SCHED_INTERLEAVED);
+	expect_rel(p.time.bubble, 1 * (mean_stage(&p, 2, 4) / 4 + 2 * p.p2p_s), 1e-6,
+		   "interleaved");
+}
+
+/* ---- memory ------------------------------------------------------------------------
+ * Bytes per parameter on one of 8 data-parallel GPUs (one stage):
+ *   Megatron-Core zero 1 (distributed optimizer): weights 2P, fp32
+ *   gradients 4P, optimizer 12P / 8 (fp32 master and two moments);
+ *   zero 2: gradients 4P / 8 as well; zero 3: weights 2P / 8 too;
+ *   FSDP (torchtitan) zero 3: the fp32 master is the weight, 4P / 8, and
+ *   the optimizer the two moments, 8P / 8. */
+static struct mem_breakdown mem(const char *fw, const char *layout)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, fw, layout);
+	p = predict(&s);
+	return p.mem;
+}
+
+Test(terms, memory_by_sharding)
+{
+	struct mem_breakdown z1 = mem(NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	struct mem_breakdown z2 = mem(NULL, "dp=8,mbs=1,gbs=8,zero=2");
+	struct mem_breakdown z3 = mem(NULL, "dp=8,mbs=1,gbs=8,zero=3");
+	struct mem_breakdown f3 = mem("torchtitan", "dp=8,mbs=1,gbs=8,zero=3");
+	expect_rel(z1.weights, 2 * P_8B, 1e-12, "zero 1 weights");
+	expect_rel(z1.gradients, 4 * P_8B, 1e-12, "zero 1 gradients");
+	expect_rel(z1.optimizer, 12 * P_8B / 8, 1e-12, "zero 1 optimizer");
+	expect_rel(z2.gradients, 4 * P_8B / 8, 1e-12, "zero 2 gradients");
+	expect_rel(z2.optimizer, 12 * P_8B / 8, 1e-12, "zero 2 optimizer");
+	expect_rel(z3.weights, 2 * P_8B / 8, 1e-12, "zero 3 weights");
+	expect_rel(f3.weights, 4 * P_8B / 8, 1e-12, "FSDP weights: the fp32 master");
+	expect_rel(f3.optimizer, 8 * P_8B / 8, 1e-12, "FSDP optimizer: two moments");
+	expect_rel(f3.optimizer, 8030261248.0, 1e-12, "8.03 GB");
+}
+
+/* ZeRO-3 holds two gathered layers (the one in use and the prefetched
+ * next) of 2-byte weights beside what ZeRO-1 holds: 2 x 2 x P / 32 layers
+ * = P / 8 = 1,003,782,656 B more (the gradients are fp32, so no fp32
+ * copy is made at the optimizer step under either). */
+Test(terms, zero3_gathered_layers)
+{
+	struct mem_breakdown z1 = mem(NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	struct mem_breakdown z3 = mem(NULL, "dp=8,mbs=1,gbs=8,zero=3");
+	expect_rel(z3.other - z1.other, 2 * 2 * P_8B / 32, 1e-9, "two gathered layers");
+}
+
+/* NCCL's channel buffers: mem_nccl_gib on every GPU of a multi-GPU job,
+ * none on a single GPU. */
+Test(terms, nccl_buffers)
+{
+	struct setup s;
+	struct prediction a, b;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	s.k.mem_nccl_gib = 1.0;
+	a = predict(&s);
+	s.k.mem_nccl_gib = 2.5;
+	b = predict(&s);
+	expect_rel(b.mem.other - a.mem.other, 1.5 * GIB, 1e-12, "1.5 GiB more buffers");
+}
+
+/* DeepSpeed's pipeline engine keeps p - stage + 1 activation buffers
+ * (TrainSchedule's num_pipe_buffers), Megatron's 1F1B p - stage: on the
+ * first of 4 stages with 8 microbatches, 5 against 4. */
+Test(terms, pipeline_buffers)
+{
+	struct setup s;
+	struct mem_breakdown mb;
+	setup(&s, "llama3-8b", 8, "deepspeed", "pp=4,dp=2,mbs=1,gbs=16,zero=1");
+	cr_assert_eq(s.o.b.pipe, FW_PIPE_DEEPSPEED);
+	memory_stage(&s.m, &s.c, &s.l, &s.o, 0, &mb);
+	cr_expect_eq(mb.inflight, 5);
+	setup(&s, "llama3-8b", 8, NULL, "pp=4,dp=2,mbs=1,gbs=16,zero=1");
+	memory_stage(&s.m, &s.c, &s.l, &s.o, 0, &mb);
+	cr_expect_eq(mb.inflight, 4);
+}
+
+/* Dropout masks, one byte per element: with full recomputation a layer
+ * keeps only its input, so the difference a model trained with dropout
+ * makes on the one-stage GPU is the embedding's mask (s b h per
+ * microbatch in flight, one here) and the layer being differentiated's
+ * two masks (2 s b h): 3 x 4096 x 4096 = 50,331,648 B. */
+Test(terms, dropout_masks)
+{
+	struct setup s;
+	struct prediction with, without;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1,recompute=full");
+	s.m.no_dropout = 1;
+	without = predict(&s);
+	s.m.no_dropout = 0;
+	with = predict(&s);
+	cr_assert_eq(with.mem.inflight, 1);
+	expect_rel(with.mem.activations - without.mem.activations, 3.0 * 4096 * 4096, 1e-12,
+		   "the embedding's and one layer's masks");
+}
+
+/* ---- overlap shares -----------------------------------------------------------------
+ * TP overlap, pipelined (Transformer Engine's userbuffers): each
+ * direction's collectives hide behind the GEMMs they feed, leaving the
+ * larger of the fitted exposed share r of them and what the GEMMs cannot
+ * cover: max(r C, C - G).  Bulk: only the backward's, behind the weight-
+ * gradient GEMMs.  With SP at tp 2 the forward moves C_f = 4 x ACT/2 / BW
+ * = 1.342 ms a layer and the backward C_b = 6 x ACT/2 / BW = 2.013 ms; on
+ * a link 20 times slower (C_f 26.8 ms, far above any GEMM of the layer)
+ * the GEMMs are the part hidden. */
+static void tp_overlap_case(double bw_gbps, enum fw_tp_overlap kind, int slow)
+{
+	struct setup s;
+	struct cost_ctx x;
+	struct layer_cost none;
+	struct prediction p;
+	double r, cf, cb, f, b, scale = 100.0 / bw_gbps;
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=1,zero=1");
+	s.c.nvlink.bw_gbps = bw_gbps;
+	r = s.k.tp_overlap_exposed;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &none); /* no overlap: the GEMM times */
+	cf = 4 * ACT / 2 / BW * scale;
+	cb = 6 * ACT / 2 / BW * scale;
+	expect_rel(none.tp_f, cf, 1e-9, "forward collectives");
+	expect_rel(none.tp_b, cb, 1e-9, "backward collectives");
+	s.o.b.tp_overlap = kind;
+	p = predict(&s);
+	if (kind == FW_TPO_PIPELINED) {
+		f = fmax(r * cf, cf - none.gemm_f);
+		b = fmax(r * cb, cb - none.gemm_b);
+		cr_expect(slow ? cf - none.gemm_f > r * cf : r * cf > cf - none.gemm_f,
+			  "the branch the case is for");
+	} else {
+		f = cf;
+		b = fmax(r * cb, cb - none.gemm_bw);
+	}
+	expect_rel(p.time.tp_comm, 2 * 32 * (f + b), 1e-9, "exposed TP traffic");
+}
+
+Test(terms, tp_overlap_shares)
+{
+	tp_overlap_case(100.0, FW_TPO_PIPELINED, 0);
+	tp_overlap_case(5.0, FW_TPO_PIPELINED, 1);
+	tp_overlap_case(100.0, FW_TPO_BULK, 0);
+	tp_overlap_case(5.0, FW_TPO_BULK, 1);
+}
+
+/* DP buckets (zero 1): the gradient reduce-scatter overlaps the last
+ * microbatch's backward B, the weight all-gather the next forward F;
+ * each leaves what the window cannot hide plus the fitted share u of all
+ * of it: max(0, c - W) + u c.  Reduce-scatter 4P x 7/8 / BW = 0.5621 s,
+ * all-gather 2P x 7/8 / BW = 0.2811 s, u set to 0.1. */
+Test(terms, dp_bucket_overlap)
+{
+	struct setup s;
+	struct prediction p;
+	double rs = 4 * P_8B * 7 / 8 / BW, ag = 2 * P_8B * 7 / 8 / BW, u = 0.1, B, F;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=16,zero=1");
+	s.k.dp_overlap_unhidden = u;
+	s.o.b.overlap_grad_reduce = s.o.b.overlap_param_gather = 1;
+	p = predict(&s);
+	B = p.chunk.bwd_s;
+	F = p.chunk.fwd_s;
+	cr_assert_gt(B, 0);
+	expect_rel(p.time.dp_comm_exposed, fmax(0, rs - B) + u * rs + fmax(0, ag - F) + u * ag,
+		   1e-9, "bucketed, overlapped");
+	s.o.b.overlap_grad_reduce = s.o.b.overlap_param_gather = 0;
+	p = predict(&s);
+	expect_rel(p.time.dp_comm_exposed, rs + ag, 1e-9, "not overlapped: all of it");
+}
+
+/* ZeRO-3's per-microbatch traffic c = 2 gathers of 2P and a scatter of 4P
+ * (8P x 7/8 / BW = 1.124 s) beside a microbatch's forward and backward t
+ * (the one stage: its layers and both edges): max(0, c - t) + u3 min(c, t)
+ * exposed each microbatch, u3 the fitted share. */
+Test(terms, zero3_overlap)
+{
+	struct setup s;
+	struct prediction p;
+	double c = 8 * P_8B * 7 / 8 / BW, t, u3;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=16,zero=3");
+	u3 = s.k.zero3_unhidden;
+	p = predict(&s);
+	t = p.chunk.fwd_s + p.chunk.bwd_s + p.first_extra_fwd_s + p.first_extra_bwd_s +
+	    p.last_extra_fwd_s + p.last_extra_bwd_s;
+	expect_rel(p.time.dp_comm_total, 2 * c, 1e-9, "2 microbatches");
+	expect_rel(p.time.dp_comm_exposed, 2 * (fmax(0, c - t) + u3 * fmin(c, t)), 1e-9,
+		   "exposed");
+}
