@@ -1,6 +1,6 @@
 /*
  * backend_cuda.c: the CUDA backend of backend.h, over pplan's dlopened
- * CUDA module (kernels/cuda_api.h, loaded by topology/cudamod.h).
+ * CUDA module (kernels/cuda_api.h, loaded by kernels/cudamod.h).
  *
  * The module does the CUDA, cuBLAS and NCCL calls; this file does the MPI
  * part (the NCCL unique id broadcast over the world communicator, the

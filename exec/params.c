@@ -45,12 +45,12 @@ double exec_gauss(uint64_t seed, uint64_t a, uint64_t b)
 
 /* ---- the tensor table ---- */
 
-struct builder {
+struct tensor_table {
 	struct exec *x;
 	int cap;
 };
 
-static struct xtensor *add(struct builder *bd, int chunk, int id,
+static struct xtensor *add(struct tensor_table *bd, int chunk, int id,
 			   const char *name, long rows, long cols,
 			   enum shard sh)
 {
@@ -107,7 +107,7 @@ static void replicated(struct xtensor *t, const struct exec *x, int sp_partial)
 	t->norm_owner = x->rc.c[DIM_TP] == 0;
 }
 
-static int add_layer(struct builder *bd, int chunk, int layer)
+static int add_layer(struct tensor_table *bd, int chunk, int layer)
 {
 	struct exec *x = bd->x;
 	const struct dims *d = &x->d;
@@ -192,7 +192,7 @@ static int add_layer(struct builder *bd, int chunk, int layer)
 }
 
 /* The word embedding: vocabulary rows split over TP. */
-static struct xtensor *add_wte(struct builder *bd, int chunk, const char *name,
+static struct xtensor *add_wte(struct tensor_table *bd, int chunk, const char *name,
 			       int norm_owner)
 {
 	struct exec *x = bd->x;
@@ -210,7 +210,7 @@ static struct xtensor *add_wte(struct builder *bd, int chunk, const char *name,
 
 /* Tensors of local chunk j in the order its backward finishes them: the
  * head first, then the layers from the last, then the embeddings. */
-static int add_chunk(struct builder *bd, int j)
+static int add_chunk(struct tensor_table *bd, int j)
 {
 	struct exec *x = bd->x;
 	int L = x->m.layers;
@@ -368,7 +368,7 @@ static void set_pointers(struct exec *x)
 
 enum pplan_status params_build(struct exec *x, struct perr *e)
 {
-	struct builder bd = { x, 0 };
+	struct tensor_table bd = { x, 0 };
 	long nlp = (long)x->l.vp * x->chunk_layers;
 
 	x->lp = calloc((size_t)nlp, sizeof *x->lp);

@@ -1,7 +1,7 @@
 /*
  * timeline.c: this rank's log of one step.  Op records (start and end
  * marks) and class segments (from this mark on, the time belongs to that
- * op class), both in backend marks; run.c resolves them to seconds after
+ * op class), both in backend marks; steps.c resolves them to seconds after
  * the step.  Growing arrays: the log of a step is kept whole.
  */
 #include <stdlib.h>

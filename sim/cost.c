@@ -29,37 +29,6 @@
 #define ADAM_BYTES_PER_PARAM 30.0
 #define GRAD_PASS_BYTES 4.0
 
-const struct cost_params *train_opts_params(const struct train_opts *o)
-{
-	return o->params ? o->params : cost_params_default();
-}
-
-void train_opts_default(struct train_opts *o, const struct model_spec *m)
-{
-	memset(o, 0, sizeof *o);
-	o->seq = m->seq;
-	o->precision = PREC_BF16;
-	o->fw = framework_default();
-	fw_switches_none(&o->switches);
-	o->use_des = 1;
-	rank_order_default(&o->order);
-	framework_resolve(o->fw, o->precision, NULL, &o->b, NULL);
-}
-
-enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e)
-{
-	return framework_resolve(o->fw, o->precision, &o->switches, &o->b, e);
-}
-
-int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g)
-{
-	if (o->b.attention != FW_ATTN_FLASH || o->switches.flash >= 0 ||
-	    o->fw->sdpa_attention || g->arch == ARCH_CPU || g->arch >= ARCH_AMPERE)
-		return 0;
-	o->b.attention = FW_ATTN_UNFUSED;
-	return 1;
-}
-
 /* ---- chunks, edges and stages --------------------------------------------- */
 
 static double layer_cost_fwd(const struct layer_cost *lc)

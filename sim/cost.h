@@ -10,50 +10,9 @@
 
 #include "cluster.h"
 #include "layout.h"
-#include "framework.h"
+#include "memory.h"
 #include "model.h"
-#include "cost_params.h"
-
-struct curve_set;
-
-struct train_opts {
-	long seq;                 /* tokens per sequence */
-	enum precision precision;
-	double max_memory_gib;    /* usable memory per GPU; 0 = the GPU's */
-	const struct framework *fw;   /* the software that runs the layout */
-	struct fw_switches switches;  /* what the user set by hand */
-	struct fw_behaviour b;    /* fw for this precision, switches applied */
-	struct rank_order order;  /* rank placement, innermost first (tp-cp-dp-pp) */
-	int use_des;              /* step time from the event simulation */
-	const struct cost_params *params; /* the constants; NULL = the embedded defaults */
-	const struct curve_set *curves;   /* measured curves (--profile, sim/curves.h);
-					   * NULL = the embedded GEMM, bandwidth and
-					   * collective model */
-};
-
-/* o's constants: o->params, or the embedded defaults. */
-const struct cost_params *train_opts_params(const struct train_opts *o);
-
-/* bf16, the model's sequence, the default framework (newest
- * megatron-core) and no switches, resolved. */
-void train_opts_default(struct train_opts *o, const struct model_spec *m);
-
-/* Recomputes o->b from o->fw, o->precision and o->switches: call it after
- * changing any of them.  A switch the framework lacks is PPLAN_EINPUT. */
-enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e);
-
-/* After train_opts_resolve, for the GPU that runs it: flash attention
- * (FlashAttention-2, Transformer Engine's and cuDNN's fused attention)
- * needs Ampere or newer, so on a Volta or Pascal GPU a framework whose
- * fused attention is one of those runs it unfused, unless the user set
- * the attention by hand.  Returns 1 when it changed o->b. */
-int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g);
-
-struct mem_breakdown {        /* bytes on the most-loaded GPU */
-	double weights, gradients, optimizer, activations, other, total;
-	int stage;                /* which pipeline stage that is */
-	double inflight;          /* microbatches whose activations it holds */
-};
+#include "train_opts.h"
 
 struct time_breakdown {       /* seconds per step on the critical path */
 	double compute, recompute, tp_comm, cp_comm, ep_comm, pp_comm;

@@ -9,7 +9,13 @@
 #ifndef PPLAN_MEMORY_H
 #define PPLAN_MEMORY_H
 
-#include "cost.h"
+#include "train_opts.h"
+
+struct mem_breakdown {        /* bytes on the most-loaded GPU */
+	double weights, gradients, optimizer, activations, other, total;
+	int stage;                /* which pipeline stage that is */
+	double inflight;          /* microbatches whose activations it holds */
+};
 
 /* Parameters held by one GPU of pipeline stage `stage`: the dense part
  * (split over tp) and the routed experts (split over ep and etp). */

@@ -102,13 +102,13 @@ static enum pplan_status check_layout(const struct layout *l, long m,
 
 /* ---- emitting ops -------------------------------------------------------- */
 
-struct builder {
+struct op_writer {
 	struct pipe_schedule *s;
 	int stage;
 	long n;          /* ops written so far, all stages */
 };
 
-static void put(struct builder *b, enum op_kind k, int mb, int chunk,
+static void put(struct op_writer *b, enum op_kind k, int mb, int chunk,
 		int peer, long bytes)
 {
 	struct sched_op *op = &b->s->ops[b->n++];
@@ -119,7 +119,7 @@ static void put(struct builder *b, enum op_kind k, int mb, int chunk,
 	op->bytes = bytes;
 }
 
-static void emit_fwd(struct builder *b, int mb, int chunk)
+static void emit_fwd(struct op_writer *b, int mb, int chunk)
 {
 	const struct pipe_schedule *s = b->s;
 	int vs = schedule_vstage(s, b->stage, chunk), nv = s->pp * s->vp;
@@ -133,7 +133,7 @@ static void emit_fwd(struct builder *b, int mb, int chunk)
 }
 
 /* kind is OP_BWD or OP_BWD_INPUT: the op that yields the input gradient. */
-static void emit_bwd(struct builder *b, enum op_kind kind, int mb, int chunk)
+static void emit_bwd(struct op_writer *b, enum op_kind kind, int mb, int chunk)
 {
 	const struct pipe_schedule *s = b->s;
 	int vs = schedule_vstage(s, b->stage, chunk), nv = s->pp * s->vp;
@@ -163,7 +163,7 @@ static long stage_op_count(int pp, int vp, long m, int stage, int split)
 
 /* ---- the four orders ----------------------------------------------------- */
 
-static void build_gpipe(struct builder *b, int m)
+static void build_gpipe(struct op_writer *b, int m)
 {
 	for (int i = 0; i < m; i++)
 		emit_fwd(b, i, 0);
@@ -171,7 +171,7 @@ static void build_gpipe(struct builder *b, int m)
 		emit_bwd(b, OP_BWD, i, 0);
 }
 
-static void build_1f1b(struct builder *b, int m)
+static void build_1f1b(struct op_writer *b, int m)
 {
 	int warm = b->s->pp - b->stage - 1;
 	if (warm > m)
@@ -196,7 +196,7 @@ static void interleaved_id(int pp, int vp, int k, int forward, int *mb,
 	*mb = (k / group) * pp + k % pp;
 }
 
-static void build_interleaved(struct builder *b, int m)
+static void build_interleaved(struct op_writer *b, int m)
 {
 	int pp = b->s->pp, vp = b->s->vp, total = m * vp, warm, mb, chunk;
 	if (m == pp)
@@ -224,7 +224,7 @@ static void build_interleaved(struct builder *b, int m)
 /* ZB-H1 as in the authors' DeepSpeed schedule (exact semantics): stage s
  * defers s weight-gradient passes during the steady state and runs them
  * at the end, where 1F1B idles. */
-static void build_zb_h1(struct builder *b, int m)
+static void build_zb_h1(struct op_writer *b, int m)
 {
 	int f = 0, bw = 0, w = 0, warm = b->s->pp - b->stage - 1;
 	if (warm > m)
@@ -254,7 +254,7 @@ enum pplan_status schedule_build(const struct layout *l, long microbatches,
 {
 	enum pplan_status st;
 	struct pipe_schedule *s = NULL;
-	struct builder b;
+	struct op_writer b;
 	int split = l->schedule == SCHED_ZB_H1;
 	long nops = 0;
 	size_t size;

@@ -1,5 +1,5 @@
 /*
- * run.c: warm-up and timed steps, measured as nccl-tests measures:
+ * steps.c: warm-up and timed steps, measured as nccl-tests measures:
  * warm-up steps excluded, every op of the op list timed, the step time
  * of a step the slowest rank's, the median and the spread over the timed
  * steps, results reduced across ranks and gathered on rank 0.
