@@ -87,6 +87,8 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor, --use-distributed-optimizer and --no-gradient-accumulation-fusion");
 	if (in->m->mlp == MLP_GEGLU)
 		note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
+	if (in->m->alibi)
+		note(n, "the model's positions are ALiBi, which Megatron-Core does not have (BLOOM trained with Megatron-DeepSpeed): these arguments leave Megatron's learned absolute positions");
 }
 
 static void megatron_layout_args(FILE *f, const struct emit_input *in,
@@ -157,6 +159,30 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--fp8-format hybrid%s", pre, sep);
 }
 
+/* Positions as the model has them (Megatron's default is a learned
+ * absolute table, base 10000 for rotary): rotary with its base, the
+ * fraction of each head it turns, and Llama 3.1's or YaRN's context
+ * extension.  Megatron-Core has no ALiBi (a note says so). */
+static void megatron_position_args(FILE *f, const struct model_spec *m, const char *pre)
+{
+	if (m->pos_embedding > 0) {
+		fprintf(f, "%s--position-embedding-type learned_absolute\n", pre);
+		return;
+	}
+	if (m->alibi)
+		return;
+	fprintf(f, "%s--position-embedding-type rope --rotary-base %.0f\n", pre,
+		m->rope_theta > 0 ? m->rope_theta : 10000.0);
+	if (m->rope_percent > 0 && m->rope_percent < 1)
+		fprintf(f, "%s--rotary-percent %g\n", pre, m->rope_percent);
+	if (strcmp(m->rope_scaling, "llama3") == 0)
+		fprintf(f, "%s--use-rope-scaling --rope-scaling-factor %g\n", pre,
+			m->rope_factor > 0 ? m->rope_factor : 8.0);
+	else if (strcmp(m->rope_scaling, "yarn") == 0)
+		fprintf(f, "%s--rope-type yarn --rotary-scaling-factor %g\n", pre,
+			m->rope_factor > 0 ? m->rope_factor : 1.0);
+}
+
 static void megatron_model_args(FILE *f, const struct model_spec *m,
 				const struct train_opts *o, const char *pre)
 {
@@ -170,6 +196,13 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 	if (m->head_dim > 0 && m->head_dim != m->hidden / m->heads)
 		fprintf(f, "%s--kv-channels %ld\n", pre, m->head_dim);
 	fprintf(f, "%s--max-position-embeddings %ld\n", pre, o->seq);
+	megatron_position_args(f, m, pre);
+	if (m->norm_eps > 0)
+		fprintf(f, "%s--norm-epsilon %g\n", pre, m->norm_eps);
+	/* Megatron's defaults are 0.1 each: a model trained without
+	 * dropout says so, as pplan priced it (no masks kept) */
+	if (m->no_dropout)
+		fprintf(f, "%s--hidden-dropout 0 --attention-dropout 0\n", pre);
 	if (m->mlp == MLP_SWIGLU)
 		fprintf(f, "%s--swiglu\n", pre);
 	else if (m->mlp == MLP_SQUARED_RELU)
@@ -194,6 +227,9 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 		int moe = model_moe_layers(m);
 		fprintf(f, "%s--num-experts %d --moe-router-topk %d\n", pre,
 			m->num_experts, m->top_k);
+		/* what pplan prices: the tokens go to their experts' ranks in
+		 * all-to-alls, and each rank's experts run as one grouped GEMM */
+		fprintf(f, "%s--moe-token-dispatcher-type alltoall --moe-grouped-gemm\n", pre);
 		if (m->moe_ffn > 0)
 			fprintf(f, "%s--moe-ffn-hidden-size %ld\n", pre, m->moe_ffn);
 		if (m->shared_experts > 0)
@@ -250,6 +286,10 @@ static void header(FILE *f, const char *lead, const struct emit_input *in,
 	const struct cluster *c = in->c;
 	char lb[256];
 	layout_format(in->l, lb, sizeof lb);
+	/* the first line, so that nobody launches it unwarned */
+	if (in->p && in->p->reject == REJECT_OOM)
+		fprintf(f, "%s WARNING: this layout does not fit: it %s; it will run out of memory as it stands\n",
+			lead, in->p->reject_msg);
 	fprintf(f, "%s pplan %s (git %s): %s for %s on %ld x %s (%d node%s of %d)\n",
 		lead, PPLAN_VERSION, PPLAN_GIT_HASH, what, in->m->name,
 		cluster_gpus(c), c->gpu.name, c->num_nodes, c->num_nodes == 1 ? "" : "s",

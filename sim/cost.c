@@ -366,7 +366,7 @@ static void predict_memory(const struct cost_ctx *x, struct prediction *p)
 		p->feasible = 0;
 		p->reject = REJECT_OOM;
 		snprintf(p->reject_msg, sizeof p->reject_msg,
-			 "needs %.1f GiB per GPU, has %.1f", p->mem.total / GIB, cap / GIB);
+			 "needs %.1f GiB per GPU, has %.1f GiB", p->mem.total / GIB, cap / GIB);
 	}
 }
 

@@ -65,6 +65,15 @@ struct model_spec {
 	int qk_norm;        /* a norm over each head's Q and K (Qwen3, Gemma 3) */
 	int norms_per_layer;/* 2 (before attention, before the MLP), or 1: one norm
 			     * shared by parallel attention and MLP (Falcon-7B); 0 = 2 */
+	/* Positions: learned absolute when pos_embedding > 0, ALiBi when
+	 * alibi, else rotary (RoPE) with base rope_theta (0: not given, the
+	 * frameworks' 10000) over rope_percent of each head (0: all of it),
+	 * and a context extension: rope_scaling "llama3" (Llama 3.1) or
+	 * "yarn" (DeepSeek, gpt-oss) by rope_factor; "" none. */
+	int alibi;
+	double rope_theta, rope_percent, rope_factor;
+	char rope_scaling[12];
+	double norm_eps;    /* the norms' epsilon; 0 = not given */
 	int no_dropout;     /* trained without dropout (p = 0: Llama, Mistral, Nemotron,
 			     * MPT, BLOOM): no masks are written or kept; 0 = the
 			     * masks of GPT-2/3, OPT and Megatron-LM's default 0.1 */

@@ -41,13 +41,6 @@
 
 #include "jsonio.h"
 
-#define TRY(expr)                               \
-	do {                                    \
-		enum pplan_status st_ = (expr); \
-		if (st_ != PPLAN_OK)            \
-			return st_;             \
-	} while (0)
-
 /* The longest sequence pplan takes as a pretraining length. */
 #define HF_MAX_SEQ 8192
 #define HF_DEFAULT_SEQ 2048
@@ -269,6 +262,9 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 		if (parallel && !new_arch)
 			m->norms_per_layer = 1;
 	}
+	TRY(mj_positions(c, path, m, e));
+	if (strcmp(type, "bloom") == 0)
+		m->alibi = 1;
 	if (mj_in_list(type, hf_learned_pos)) {
 		static const char *const k_pos[] = {"n_positions", "max_position_embeddings",
 						    NULL};

@@ -22,6 +22,15 @@ struct keynames {
 
 extern const struct keynames model_pplan_keys;
 
+/* The model readers' early return: a status other than PPLAN_OK ends
+ * the calling function with it. */
+#define TRY(expr)                               \
+	do {                                    \
+		enum pplan_status st_ = (expr); \
+		if (st_ != PPLAN_OK)            \
+			return st_;             \
+	} while (0)
+
 /* model_check with the key names k uses in its messages. */
 enum pplan_status model_check_keys(const struct model_spec *m,
 				   const char *where, const struct keynames *k,
@@ -48,6 +57,18 @@ int mj_in_list(const char *s, const char *const *list);
  * whether any is above 0.  Also read by cases.c for a case's model. */
 enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *found,
 			     int *any_on, const char *where, struct perr *e);
+
+/* The first of keys[] (NULL-terminated) that obj has, as a number in
+ * (lo, hi]; *out untouched when none is there. */
+enum pplan_status mj_opt_number(const cJSON *obj, const char *const *keys, double lo,
+				double hi, double *out, const char *where, struct perr *e);
+/* Positions and the norms' epsilon, as both formats name them:
+ * rope_theta (HF also rotary_emb_base), rope_percent (HF
+ * partial_rotary_factor, rotary_pct), rope_scaling { type or rope_type,
+ * factor }, norm_eps (HF rms_norm_eps, layer_norm_eps,
+ * layer_norm_epsilon, norm_epsilon), alibi. */
+enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model_spec *m,
+			       struct perr *e);
 
 /* A Hugging Face config.json (model_hf.c). */
 enum pplan_status model_load_hf(const cJSON *root, const char *path,

@@ -110,12 +110,69 @@ enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *fou
 	return PPLAN_OK;
 }
 
+enum pplan_status mj_opt_number(const cJSON *obj, const char *const *keys, double lo,
+				double hi, double *out, const char *where, struct perr *e)
+{
+	for (; *keys; keys++) {
+		double v;
+		enum pplan_status st = json_get_number(obj, *keys, &v, where, e);
+		if (st == PPLAN_ENOTFOUND)
+			continue;
+		if (st != PPLAN_OK)
+			return st;
+		if (!(v > lo && v <= hi))
+			return perr_set(e, PPLAN_EINPUT, "%s: %s must be a number above %g and at most %g, got %g",
+					where, *keys, lo, hi, v);
+		*out = v;
+		return PPLAN_OK;
+	}
+	return PPLAN_OK;
+}
+
+enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model_spec *m,
+			       struct perr *e)
+{
+	static const char *const k_theta[] = {"rope_theta", "rotary_emb_base", NULL};
+	static const char *const k_percent[] = {"rope_percent", "partial_rotary_factor",
+						"rotary_pct", NULL};
+	static const char *const k_eps[] = {"norm_eps", "rms_norm_eps", "layer_norm_eps",
+					    "layer_norm_epsilon", "norm_epsilon", NULL};
+	static const char *const k_factor[] = {"factor", NULL};
+	static const char *const k_type[] = {"type", "rope_type", NULL};
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(obj, "rope_scaling");
+	enum pplan_status st;
+
+	TRY(mj_opt_number(obj, k_theta, 1.0, 1e12, &m->rope_theta, where, e));
+	TRY(mj_opt_number(obj, k_percent, 0.0, 1.0, &m->rope_percent, where, e));
+	TRY(mj_opt_number(obj, k_eps, 0.0, 0.1, &m->norm_eps, where, e));
+	st = json_get_bool(obj, "alibi", &m->alibi, where, e);
+	if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
+		return st;
+	if (cJSON_IsObject(sc)) {
+		char w[700];
+		const char *type = NULL;
+		snprintf(w, sizeof w, "%s: rope_scaling", where);
+		for (int i = 0; k_type[i] && !type; i++) {
+			st = json_get_string(sc, k_type[i], &type, w, e);
+			if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
+				return st;
+		}
+		if (type && strlen(type) < sizeof m->rope_scaling && strcmp(type, "default") != 0)
+			snprintf(m->rope_scaling, sizeof m->rope_scaling, "%s", type);
+		TRY(mj_opt_number(sc, k_factor, 0.0, 1e6, &m->rope_factor, w, e));
+	} else if (sc && !cJSON_IsNull(sc)) {
+		return perr_set(e, PPLAN_EINPUT, "%s: rope_scaling must be an object or null", where);
+	}
+	return PPLAN_OK;
+}
+
 static const char *const pplan_allowed[] = {
 	"schema", "name", "description", "source", "num_layers",
 	"hidden_size", "ffn_hidden_size", "num_attention_heads",
 	"num_kv_heads", "head_dim", "vocab_size", "seq_length", "mlp", "norm",
 	"tie_word_embeddings", "linear_bias", "moe", "mla", "pos_embedding", "qkv_bias",
-	"qk_norm", "dropout", NULL};
+	"qk_norm", "dropout", "rope_theta", "rope_percent", "rope_scaling", "norm_eps",
+	"alibi", NULL};
 static const char *const moe_allowed[] = {
 	"num_experts", "top_k", "ffn_hidden_size", "shared_experts", "shared_ffn_hidden_size",
 	"dense_layers", "layer_freq", NULL};
@@ -137,13 +194,6 @@ static enum pplan_status only_known_keys(const cJSON *obj,
 						       suggest_list(it->string, allowed)));
 	return PPLAN_OK;
 }
-
-#define TRY(expr)                               \
-	do {                                    \
-		enum pplan_status st_ = (expr); \
-		if (st_ != PPLAN_OK)            \
-			return st_;             \
-	} while (0)
 
 static enum pplan_status need_bool(const cJSON *obj, const char *key, int *out,
 				   const char *where, struct perr *e)
@@ -291,6 +341,7 @@ static enum pplan_status load_pplan(const cJSON *root, const char *path,
 	TRY(opt_num(root, "pos_embedding", 1, MAX_DIM, &m->pos_embedding, path, e));
 	TRY(opt_bool(root, "qkv_bias", &m->qkv_bias, path, e));
 	TRY(opt_bool(root, "qk_norm", &m->qk_norm, path, e));
+	TRY(mj_positions(root, path, m, e));
 	{
 		/* Megatron-LM's default (hidden and attention dropout 0.1)
 		 * when the file does not say. */

@@ -10,31 +10,36 @@
 
 /* ---- The zoo -------------------------------------------------------------- */
 
-#define SPEC(n, L, h, f, a, g, V, s, act, nrm, tie, bias, E, k)               \
+#define SPEC(n, L, h, f, a, g, V, s, act, nrm, tie, bias, E, k, ...)          \
 	{ .name = n, .layers = L, .hidden = h, .ffn = f, .heads = a,          \
 	  .kv_heads = g, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
 	  .mlp = act, .norm = nrm, .tied_embeddings = tie, .linear_bias = bias, \
-	  .num_experts = E, .top_k = k, .no_dropout = 1 }
+	  .num_experts = E, .top_k = k, .no_dropout = 1, __VA_ARGS__ }
 /* GPT-style: 4h GeLU MLP, LayerNorm, tied embeddings, biases on, MHA,
  * learned positions for the training length. */
 #define GPT(n, L, h, a, V, s) \
 	{ .name = n, .layers = L, .hidden = h, .ffn = 4L * (h), .heads = a,   \
 	  .kv_heads = a, .head_dim = (h) / (a), .vocab = V, .seq = s,         \
 	  .mlp = MLP_GELU, .norm = NORM_LAYERNORM, .tied_embeddings = 1,      \
-	  .linear_bias = 1, .pos_embedding = s }
+	  .linear_bias = 1, .pos_embedding = s, .norm_eps = 1e-5 }
 /* SPEC's models train without dropout (their config.json files say 0.0
  * or name none; BLOOM's hidden_dropout and attention_dropout are 0.0);
  * GPT-3, Megatron-LM's and NeMo's GPT models and OPT keep 0.1. */
 /* BLOOM: GPT-style with ALiBi instead of learned positions. */
 #define BLOOM(n, L, h, a, V, s) \
-	SPEC(n, L, h, 4L * (h), a, a, V, s, MLP_GELU, NORM_LAYERNORM, 1, 1, 0, 0)
-/* LLaMA-style: SwiGLU, RMSNorm, untied, no biases. */
-#define LLAMA(n, L, h, f, a, g, V, s) \
-	SPEC(n, L, h, f, a, g, V, s, MLP_SWIGLU, NORM_RMSNORM, 0, 0, 0, 0)
-/* Nemotron-style: squared ReLU, LayerNorm (layernorm1p), untied, no bias. */
+	SPEC(n, L, h, 4L * (h), a, a, V, s, MLP_GELU, NORM_LAYERNORM, 1, 1, 0, 0, \
+	     .alibi = 1, .norm_eps = 1e-5)
+/* LLaMA-style: SwiGLU, RMSNorm, untied, no biases; then the rotary
+ * base and the rest of the positions. */
+#define LLAMA(n, L, h, f, a, g, V, s, ...) \
+	SPEC(n, L, h, f, a, g, V, s, MLP_SWIGLU, NORM_RMSNORM, 0, 0, 0, 0, \
+	     .norm_eps = 1e-5, __VA_ARGS__)
+/* Nemotron-style: squared ReLU, LayerNorm (layernorm1p), untied, no bias;
+ * rotary embeddings over half of each head (rotary_percentage 0.5, base
+ * 10000), NeMo-Framework-Launcher's nemotron configs. */
 #define NEMOTRON(n, L, h, f, a, g) \
 	SPEC(n, L, h, f, a, g, 256000, 4096, MLP_SQUARED_RELU, NORM_LAYERNORM, \
-	     0, 0, 0, 0)
+	     0, 0, 0, 0, .rope_theta = 10000, .rope_percent = 0.5, .norm_eps = 1e-5)
 
 static const struct model_spec zoo[] = {
 	/* GPT-3, Brown et al. 2020, Table 2.1.  Vocabulary 51200: GPT-2's
@@ -68,14 +73,17 @@ static const struct model_spec zoo[] = {
 	/* Llama 2 (Touvron et al. 2023) and Llama 3/3.1 (Dubey et al. 2024,
 	 * Table 3), dimensions from the meta-llama config.json files; seq is
 	 * the pretraining length (4096; 8192 before long-context training). */
-	LLAMA("llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096),
-	LLAMA("llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096),
-	LLAMA("llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096),
-	LLAMA("llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192),
-	LLAMA("llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192),
-	LLAMA("llama3.1-8b", 32, 4096, 14336, 32, 8, 128256, 8192),
-	LLAMA("llama3.1-70b", 80, 8192, 28672, 64, 8, 128256, 8192),
-	LLAMA("llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192),
+	LLAMA("llama2-7b", 32, 4096, 11008, 32, 32, 32000, 4096, .rope_theta = 10000),
+	LLAMA("llama2-13b", 40, 5120, 13824, 40, 40, 32000, 4096, .rope_theta = 10000),
+	LLAMA("llama2-70b", 80, 8192, 28672, 64, 8, 32000, 4096, .rope_theta = 10000),
+	LLAMA("llama3-8b", 32, 4096, 14336, 32, 8, 128256, 8192, .rope_theta = 500000),
+	LLAMA("llama3-70b", 80, 8192, 28672, 64, 8, 128256, 8192, .rope_theta = 500000),
+	LLAMA("llama3.1-8b", 32, 4096, 14336, 32, 8, 128256, 8192, .rope_theta = 500000,
+	      .rope_scaling = "llama3", .rope_factor = 8),
+	LLAMA("llama3.1-70b", 80, 8192, 28672, 64, 8, 128256, 8192, .rope_theta = 500000,
+	      .rope_scaling = "llama3", .rope_factor = 8),
+	LLAMA("llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192, .rope_theta = 500000,
+	      .rope_scaling = "llama3", .rope_factor = 8),
 	/* Nemotron-4 15B (arXiv:2402.16819) and 340B (arXiv:2406.11704); the
 	 * 340B dimensions match NeMo-Framework-Launcher
 	 * conf/training/nemotron/nemotron_340b.yaml (num_query_groups 8). */
@@ -83,12 +91,12 @@ static const struct model_spec zoo[] = {
 	NEMOTRON("nemotron4-340b", 96, 18432, 73728, 96, 8),
 	/* Mixtral 8x7B, mistralai/Mixtral-8x7B-v0.1 config.json. */
 	SPEC("mixtral-8x7b", 32, 4096, 14336, 32, 8, 32000, 4096, MLP_SWIGLU,
-	     NORM_RMSNORM, 0, 0, 8, 2),
+	     NORM_RMSNORM, 0, 0, 8, 2, .rope_theta = 1e6, .norm_eps = 1e-5),
 	/* Grok-1, xai-org/grok-1 README and model.py: 6144 = 48 x 128, FFN
 	 * int(8 * 6144) * 2 / 3 = 32768 per expert, gated GeLU, RMSNorm,
 	 * embeddings tied (InOutEmbed.decode), 131072 tokens, 8192 context. */
 	SPEC("grok1-314b", 64, 6144, 32768, 48, 8, 131072, 8192, MLP_GEGLU,
-	     NORM_RMSNORM, 1, 0, 8, 2),
+	     NORM_RMSNORM, 1, 0, 8, 2, .rope_theta = 10000, .norm_eps = 1e-5),
 	/* NeMo benchmark models, NeMo-Framework-Launcher
 	 * launcher_scripts/conf/training/gpt3/{5b,20b}.yaml: GPT2BPETokenizer
 	 * (50257) padded to a multiple of make_vocab_size_divisible_by = 128
@@ -106,7 +114,7 @@ static const struct model_spec zoo[] = {
 	{ .name = "opt-175b", .layers = 96, .hidden = 12288, .ffn = 49152, .heads = 96,
 	  .kv_heads = 96, .head_dim = 128, .vocab = 50272, .seq = 2048, .mlp = MLP_RELU,
 	  .norm = NORM_LAYERNORM, .tied_embeddings = 1, .linear_bias = 1,
-	  .pos_embedding = 2050 },
+	  .pos_embedding = 2050, .norm_eps = 1e-5 },
 	/* DeepSeek-V2 (arXiv:2405.04434) and DeepSeek-V3 (arXiv:2412.19437),
 	 * the deepseek-ai config.json files: MLA, fine-grained routed experts
 	 * with shared ones, the first layers dense.  seq is the pretraining
@@ -117,12 +125,14 @@ static const struct model_spec zoo[] = {
 	  .norm = NORM_RMSNORM, .num_experts = 160, .top_k = 6, .moe_ffn = 1536,
 	  .shared_experts = 2, .dense_layers = 1, .q_lora_rank = 1536, .kv_lora_rank = 512,
 	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	  .rope_theta = 10000, .rope_scaling = "yarn", .rope_factor = 40, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
 	{ .name = "deepseek-v3", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128,
 	  .kv_heads = 128, .head_dim = 192, .vocab = 129280, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 256, .top_k = 8, .moe_ffn = 2048,
 	  .shared_experts = 1, .dense_layers = 3, .q_lora_rank = 1536, .kv_lora_rank = 512,
 	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	  .rope_theta = 10000, .rope_scaling = "yarn", .rope_factor = 40, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
 	/* Qwen2-57B-A14B (Qwen2 report, arXiv:2407.10671) and Qwen3-MoE
 	 * (arXiv:2505.09388), the Qwen config.json files: Qwen2's gated shared
@@ -132,14 +142,17 @@ static const struct model_spec zoo[] = {
 	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 64, .top_k = 8, .moe_ffn = 2560,
 	  .shared_experts = 1, .shared_ffn = 20480, .shared_gate = 1, .qkv_bias = 1,
+	  .rope_theta = 1e6, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
 	{ .name = "qwen3-30b-a3b", .layers = 48, .hidden = 2048, .ffn = 6144, .heads = 32,
 	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 768, .qk_norm = 1,
+	  .rope_theta = 1e6, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
 	{ .name = "qwen3-235b-a22b", .layers = 94, .hidden = 4096, .ffn = 12288, .heads = 64,
 	  .kv_heads = 4, .head_dim = 128, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1,
+	  .rope_theta = 1e6, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
 	/* gpt-oss (OpenAI's model card, 2025, Table 1, and the openai
 	 * config.json files): biases on attention, experts and router, a
@@ -150,11 +163,13 @@ static const struct model_spec zoo[] = {
 	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 32, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
 	  .attn_sinks = 1,
+	  .rope_theta = 150000, .rope_scaling = "yarn", .rope_factor = 32, .norm_eps = 1e-5,
 	  .no_dropout = 1 },
 	{ .name = "gpt-oss-120b", .layers = 36, .hidden = 2880, .ffn = 2880, .heads = 64,
 	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
 	  .attn_sinks = 1,
+	  .rope_theta = 150000, .rope_scaling = "yarn", .rope_factor = 32, .norm_eps = 1e-5,
 	  .no_dropout = 1 },
 };
 

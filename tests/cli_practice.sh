@@ -195,6 +195,48 @@ emitted() { # ARGS...: predict --emit megatron, then bash reads the array
 		{ ko "the emitted Megatron-LM arguments do not run in bash"; return 1; }
 	ok
 }
+# The model pplan priced, not Megatron's defaults (learned absolute
+# positions, rotary base 10000, dropout 0.1, the allgather dispatcher):
+# the values from the models' config.json files (tests/fixtures/hf/).
+emitted --model llama3-70b --gpus 64 --layout tp=8,pp=2,dp=4,gbs=64 && {
+	has "$tmp/args" "^--position-embedding-type$" "Llama 3: --position-embedding-type" &&
+		grep -A1 -x -- "--position-embedding-type" "$tmp/args" | grep -qx rope && ok || ko "Llama 3: rope"
+	grep -A1 -x -- "--rotary-base" "$tmp/args" | grep -qx 500000 && ok || ko "Llama 3: rope_theta 500000"
+	grep -A1 -x -- "--norm-epsilon" "$tmp/args" | grep -qx 1e-05 && ok || ko "Llama 3: rms_norm_eps 1e-05"
+	grep -A1 -x -- "--hidden-dropout" "$tmp/args" | grep -qx 0 && ok || ko "Llama 3: no hidden dropout"
+	grep -A1 -x -- "--attention-dropout" "$tmp/args" | grep -qx 0 && ok || ko "Llama 3: no attention dropout"
+}
+emitted --model llama3.1-8b --gpus 8 --layout tp=2,dp=4,gbs=32 &&
+	grep -A1 -x -- "--rope-scaling-factor" "$tmp/args" | grep -qx 8 && has "$tmp/args" "^--use-rope-scaling$" \
+		"Llama 3.1: rope_scaling llama3, factor 8" || ko "Llama 3.1: --use-rope-scaling --rope-scaling-factor 8"
+emitted --model mixtral-8x7b --gpus 64 --layout tp=2,pp=2,dp=16,ep=8,gbs=256 && {
+	grep -A1 -x -- "--rotary-base" "$tmp/args" | grep -qx 1000000 && ok || ko "Mixtral: rope_theta 1e6"
+	grep -A1 -x -- "--moe-token-dispatcher-type" "$tmp/args" | grep -qx alltoall && ok || ko "Mixtral: the alltoall dispatcher pplan priced"
+	has "$tmp/args" "^--moe-grouped-gemm$" "Mixtral: grouped GEMM"
+}
+emitted --model qwen3-30b-a3b --gpus 64 --layout tp=2,dp=32,ep=8,gbs=256 && {
+	grep -A1 -x -- "--rotary-base" "$tmp/args" | grep -qx 1000000 && ok || ko "Qwen3: rope_theta 1e6"
+	grep -A1 -x -- "--norm-epsilon" "$tmp/args" | grep -qx 1e-06 && ok || ko "Qwen3: rms_norm_eps 1e-06"
+	has "$tmp/args" "^--qk-layernorm$" "Qwen3: QK norm"
+	grep -A1 -x -- "--kv-channels" "$tmp/args" | grep -qx 128 && ok || ko "Qwen3: head_dim 128 (not 2048 / 32)"
+}
+emitted --model deepseek-v3 --gpus 1024 --layout tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2 && {
+	has "$tmp/args" "^--multi-latent-attention$" "DeepSeek-V3: MLA"
+	grep -A1 -x -- "--rope-type" "$tmp/args" | grep -qx yarn && ok || ko "DeepSeek-V3: YaRN"
+	grep -A1 -x -- "--rotary-scaling-factor" "$tmp/args" | grep -qx 40 && ok || ko "DeepSeek-V3: YaRN factor 40"
+	grep -A1 -x -- "--norm-epsilon" "$tmp/args" | grep -qx 1e-06 && ok || ko "DeepSeek-V3: rms_norm_eps 1e-06"
+}
+# GPT-3 keeps Megatron's learned positions and its dropout 0.1.
+emitted --model gpt3-1.3b --gpus 8 --layout dp=8,gbs=64 && {
+	grep -A1 -x -- "--position-embedding-type" "$tmp/args" | grep -qx learned_absolute && ok || ko "GPT-3: learned positions"
+	hasnt "$tmp/args" "^--hidden-dropout$" "GPT-3 trains with dropout"
+}
+# A layout over the memory cap is emitted with a warning as its first line.
+"$B" predict --model llama3-70b --gpus 8 --layout tp=8,mbs=4,gbs=32 --emit megatron >"$tmp/m.sh" 2>"$tmp/err"
+head -1 "$tmp/m.sh" | grep -Eq '^# WARNING: this layout does not fit: it needs [0-9.]+ GiB per GPU, has 71.3 GiB' && ok ||
+	ko "no memory warning on the first line: $(head -1 "$tmp/m.sh")"
+emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32 && hasnt "$tmp/m.sh" "WARNING" "a layout that fits has no warning"
+
 # zb-h1 and gpipe are not mainline Megatron-LM schedules: said, with the fork.
 emitted --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32,schedule=zb-h1 &&
 	has "$tmp/m.sh" "^# note: schedule zb-h1 is not in mainline Megatron-LM: .*sail-sg/zero-bubble-pipeline-parallelism.*--enable-zero-bubble" \

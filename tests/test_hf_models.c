@@ -388,3 +388,51 @@ Test(pplan_format, same_counts_as_hf)
 			     pairs[i][0]);
 	}
 }
+
+/* Positions and the norms' epsilon: the zoo's entries, typed from the
+ * model cards, against what the reader takes from the recorded
+ * config.json of the same model (a rotary base absent from a file is
+ * transformers' 10000). */
+static double base_of(const struct model_spec *m)
+{
+	return m->rope_theta > 0 ? m->rope_theta : 10000.0;
+}
+
+Test(hf, positions_match_the_zoo)
+{
+	static const char *const pairs[][2] = {
+		{ "Llama-2-7b-hf.json", "llama2-7b" },     { "Llama-2-70b-hf.json", "llama2-70b" },
+		{ "Meta-Llama-3-8B.json", "llama3-8b" },   { "Llama-3.1-405B.json", "llama3.1-405b" },
+		{ "Mixtral-8x7B-v0.1.json", "mixtral-8x7b" }, { "DeepSeek-V2.json", "deepseek-v2" },
+		{ "DeepSeek-V3.json", "deepseek-v3" },     { "Qwen2-57B-A14B.json", "qwen2-57b-a14b" },
+		{ "Qwen3-30B-A3B.json", "qwen3-30b-a3b" }, { "Qwen3-235B-A22B.json", "qwen3-235b-a22b" },
+		{ "gpt-oss-20b.json", "gpt-oss-20b" },     { "gpt-oss-120b.json", "gpt-oss-120b" },
+		{ "bloom.json", "bloom-176b" },
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		struct model_spec f = load(pairs[i][0]);
+		const struct model_spec *z = model_find(pairs[i][1]);
+		cr_assert_not_null(z, "%s", pairs[i][1]);
+		cr_expect_eq(f.alibi, z->alibi, "%s: alibi", pairs[i][0]);
+		if (!z->alibi)
+			cr_expect_eq(base_of(&f), base_of(z), "%s: rotary base %g, zoo %g", pairs[i][0],
+				     base_of(&f), base_of(z));
+		cr_expect_eq(f.norm_eps, z->norm_eps, "%s: epsilon %g, zoo %g", pairs[i][0],
+			     f.norm_eps, z->norm_eps);
+		cr_expect_str_eq(f.rope_scaling, z->rope_scaling, "%s: scaling", pairs[i][0]);
+		cr_expect_eq(f.rope_factor, z->rope_factor, "%s: factor %g, zoo %g", pairs[i][0],
+			     f.rope_factor, z->rope_factor);
+	}
+}
+
+/* Every zoo model says how it encodes positions and its norms' epsilon. */
+Test(zoo, every_model_has_positions)
+{
+	int n;
+	const struct model_spec *z = model_zoo(&n);
+	for (int i = 0; i < n; i++) {
+		cr_expect(z[i].pos_embedding > 0 || z[i].alibi || z[i].rope_theta > 0,
+			  "%s: no positions", z[i].name);
+		cr_expect(z[i].norm_eps > 0, "%s: no norm epsilon", z[i].name);
+	}
+}

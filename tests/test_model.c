@@ -694,6 +694,8 @@ ParameterizedTestParameters(bad, files)
 		{"models/bad-mlp.json", "mlp must be"},
 		{"models/bad-norm.json", "norm must be"},
 		{"models/bad-dropout.json", "dropout must be a probability"},
+		{"models/bad-rope-theta.json", "rope_theta must be a number above 1"},
+		{"models/bad-rope-scaling.json", "rope_scaling must be an object or null"},
 		{"models/bad-topk.json", "moe.top_k (5)"},
 		{"models/bad-moe-type.json", "moe must be an object"},
 		{"models/bad-moe-key.json", "moe: topk is not a pplan.model/1 key"},
@@ -757,4 +759,18 @@ Test(resolve, names_and_files)
 	cr_expect(strstr(e.msg, "nothere.json: cannot open"), "%s", e.msg);
 	cr_expect_eq(model_resolve("", &m, &e), PPLAN_EINPUT);
 	cr_expect_eq(model_resolve(NULL, &m, &e), PPLAN_EINPUT);
+}
+
+/* pplan.model/1's positions: the Llama 3 8B fixture names its rotary base
+ * and epsilon as its config.json does (500000, 1e-5), as the zoo has it. */
+Test(pplan_format, positions)
+{
+	struct model_spec m;
+	struct perr e = {0};
+	cr_assert_eq(model_load(PPLAN_SOURCE_DIR "/tests/fixtures/models/llama3-8b.json", &m, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(m.rope_theta, 500000.0);
+	cr_expect_eq(m.norm_eps, 1e-5);
+	cr_expect_eq(m.rope_theta, model_find("llama3-8b")->rope_theta);
+	cr_expect(!m.alibi && m.pos_embedding == 0 && m.rope_scaling[0] == '\0');
 }
