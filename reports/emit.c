@@ -331,6 +331,10 @@ static const struct { const char *zoo, *recipe; } nemo_recipes[] = {
 	{ "llama3.1-70b", "llama31_70b" }, { "llama3.1-405b", "llama31_405b" },
 	{ "mixtral-8x7b", "mixtral_8x7b" }, { "nemotron4-15b", "nemotron4_15b" },
 	{ "nemotron4-340b", "nemotron4_340b" }, { "gpt3-175b", "gpt3_175b" },
+	{ "nemotron-8b", "nemotron3_8b" }, { "nemotron-22b", "nemotron3_22b" },
+	{ "deepseek-v2", "deepseek_v2" }, { "deepseek-v3", "deepseek_v3" },
+	{ "qwen3-30b-a3b", "qwen3_30b_a3b" }, { "qwen3-235b-a22b", "qwen3_235b_a22b" },
+	{ "gpt-oss-20b", "gpt_oss_20b" }, { "gpt-oss-120b", "gpt_oss_120b" },
 };
 
 static void emit_nemo(FILE *f, const struct emit_input *in)
