@@ -70,6 +70,12 @@ void cli_common_usage(FILE *f);
 /* The `pplan predict` command line that reproduces l as resolved from in
  * (every option that changes the answer), with `order` the rank order and
  * closed_form the --closed-form switch.  Shell-quoted where needed. */
+/* The launch configuration of the job's framework, after the tables:
+ * the Megatron-LM flags for the Megatron family, else the --emit FORMAT
+ * that writes the framework's own file. */
+struct emit_input;
+void cli_launch_config(FILE *f, const struct emit_input *ei);
+
 void cli_predict_hint(FILE *f, const struct job *in,
 		      const struct layout *l, const struct rank_order *order,
 		      int closed_form);

@@ -7,6 +7,7 @@
  * JSON to a file or to stdout alone.
  */
 #include "cli_common.h"
+#include "emit.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -149,6 +150,18 @@ static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
 	}
 	n = strlen(buf);
 	snprintf(buf + n, len - n, "'");
+}
+
+void cli_launch_config(FILE *f, const struct emit_input *ei)
+{
+	enum emit_format fmt = emit_format_for(ei->o->fw);
+	if (fmt == EMIT_MEGATRON || fmt == EMIT_NEMO) {
+		fprintf(f, "Megatron-LM flags:\n");
+		emit_megatron_flags(f, ei, "  ");
+		return;
+	}
+	fprintf(f, "%s launch configuration: add --emit %s to the predict line above\n",
+		ei->o->fw->label, emit_format_name(fmt));
 }
 
 void cli_predict_hint(FILE *f, const struct job *in,

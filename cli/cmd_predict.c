@@ -198,8 +198,8 @@ int cmd_predict(int argc, char **argv)
 	print_groups(out, &in, &l);
 	{
 		struct emit_input ei = { &in.model, &in.cluster, &l, &in.opts, &p };
-		fprintf(out, "\nMegatron-LM flags:\n");
-		emit_megatron_flags(out, &ei, "  ");
+		fprintf(out, "\n");
+		cli_launch_config(out, &ei);
 		cli_text_close(out);
 		if (emit)
 			emit_config(stdout, stderr, emit_fmt, &ei);

@@ -408,8 +408,7 @@ static void print_best(FILE *f, const struct job *in,
 	}
 	fprintf(f, "  predict it: ");
 	cli_predict_hint(f, in, &r->top_layouts[0], &o.order, a->closed_form);
-	fprintf(f, "Megatron-LM flags:\n");
-	emit_megatron_flags(f, &ei, "  ");
+	cli_launch_config(f, &ei);
 }
 
 static void print_no_fit(const struct job *in, const struct search_result *r)

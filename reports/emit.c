@@ -574,6 +574,17 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 	return n.n;
 }
 
+enum emit_format emit_format_for(const struct framework *fw)
+{
+	if (strcmp(fw->name, "torchtitan") == 0)
+		return EMIT_TORCHTITAN;
+	if (strcmp(fw->name, "deepspeed") == 0)
+		return EMIT_DEEPSPEED;
+	if (strcmp(fw->name, "nemo") == 0)
+		return EMIT_NEMO;
+	return EMIT_MEGATRON;
+}
+
 int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 		const struct emit_input *in)
 {

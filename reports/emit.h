@@ -37,6 +37,12 @@ struct emit_input {
 int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 		const struct emit_input *in);
 
+/* The launch configuration a framework takes: torchtitan's and
+ * DeepSpeed's own (a launch line, a JSON file), NeMo's recipe; Megatron-LM
+ * arguments for the Megatron family (Megatron-LM, Megatron-Core,
+ * Megatron-Bridge, Megatron-DeepSpeed) and the rest. */
+enum emit_format emit_format_for(const struct framework *fw);
+
 /* The Megatron-LM flags of the layout alone (parallelism, batch,
  * recomputation, sharding, overlap, precision), `indent` before each
  * line, then one "note:" line per thing Megatron-LM cannot express. */

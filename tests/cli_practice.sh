@@ -231,6 +231,13 @@ emitted --model gpt3-1.3b --gpus 8 --layout dp=8,gbs=64 && {
 	grep -A1 -x -- "--position-embedding-type" "$tmp/args" | grep -qx learned_absolute && ok || ko "GPT-3: learned positions"
 	hasnt "$tmp/args" "^--hidden-dropout$" "GPT-3 trains with dropout"
 }
+# The launch configuration after the tables is the framework's: DeepSpeed
+# and torchtitan get the --emit that writes theirs, not Megatron-LM flags.
+"$B" search --params 13B --gpus 64 --framework deepspeed --top 1 >"$tmp/out" 2>&1
+hasnt "$tmp/out" "^Megatron-LM flags:|--use-distributed-optimizer" "no Megatron flags for DeepSpeed"
+has "$tmp/out" "^DeepSpeed .*launch configuration: add --emit deepspeed to the predict line above" "DeepSpeed: --emit deepspeed"
+"$B" search --params 8B --gpus 64 --framework torchtitan --top 1 >"$tmp/out" 2>&1
+has "$tmp/out" "^torchtitan launch configuration: add --emit torchtitan" "torchtitan: --emit torchtitan"
 # A layout over the memory cap is emitted with a warning as its first line.
 "$B" predict --model llama3-70b --gpus 8 --layout tp=8,mbs=4,gbs=32 --emit megatron >"$tmp/m.sh" 2>"$tmp/err"
 head -1 "$tmp/m.sh" | grep -Eq '^# WARNING: this layout does not fit: it needs [0-9.]+ GiB per GPU, has 71.3 GiB' && ok ||
