@@ -70,8 +70,7 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)\n",
 		in->opts.seq, in->seq_note, in->global_batch,
 		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
-		precision_name(in->opts.precision),
-		in->precision_arg ? "--precision" : "default");
+		precision_name(in->opts.precision), in->precision_note);
 	fprintf(f, "# memory    cap %.1f GiB per GPU (%s)\n", in->opts.max_memory_gib,
 		in->mem_note);
 	{

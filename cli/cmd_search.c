@@ -111,7 +111,9 @@ static const char *rc_short(enum recompute r)
 }
 
 /* The table's layout cell: degrees, then the inner choices; cp and ep
- * only when used, the rank order only when not the default. */
+ * only when used, the expert TP degree when it is not tp (else two rows
+ * of an MoE model would read alike), the rank order only when not the
+ * default. */
 static void short_layout(const struct layout *l, const struct rank_order *o,
 			 char *buf, size_t len)
 {
@@ -125,6 +127,10 @@ static void short_layout(const struct layout *l, const struct rank_order *o,
 	}
 	if (l->cp > 1 || l->ep > 1)
 		snprintf(cpep, sizeof cpep, " cp%d ep%d", l->cp, l->ep);
+	if (layout_etp(l) != l->tp) {
+		size_t n = strlen(cpep);
+		snprintf(cpep + n, sizeof cpep - n, " etp%d", layout_etp(l));
+	}
 	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d mbs%d sp%s %s z%d %s%s", l->tp,
 		 l->pp, l->dp, cpep, l->vp, l->mbs, l->sp ? "+" : "-",
 		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);

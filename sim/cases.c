@@ -451,6 +451,7 @@ static void resolve_framework(struct vcase *vc)
 	char what[320];
 	o->seq = vc->model.seq;
 	train_opts_resolve(o, NULL);
+	train_opts_fit_tp_overlap(o, &vc->cluster.gpu);
 	if (train_opts_fit_gpu(o, &vc->cluster.gpu))
 		note(vc, "flash attention needs Ampere or newer: unfused on %s", vc->cluster.gpu.name);
 	framework_describe(&o->b, what, sizeof what);

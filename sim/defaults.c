@@ -106,6 +106,11 @@ void defaults_global_batch(const struct model_spec *m, long seq, long gpus,
 	if (tokens < (double)DEFAULT_MIN_BATCH_TOKENS)
 		tokens = (double)DEFAULT_MIN_BATCH_TOKENS;
 	out->sequences = defaults_round_sequences(tokens, seq, gpus);
+	/* the nearest batch the GPUs divide may fall below the floor (384
+	 * GPUs at 8192 tokens: 384 sequences, 3.15 M): the next one up keeps
+	 * the "at least" that the echo and docs/commands/search.md say */
+	if ((double)out->sequences * (double)seq < (double)DEFAULT_MIN_BATCH_TOKENS)
+		out->sequences *= 2;
 	format_tokens(a, sizeof a, (double)DEFAULT_MIN_BATCH_TOKENS);
 	snprintf(out->origin, sizeof out->origin,
 		 "default: %ld tokens per GPU, at least %s, rounded to sequences the GPUs divide",

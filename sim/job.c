@@ -193,6 +193,8 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	} else {
 		snprintf(in->seq_note, sizeof in->seq_note, "the model's");
 	}
+	snprintf(in->precision_note, sizeof in->precision_note, "%s",
+		 in->precision_arg ? "--precision" : "default");
 	if (in->cpu_ranks)
 		in->opts.precision = PREC_FP32;
 	else if (in->precision_arg &&
@@ -200,6 +202,13 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 		return perr_set(e, PPLAN_EINPUT,
 				"--precision must be bf16, fp16 or fp8, got '%s'",
 				in->precision_arg);
+	/* a GPU without bf16 (V100, P100) trains in fp16 by default */
+	if (!in->cpu_ranks && !in->precision_arg && g->peak_tflops[PREC_BF16] <= 0 &&
+	    g->peak_tflops[PREC_FP16] > 0) {
+		in->opts.precision = PREC_FP16;
+		snprintf(in->precision_note, sizeof in->precision_note,
+			 "default: the %s has no bf16", g->name);
+	}
 	if (g->peak_tflops[in->opts.precision] <= 0) {
 		char has[64] = "";
 		for (int p = 0; p < PREC_COUNT; p++)
@@ -239,6 +248,11 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	if (train_opts_fit_gpu(&in->opts, g))
 		snprintf(in->attention_note, sizeof in->attention_note,
 			 "; flash attention needs Ampere or newer, so unfused on the %s", g->name);
+	if (train_opts_fit_tp_overlap(&in->opts, g)) {
+		size_t n = strlen(in->attention_note);
+		snprintf(in->attention_note + n, sizeof in->attention_note - n,
+			 "; TP overlap needs Ampere or newer, so off on the %s", g->name);
+	}
 	if (in->profile_arg) {
 		in->opts.params = &in->profile_constants;
 		if (!curve_set_empty(&in->curves))

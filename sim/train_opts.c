@@ -34,3 +34,12 @@ int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g)
 	o->b.attention = FW_ATTN_UNFUSED;
 	return 1;
 }
+
+int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g)
+{
+	if (o->b.tp_overlap == FW_TPO_NONE || o->switches.tp_overlap >= 0 ||
+	    g->arch == ARCH_CPU || g->arch >= ARCH_AMPERE)
+		return 0;
+	o->b.tp_overlap = FW_TPO_NONE;
+	return 1;
+}

@@ -48,5 +48,9 @@ enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e);
  * fused attention is one of those runs it unfused, unless the user set
  * the attention by hand.  Returns 1 when it changed o->b. */
 int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g);
+/* The same for TP communication overlap: Transformer Engine's userbuffers
+ * need Ampere or newer, so a framework's overlap is off on older GPUs
+ * unless set by hand.  Returns 1 when it changed o->b. */
+int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g);
 
 #endif

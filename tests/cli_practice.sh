@@ -123,7 +123,7 @@ run search --params 175B --gpus 1024 --cluster dgx-a100 --top 10 && {
 }
 
 # ---- a GPU without a rate for the precision is refused -------------------------
-refuse "v100-sxm2 has no bf16 tensor-core rate" search --gpu v100-sxm2 --params 1.3B --gpus 8
+refuse "v100-sxm2 has no bf16 tensor-core rate" search --gpu v100-sxm2 --precision bf16 --params 1.3B --gpus 8
 refuse "a100-80gb has no fp8 tensor-core rate" search --cluster dgx-a100 --precision fp8 --params 1.3B --gpus 8
 # Flash attention needs Ampere or newer: Megatron-Core runs it unfused on a V100, and says so.
 run search --gpu v100-sxm2 --precision fp16 --params 1.3B --gpus 8 --top 1 &&
@@ -238,6 +238,12 @@ hasnt "$tmp/out" "^Megatron-LM flags:|--use-distributed-optimizer" "no Megatron 
 has "$tmp/out" "^DeepSpeed .*launch configuration: add --emit deepspeed to the predict line above" "DeepSpeed: --emit deepspeed"
 "$B" search --params 8B --gpus 64 --framework torchtitan --top 1 >"$tmp/out" 2>&1
 has "$tmp/out" "^torchtitan launch configuration: add --emit torchtitan" "torchtitan: --emit torchtitan"
+# A GPU without bf16 trains in fp16 by default, said in the header; no
+# TP overlap on Volta (Transformer Engine's userbuffers need Ampere).
+"$B" search --params 13B --gpus 64 --gpu v100-sxm2 --top 1 >"$tmp/out" 2>&1
+has "$tmp/out" "^# training .*, fp16 \(default: the v100-sxm2 has no bf16\)$" "V100: fp16 by default, said"
+has "$tmp/out" "TP overlap needs Ampere or newer, so off on the v100-sxm2" "V100: TP overlap off, said"
+hasnt "$tmp/out" "tp-comm-overlap" "V100: no --tp-comm-overlap"
 # A layout over the memory cap is emitted with a warning as its first line.
 "$B" predict --model llama3-70b --gpus 8 --layout tp=8,mbs=4,gbs=32 --emit megatron >"$tmp/m.sh" 2>"$tmp/err"
 head -1 "$tmp/m.sh" | grep -Eq '^# WARNING: this layout does not fit: it needs [0-9.]+ GiB per GPU, has 71.3 GiB' && ok ||

@@ -451,6 +451,27 @@ Test(predict, flash_attention_needs_ampere)
 	cr_assert_eq(o.b.attention, FW_ATTN_FLASH);
 }
 
+/* Transformer Engine's TP overlap (userbuffers) needs Ampere or newer:
+ * off on a V100 unless set by hand, kept on an H100. */
+Test(predict, tp_overlap_needs_ampere)
+{
+	const struct model_spec *m = model_find("llama3-8b");
+	struct perr e = { "" };
+	struct train_opts o;
+
+	cr_assert_not_null(m);
+	train_opts_default(&o, m);
+	o.switches.tp_overlap = -1;
+	o.b.tp_overlap = FW_TPO_PIPELINED;
+	cr_assert_eq(train_opts_fit_tp_overlap(&o, gpu_find("h100-sxm")), 0);
+	cr_assert_eq(o.b.tp_overlap, FW_TPO_PIPELINED);
+	cr_assert_eq(train_opts_fit_tp_overlap(&o, gpu_find("v100-sxm2")), 1);
+	cr_assert_eq(o.b.tp_overlap, FW_TPO_NONE);
+	o.switches.tp_overlap = FW_TPO_PIPELINED;
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_fit_tp_overlap(&o, gpu_find("v100-sxm2")), 0, "set by hand");
+}
+
 /* ZeRO-3 across nodes: DeepSpeed's per-parameter gathers run on one rail
  * per GPU, FSDP's per-layer flat buffers on all of a node's rails (the
  * LLM Foundry runs of validation/holdout: 13B on 16-64 H100s as fast per
