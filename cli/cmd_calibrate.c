@@ -12,6 +12,7 @@
  * bandwidth as the footer.  The shapes and the profile are built in
  * calibrate_plan.c.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,55 +64,66 @@ static void command_line(int argc, char **argv, char *buf, size_t len)
 static int parse_opts(int argc, char **argv, struct cal_plan_opts *po,
 		      struct cal_config *cfg, const char **out)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "precision", required_argument, NULL, 'p' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "model", required_argument, NULL, 'm' },
+		{ "max-tp", required_argument, NULL, 'T' },
+		{ "max-mbs", required_argument, NULL, 'M' },
+		{ "seq", required_argument, NULL, 's' },
+		{ "max-bytes", required_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *backend = "cpu", *prec = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has = i + 1 < argc;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	int c;
+	/* "-": argv stays as typed (the profile records the command line) */
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
+		const char *opt = argv[optind - 1];
+		double v;
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(a, "--quick")) {
-			po->quick = 1;
-		} else if ((!strcmp(a, "--backend") || !strcmp(a, "--out") || !strcmp(a, "--model") ||
-			    !strcmp(a, "--seq") || !strcmp(a, "--max-bytes") ||
-			    !strcmp(a, "--precision") || !strcmp(a, "--max-tp") ||
-			    !strcmp(a, "--max-mbs")) && !has) {
-			fprintf(stderr, "pplan calibrate: %s needs a value\n", a);
-			return 2;
-		} else if (!strcmp(a, "--backend")) {
-			backend = argv[++i];
-		} else if (!strcmp(a, "--precision")) {
-			prec = argv[++i];
-		} else if (!strcmp(a, "--out")) {
-			*out = argv[++i];
-		} else if (!strcmp(a, "--model")) {
-			po->model_arg = argv[++i];
-		} else if (!strcmp(a, "--max-tp") || !strcmp(a, "--max-mbs")) {
-			double v;
-			const char *opt = a;
-			if (units_parse_count(argv[++i], &v) != 0 || v < 1 || v > 64 || v != floor(v)) {
-				fprintf(stderr, "pplan calibrate: %s must be a whole number from 1 to 64, got '%s'\n",
-					opt, argv[i]);
+		case 'q': po->quick = 1; break;
+		case 'b': backend = optarg; break;
+		case 'p': prec = optarg; break;
+		case 'o': *out = optarg; break;
+		case 'm': po->model_arg = optarg; break;
+		case 'T':
+		case 'M':
+			if (units_parse_count(optarg, &v) != 0 || v < 1 || v > 64 || v != floor(v)) {
+				fprintf(stderr, "pplan calibrate: --%s must be a whole number from 1 to 64, got '%s'\n",
+					c == 'T' ? "max-tp" : "max-mbs", optarg);
 				return 2;
 			}
-			if (!strcmp(opt, "--max-tp"))
+			if (c == 'T')
 				po->max_tp = (int)v;
 			else
 				po->max_mbs = (int)v;
-		} else if (!strcmp(a, "--seq") || !strcmp(a, "--max-bytes")) {
-			double v;
-			const char *opt = a;
-			if (units_parse_count(argv[++i], &v) != 0 || v < 1 || v != floor(v) || v > 1e12) {
-				fprintf(stderr, "pplan calibrate: %s must be a whole number from 1 up, got '%s'\n",
-					opt, argv[i]);
+			break;
+		case 's':
+		case 'B':
+			if (units_parse_count(optarg, &v) != 0 || v < 1 || v != floor(v) || v > 1e12) {
+				fprintf(stderr, "pplan calibrate: --%s must be a whole number from 1 up, got '%s'\n",
+					c == 's' ? "seq" : "max-bytes", optarg);
 				return 2;
 			}
-			if (!strcmp(opt, "--seq"))
+			if (c == 's')
 				po->seq = (long)v;
 			else
 				po->max_bytes = v;
-		} else {
-			fprintf(stderr, "pplan calibrate: unknown option '%s' (see pplan calibrate --help)\n", a);
+			break;
+		case ':':
+			fprintf(stderr, "pplan calibrate: %s needs a value\n", opt);
+			return 2;
+		default: /* an unknown option, or an argument (1) */
+			fprintf(stderr, "pplan calibrate: unknown option '%s' (see pplan calibrate --help)\n",
+				c == 1 ? optarg : opt);
 			return 2;
 		}
 	}

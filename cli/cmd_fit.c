@@ -5,6 +5,7 @@
  * pplan.cases/1 file: the published calibration set, or a team's own
  * logs written in the same format.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,39 +42,52 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "closed-form", no_argument, NULL, 'F' },
+		{ "per-case-weights", no_argument, NULL, 'w' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
 	memset(a, 0, sizeof *a);
 	fit_options_default(&a->fo);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-h", opts, NULL)) != -1) {
+		char *end;
+		long v;
+		switch (c) {
+		case 1: /* "-": FILE where it stands, argv as typed */
+			if (a->path) {
+				fprintf(stderr, "pplan fit: one RUNS file only ('%s' and '%s')\n", a->path,
+					optarg);
+				return 2;
+			}
+			a->path = optarg;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			a->out = argv[++i];
-		} else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
+		case 'o': a->out = optarg; break;
+		case 'r':
+			v = strtol(optarg, &end, 10);
 			if (*end || v < 1 || v > 100000) {
 				fprintf(stderr, "pplan fit: --rounds must be a whole number from 1 to 100000, got '%s'\n",
-					argv[i]);
+					optarg);
 				return 2;
 			}
 			a->fo.max_rounds = (int)v;
-		} else if (!strcmp(argv[i], "--closed-form")) {
-			a->closed_form = 1;
-		} else if (!strcmp(argv[i], "--per-case-weights")) {
-			a->fo.per_case_weights = 1;
-		} else if (!strcmp(argv[i], "--quiet")) {
-			a->quiet = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+			break;
+		case 'F': a->closed_form = 1; break;
+		case 'w': a->fo.per_case_weights = 1; break;
+		case 'q': a->quiet = 1; break;
+		default:
 			fprintf(stderr, "pplan fit: unknown or incomplete option '%s' (see --help)\n",
-				argv[i]);
+				argv[optind - 1]);
 			return 2;
-		} else if (a->path) {
-			fprintf(stderr, "pplan fit: one RUNS file only ('%s' and '%s')\n", a->path,
-				argv[i]);
-			return 2;
-		} else {
-			a->path = argv[i];
 		}
 	}
 	if (!a->path || !a->out) {

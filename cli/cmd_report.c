@@ -5,6 +5,7 @@
  * The reports are read as data (reports/runreport.h); nothing here calls
  * the executor.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,30 +69,39 @@ static int report_compare(int argc, char **argv)
 	enum pplan_status st;
 	char cmd[2048];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+	/* "-": the files come back in order, as arguments of code 1, and
+	 * argv stays as typed (the command line the outputs record) */
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "-:h", opts, NULL)) != -1) {
+		if (opt == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "pplan report compare: --json needs a file name\n");
-				return 2;
-			}
+		} else if (opt == ':') {
+			fprintf(stderr, "pplan report compare: --json needs a file name\n");
+			return 2;
+		} else if (opt == 'j') {
 			if (json) {
 				fprintf(stderr, "pplan report compare: --json given twice\n");
 				return 2;
 			}
-			json = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			json = optarg;
+		} else if (opt != 1) {
 			fprintf(stderr, "pplan report compare: unknown option '%s' (see pplan report --help)\n",
-				argv[i]);
+				argv[optind - 1]);
 			return 2;
 		} else if (n >= MAX_REPORTS) {
 			fprintf(stderr, "pplan report compare: more than %d reports\n",
 				MAX_REPORTS);
 			return 2;
 		} else {
-			paths[n++] = argv[i];
+			paths[n++] = optarg;
 		}
 	}
 	if (n == 0) {
@@ -144,29 +154,36 @@ static int report_html(int argc, char **argv)
 	enum pplan_status st;
 	char cmd[2048];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-:ho:", opts, NULL)) != -1) {
+		if (c == 'h') {
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "pplan report html: %s needs a file name\n", argv[i]);
-				return 2;
-			}
+		} else if (c == ':') {
+			fprintf(stderr, "pplan report html: %s needs a file name\n", argv[optind - 1]);
+			return 2;
+		} else if (c == 'o') {
 			if (out) {
 				fprintf(stderr, "pplan report html: -o given twice\n");
 				return 2;
 			}
-			out = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			out = optarg;
+		} else if (c != 1) {
 			fprintf(stderr, "pplan report html: unknown option '%s' (see pplan report --help)\n",
-				argv[i]);
+				argv[optind - 1]);
 			return 2;
 		} else if (n >= MAX_REPORTS) {
 			fprintf(stderr, "pplan report html: more than %d files\n", MAX_REPORTS);
 			return 2;
 		} else {
-			paths[n++] = argv[i];
+			paths[n++] = optarg;
 		}
 	}
 	if (n == 0) {

@@ -9,6 +9,7 @@
  * --baseline constant-mfu prices every run with one MFU, the best for
  * the file, beside pplan.
  */
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,43 +79,57 @@ struct args {
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "cross-validate", required_argument, NULL, 'x' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "closed-form", no_argument, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
 	memset(a, 0, sizeof *a);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "-h", opts, NULL)) != -1) {
+		switch (c) {
+		case 1: /* "-": FILE where it stands, argv as typed */
+			if (a->path) {
+				fprintf(stderr, "pplan validate: one FILE only ('%s' and '%s')\n", a->path,
+					optarg);
+				return 2;
+			}
+			a->path = optarg;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-			a->json = argv[++i];
-		} else if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-			a->profile = argv[++i];
-		} else if (!strcmp(argv[i], "--cross-validate") && i + 1 < argc) {
-			if (strcmp(argv[++i], "source") != 0) {
+		case 'j': a->json = optarg; break;
+		case 'p': a->profile = optarg; break;
+		case 'x':
+			if (strcmp(optarg, "source") != 0) {
 				fprintf(stderr, "pplan validate: --cross-validate takes 'source' (leave one source out), got '%s'\n",
-					argv[i]);
+					optarg);
 				return 2;
 			}
 			a->cross_validate = 1;
-		} else if (!strcmp(argv[i], "--baseline") && i + 1 < argc) {
-			if (strcmp(argv[++i], "constant-mfu") != 0) {
+			break;
+		case 'b':
+			if (strcmp(optarg, "constant-mfu") != 0) {
 				fprintf(stderr, "pplan validate: --baseline takes 'constant-mfu', got '%s'\n",
-					argv[i]);
+					optarg);
 				return 2;
 			}
 			a->baseline = 1;
-		} else if (!strcmp(argv[i], "--quiet")) {
-			a->quiet = 1;
-		} else if (!strcmp(argv[i], "--closed-form")) {
-			a->closed_form = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+			break;
+		case 'q': a->quiet = 1; break;
+		case 'F': a->closed_form = 1; break;
+		default:
 			fprintf(stderr, "pplan validate: unknown or incomplete option '%s' (see --help)\n",
-				argv[i]);
+				argv[optind - 1]);
 			return 2;
-		} else if (a->path) {
-			fprintf(stderr, "pplan validate: one FILE only ('%s' and '%s')\n", a->path,
-				argv[i]);
-			return 2;
-		} else {
-			a->path = argv[i];
 		}
 	}
 	if (!a->path) {
@@ -412,8 +427,11 @@ static void print_summary(const struct summary *s, int n, const struct args *g)
 		       acc_mape(&s->mem), s->mem.n, s->mem.worst);
 	printf("# out-of-memory verdicts agree with the source in %d of %d cases\n",
 	       s->oom_agree, s->oom_total);
-	printf("# %d of %d cases predicted (%.0f %%); %d not predicted:\n", s->npred, n,
-	       100.0 * s->npred / n, n - s->npred);
+	if (s->npred == n)
+		printf("# %d of %d cases predicted (100 %%)\n", n, n);
+	else
+		printf("# %d of %d cases predicted (%.0f %%); %d not predicted:\n", s->npred, n,
+		       100.0 * s->npred / n, n - s->npred);
 	for (int k = 0; k < s->nreason; k++)
 		printf("#   %3d  %s\n", s->reason_n[k], s->reason[k]);
 }
