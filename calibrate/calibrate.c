@@ -84,6 +84,27 @@ enum pplan_status cal_agree(struct cal_session *s, enum pplan_status st,
 	return exec_agree_comm(s->world, st, e);
 }
 
+double cal_mem_budget(const struct cal_session *s)
+{
+	return s->mem_budget;
+}
+
+/* A quarter of this rank's share of its host's memory (CPU), or of its
+ * device's. */
+static double local_budget(const struct cal_session *s)
+{
+	double used = 0, peak = 0;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	if (s->b->kind == BE_CPU) {
+		double host = pages > 0 && psz > 0 ? (double)pages * (double)psz : 4e9;
+		return host / 4 / (s->local_size > 0 ? s->local_size : 1);
+	}
+	/* The CUDA backend reports the device's memory as used + free; a
+	 * quarter of it, as for the host. */
+	s->b->ops->memory(s->b, &used, &peak);
+	return peak > 0 ? peak / 4 : 4e9;
+}
+
 enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg,
 			   struct cal_session **out, struct perr *e)
 {
@@ -122,6 +143,10 @@ enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg
 		cal_close(s);
 		return st;
 	}
+	/* Every rank measures the same sizes: the budget is the smallest
+	 * rank's (hosts with less memory, or more ranks, set it). */
+	s->mem_budget = local_budget(s);
+	MPI_Allreduce(MPI_IN_PLACE, &s->mem_budget, 1, MPI_DOUBLE, MPI_MIN, s->world);
 	*out = s;
 	return PPLAN_OK;
 }
@@ -147,20 +172,6 @@ int cal_nodes(const struct cal_session *s) { return s->nodes; }
 const char *cal_device(const struct cal_session *s) { return s->b->device; }
 const char *cal_libraries(const struct cal_session *s) { return s->b->libraries; }
 const char *cal_hosts(const struct cal_session *s) { return s->hosts; }
-
-double cal_mem_budget(const struct cal_session *s)
-{
-	double used = 0, peak = 0;
-	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-	if (s->b->kind == BE_CPU) {
-		double host = pages > 0 && psz > 0 ? (double)pages * (double)psz : 4e9;
-		return host / 4 / (s->local_size > 0 ? s->local_size : 1);
-	}
-	/* The CUDA backend reports the device's memory as used + free; a
-	 * quarter of it, as for the host. */
-	s->b->ops->memory(s->b, &used, &peak);
-	return peak > 0 ? peak / 4 : 4e9;
-}
 
 /* ---- buffers ---------------------------------------------------------------- */
 

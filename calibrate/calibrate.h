@@ -95,8 +95,10 @@ int cal_nodes(const struct cal_session *s);
 const char *cal_device(const struct cal_session *s);    /* the backend's words */
 const char *cal_libraries(const struct cal_session *s);
 const char *cal_hosts(const struct cal_session *s);     /* "a, b" */
-/* Bytes of device memory one rank may use for buffers (a quarter of
- * what it has, shared with the other ranks on its node for the CPU). */
+/* Bytes of device memory one rank may use for buffers: a quarter of
+ * what it has (shared with the other ranks on its node for the CPU), the
+ * smallest over all ranks, agreed when the session opens, so that every
+ * rank skips the same points past it. */
 double cal_mem_budget(const struct cal_session *s);
 
 /* Agrees on a status across ranks: the worst, with the lowest failing

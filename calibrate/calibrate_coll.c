@@ -242,7 +242,7 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 	struct coll_ctx x;
 	MPI_Comm comm = MPI_COMM_NULL;
 	enum pplan_status st = PPLAN_OK;
-	double budget = -cal_max(s, -cal_mem_budget(s)); /* the smallest rank's */
+	double budget = cal_mem_budget(s); /* the smallest rank's, agreed at open */
 
 	memset(out, 0, sizeof *out);
 	memset(&x, 0, sizeof x);

@@ -16,6 +16,7 @@ struct cal_session {
 	MPI_Comm world, node;      /* node: the ranks of this host */
 	int rank, size, local_rank, local_size, nodes;
 	int we_inited;             /* MPI_Init was ours: finalize it */
+	double mem_budget;         /* bytes one point may use: the smallest rank's, agreed at open */
 	char hosts[512];
 };
 
