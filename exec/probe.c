@@ -72,28 +72,14 @@ static double host_mem_gib(void)
 
 void probe_machine(const struct exec *x, struct cluster *c)
 {
-	struct gpu_spec *g = &c->gpu;
-	int nodes = x->size / (x->local_size > 0 ? x->local_size : 1);
-	memset(c, 0, sizeof *c);
-	snprintf(c->name, sizeof c->name, "cpu");
-	snprintf(c->source, sizeof c->source, "sgemm and memcpy probes of pplan exec");
-	snprintf(g->name, sizeof g->name, "cpu");
-	snprintf(g->description, sizeof g->description, "CPU rank (%d per host)", x->local_size);
-	g->peak_tflops[PREC_FP32] = x->probe_tflops;
-	g->gemm_eff_max[PREC_FP32] = 1.0;      /* the peak is what sgemm reached */
-	g->gemm_half_gflop = 0.01;
-	g->mem_gib = host_mem_gib() / (x->local_size > 0 ? x->local_size : 1);
-	g->hbm_gbps = x->probe_gbps;
-	g->hbm_eff = 1.0;
-	g->sm_count = 1;
-	c->gpus_per_node = x->local_size > 0 ? x->local_size : 1;
-	c->num_nodes = nodes > 0 ? nodes : 1;
-	c->nvlink_domain = c->gpus_per_node;
+	int per_host = x->local_size > 0 ? x->local_size : 1, nodes = x->size / per_host;
+	char desc[64];
 	/* MPI over shared memory: a copy in, a copy out */
-	c->nvlink = (struct link){ LINK_NVSWITCH, x->probe_gbps / 4.0, 2.0e-6, 1.0 };
-	c->pcie = c->nvlink;
-	c->net = (struct link){ LINK_NET, 1.0, 20.0e-6, 0.9 };
-	c->nics_per_node = 1;
-	c->nic_gbps = 1.0 * c->gpus_per_node;
-	c->rail_aligned = 0;
+	struct cpu_ranks r = { .per_host = per_host, .hosts = nodes > 0 ? nodes : 1,
+			       .tflops = x->probe_tflops, .gbps = x->probe_gbps,
+			       .shm_gbps = x->probe_gbps / 4.0, .shm_latency_s = 2.0e-6,
+			       .mem_gib = host_mem_gib() / per_host, .description = desc,
+			       .source = "sgemm and memcpy probes of pplan exec" };
+	snprintf(desc, sizeof desc, "CPU rank (%d per host)", x->local_size);
+	cluster_cpu_ranks(&r, c);
 }

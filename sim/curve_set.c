@@ -197,7 +197,6 @@ int curve_set_attention(const struct curve_set *cs, enum precision p, int fused,
 enum pplan_status curve_cpu_cluster(const struct profile *p, long ranks, struct cluster *c,
 				    struct perr *e)
 {
-	struct gpu_spec *g = &c->gpu;
 	double bw = 0, alpha = 2e-6, busbw = 0;
 	if (strcmp(p->device_name, "cpu") != 0)
 		return perr_set(e, PPLAN_EINPUT, "the profile describes %s, not a CPU", p->device_name);
@@ -214,26 +213,18 @@ enum pplan_status curve_cpu_cluster(const struct profile *p, long ranks, struct 
 			busbw = p->collectives[i].busbw_gbps;
 			alpha = isfinite(p->collectives[i].alpha_s) ? p->collectives[i].alpha_s : alpha;
 		}
-	memset(c, 0, sizeof *c);
-	snprintf(c->name, sizeof c->name, "cpu");
-	snprintf(c->source, sizeof c->source, "pplan calibrate profile of %s",
-		 p->has_host ? p->hostname : "a host");
-	snprintf(g->name, sizeof g->name, "cpu");
-	snprintf(g->description, sizeof g->description, "%.63s", p->device_description);
-	g->peak_tflops[PREC_FP32] = p->peak_tflops[PREC_FP32];
-	g->gemm_eff_max[PREC_FP32] = 1.0;   /* the peak is what sgemm reached */
-	g->gemm_half_gflop = 0.01;
-	g->mem_gib = isfinite(p->mem_gib) ? p->mem_gib : 1.0;
-	g->hbm_gbps = bw > 0 ? bw : 10.0;
-	g->hbm_eff = 1.0;
-	g->sm_count = 1;
-	c->gpus_per_node = (int)ranks;
-	c->num_nodes = 1;
-	c->nvlink_domain = (int)ranks;
-	c->nvlink = (struct link){ LINK_NVSWITCH, busbw > 0 ? busbw : g->hbm_gbps / 4, alpha, 1.0 };
-	c->pcie = c->nvlink;
-	c->net = (struct link){ LINK_NET, 1.0, 20e-6, 0.9 };
-	c->nics_per_node = 1;
-	c->nic_gbps = 1.0 * ranks;
+	{
+		char src[128];
+		struct cpu_ranks r = { .per_host = (int)ranks, .hosts = 1,
+				       .tflops = p->peak_tflops[PREC_FP32],
+				       .gbps = bw > 0 ? bw : 10.0,
+				       .mem_gib = isfinite(p->mem_gib) ? p->mem_gib : 1.0,
+				       .shm_latency_s = alpha,
+				       .description = p->device_description, .source = src };
+		r.shm_gbps = busbw > 0 ? busbw : r.gbps / 4;
+		snprintf(src, sizeof src, "pplan calibrate profile of %s",
+			 p->has_host ? p->hostname : "a host");
+		cluster_cpu_ranks(&r, c);
+	}
 	return PPLAN_OK;
 }

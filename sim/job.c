@@ -317,24 +317,12 @@ static enum pplan_status resolve_batch(struct job *in, struct perr *e)
  * layout; job_set_cpu_machine puts the measured machine in its place. */
 static void cpu_ranks_unmeasured(long ranks, struct cluster *c)
 {
-	memset(c, 0, sizeof *c);
-	snprintf(c->name, sizeof c->name, "cpu");
-	snprintf(c->source, sizeof c->source, "this host's CPU ranks, not yet measured");
-	snprintf(c->gpu.name, sizeof c->gpu.name, "cpu");
-	c->gpu.peak_tflops[PREC_FP32] = 1.0;
-	c->gpu.gemm_eff_max[PREC_FP32] = 1.0;
-	c->gpu.mem_gib = 1e6;
-	c->gpu.hbm_gbps = 10.0;
-	c->gpu.hbm_eff = 1.0;
-	c->gpu.sm_count = 1;
-	c->gpus_per_node = (int)(ranks < CLUSTER_MAX_NODE_GPUS ? ranks : CLUSTER_MAX_NODE_GPUS);
-	c->num_nodes = 1;
-	c->nvlink_domain = c->gpus_per_node;
-	c->nvlink = (struct link){ LINK_NVSWITCH, 2.5, 2e-6, 1.0 };
-	c->pcie = c->nvlink;
-	c->net = (struct link){ LINK_NET, 1.0, 20e-6, 0.9 };
-	c->nics_per_node = 1;
-	c->nic_gbps = 1.0 * c->gpus_per_node;
+	struct cpu_ranks r = {
+		.per_host = (int)(ranks < CLUSTER_MAX_NODE_GPUS ? ranks : CLUSTER_MAX_NODE_GPUS),
+		.hosts = 1, .tflops = 1.0, .gbps = 10.0, .shm_gbps = 2.5, .shm_latency_s = 2e-6,
+		.mem_gib = 1e6, .description = "",
+		.source = "this host's CPU ranks, not yet measured" };
+	cluster_cpu_ranks(&r, c);
 }
 
 /* --profile: its constants and measured curves; a CPU profile (device

@@ -99,6 +99,31 @@ static enum pplan_status size_nodes(struct cluster *c, long gpus,
 	return PPLAN_OK;
 }
 
+void cluster_cpu_ranks(const struct cpu_ranks *r, struct cluster *c)
+{
+	struct gpu_spec *g = &c->gpu;
+	memset(c, 0, sizeof *c);
+	snprintf(c->name, sizeof c->name, "cpu");
+	snprintf(c->source, sizeof c->source, "%s", r->source);
+	snprintf(g->name, sizeof g->name, "cpu");
+	snprintf(g->description, sizeof g->description, "%.63s", r->description);
+	g->peak_tflops[PREC_FP32] = r->tflops;
+	g->gemm_eff_max[PREC_FP32] = 1.0;   /* the peak is what sgemm reached */
+	g->gemm_half_gflop = 0.01;
+	g->mem_gib = r->mem_gib;
+	g->hbm_gbps = r->gbps;
+	g->hbm_eff = 1.0;
+	g->sm_count = 1;
+	c->gpus_per_node = r->per_host;
+	c->num_nodes = r->hosts;
+	c->nvlink_domain = r->per_host;
+	c->nvlink = (struct link){ LINK_NVSWITCH, r->shm_gbps, r->shm_latency_s, 1.0 };
+	c->pcie = c->nvlink;
+	c->net = (struct link){ LINK_NET, 1.0, 20e-6, 0.9 };
+	c->nics_per_node = 1;
+	c->nic_gbps = 1.0 * r->per_host;
+}
+
 enum pplan_status cluster_size(struct cluster *c, long nodes, int gpus_per_node,
 			       struct perr *e)
 {

@@ -65,6 +65,21 @@ const char *const *cluster_preset_names(void);
 enum pplan_status cluster_preset(const char *preset, long gpus,
 				 struct cluster *c, struct perr *e);
 
+/* CPU ranks as a cluster (pplan exec's CPU backend, a CPU profile):
+ * `per_host` ranks on each of `hosts` hosts, each a "GPU" named cpu with
+ * the measured fp32 GEMM rate and streaming bandwidth; ranks of a host
+ * talk over shared memory (shm_gbps, shm_latency_s), hosts over a 1 GB/s
+ * network.  Every CPU cluster pplan builds is this one. */
+struct cpu_ranks {
+	int per_host, hosts;
+	double tflops, gbps;          /* per rank: sgemm, streaming */
+	double shm_gbps, shm_latency_s;
+	double mem_gib;               /* per rank */
+	const char *description;      /* "" or the device's words */
+	const char *source;           /* where the rates come from */
+};
+void cluster_cpu_ranks(const struct cpu_ranks *r, struct cluster *c);
+
 /* Resizes c to `nodes` nodes of `gpus_per_node` GPUs each (0 keeps the
  * current value).  Fewer GPUs per node than c has uses that many GPUs of
  * each node (e.g. 4 of a DGX H100's 8): the NVLink domain and the
