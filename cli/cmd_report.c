@@ -2,7 +2,7 @@
  * cmd_report.c: `pplan report compare FILE...` (predicted against measured
  * over pplan.report/1 documents, as a table and pplan.comparison/1) and
  * `pplan report html FILE... -o PAGE.html` (one self-contained page).
- * The reports are read as data (reports/runreport.h); nothing here calls
+ * The reports are read as data (reports/run_report.h); nothing here calls
  * the executor.
  */
 #include <getopt.h>

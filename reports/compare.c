@@ -13,7 +13,7 @@
 #include "version.h"
 
 
-/* The headline quantities; the op classes follow from runreport.h. */
+/* The headline quantities; the op classes follow from run_report.h. */
 static const struct {
 	const char *key, *label, *unit;
 	double scale;   /* JSON unit -> table unit */
@@ -27,13 +27,13 @@ static const struct {
 
 const char *cmp_qty_key(enum cmp_qty q)
 {
-	return q < CQ_CLASS0 ? headline[q].key : opclass_key((enum op_class)(q - CQ_CLASS0));
+	return q < CQ_CLASS0 ? headline[q].key : op_class_key((enum op_class)(q - CQ_CLASS0));
 }
 
 const char *cmp_qty_label(enum cmp_qty q)
 {
 	return q < CQ_CLASS0 ? headline[q].label
-			     : opclass_label((enum op_class)(q - CQ_CLASS0));
+			     : op_class_name((enum op_class)(q - CQ_CLASS0));
 }
 
 const char *cmp_qty_unit(enum cmp_qty q)
@@ -69,7 +69,7 @@ static void values_of(const struct runreport *r, struct cmp_value *v)
 	v[CQ_MFU] = value_of(r->pred.mfu, r->meas.mfu, 1);
 	v[CQ_BUBBLE] = value_of(r->pred.bubble_fraction, r->meas.bubble_fraction, 0);
 	v[CQ_MEMORY] = value_of(r->pred.memory_gib, r->meas.memory_gib, 1);
-	for (int k = 0; k < OPC_COUNT; k++)
+	for (int k = 0; k < OC_COUNT; k++)
 		v[CQ_CLASS0 + k] = value_of(r->pred.op_classes_s[k],
 					    r->meas.op_classes_s[k], 1);
 }
@@ -388,8 +388,8 @@ static cJSON *report_entry(const struct comparison *c, int i)
 		cJSON_AddItemToObject(o, cmp_qty_key((enum cmp_qty)q),
 				      value_json(&c->values[i][q], q == CQ_BUBBLE));
 	cls = cJSON_AddObjectToObject(o, "op_classes_s");
-	for (int k = 0; k < OPC_COUNT; k++)
-		cJSON_AddItemToObject(cls, opclass_key((enum op_class)k),
+	for (int k = 0; k < OC_COUNT; k++)
+		cJSON_AddItemToObject(cls, op_class_key((enum op_class)k),
 				      value_json(&c->values[i][CQ_CLASS0 + k], 0));
 	return o;
 }
@@ -417,8 +417,8 @@ cJSON *compare_json(const struct comparison *c, const char *command)
 		cJSON_AddItemToObject(sum, cmp_qty_key((enum cmp_qty)q),
 				      summary_json(&c->summary[q], q == CQ_BUBBLE));
 	cls = cJSON_AddObjectToObject(sum, "op_classes_s");
-	for (int k = 0; k < OPC_COUNT; k++)
-		cJSON_AddItemToObject(cls, opclass_key((enum op_class)k),
+	for (int k = 0; k < OC_COUNT; k++)
+		cJSON_AddItemToObject(cls, op_class_key((enum op_class)k),
 				      summary_json(&c->summary[CQ_CLASS0 + k], 0));
 	return doc;
 }

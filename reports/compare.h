@@ -1,6 +1,6 @@
 /*
  * compare.h: predicted against measured, for one or several executed runs
- * (pplan.report/1 read by runreport.h): step time, tokens/s, MFU, bubble
+ * (pplan.report/1 read by run_report.h): step time, tokens/s, MFU, bubble
  * fraction, peak memory and the time of each op class, with the error in
  * percent; over several reports the mean absolute percentage error (MAPE)
  * and the worst case.  The errors are computed here from the two sides,
@@ -21,7 +21,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runreport.h"
+#include "run_report.h"
 
 #define COMPARISON_SCHEMA "pplan.comparison/1"
 
@@ -29,7 +29,7 @@
 enum cmp_qty {
 	CQ_STEP_TIME = 0, CQ_TOKENS_PER_S, CQ_MFU, CQ_BUBBLE, CQ_MEMORY,
 	CQ_CLASS0,                           /* + enum op_class */
-	CQ_COUNT = CQ_CLASS0 + OPC_COUNT
+	CQ_COUNT = CQ_CLASS0 + OC_COUNT
 };
 
 const char *cmp_qty_key(enum cmp_qty q);    /* JSON key: "step_time_s" */

@@ -20,12 +20,12 @@
 
 /* Colours that stay apart for the common colour-vision deficiencies
  * (after the Tableau 10 palette). */
-static const char *const class_colors[OPC_COUNT] = {
-	[OPC_FORWARD] = "#4c78a8",     [OPC_BACKWARD] = "#f58518",
-	[OPC_RECOMPUTE] = "#b279a2",   [OPC_TP_COMM] = "#54a24b",
-	[OPC_CP_COMM] = "#8cd17d",     [OPC_PP_COMM] = "#e45756",
-	[OPC_DP_EXPOSED] = "#72b7b2",  [OPC_OPTIMIZER] = "#9d755d",
-	[OPC_IDLE] = "#aab0b9",
+static const char *const class_colors[OC_COUNT] = {
+	[OC_FORWARD] = "#4c78a8",     [OC_BACKWARD] = "#f58518",
+	[OC_RECOMPUTE] = "#b279a2",   [OC_TP] = "#54a24b",
+	[OC_CP] = "#8cd17d",     [OC_PP] = "#e45756",
+	[OC_DP] = "#72b7b2",  [OC_OPTIMIZER] = "#9d755d",
+	[OC_IDLE] = "#aab0b9",
 };
 
 static const char *const family_colors[] = {
@@ -48,7 +48,7 @@ const char *html_grade_pts(double diff)
 
 const char *html_class_color(enum op_class c)
 {
-	return (c >= 0 && c < OPC_COUNT) ? class_colors[c] : "#999";
+	return (c >= 0 && c < OC_COUNT) ? class_colors[c] : "#999";
 }
 
 const char *html_family_color(int family)

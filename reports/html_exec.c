@@ -143,7 +143,7 @@ static void lane_draw(struct sbuf *b, const struct rr_lane *ln, const struct axi
 		double a = axis_px(ax, scale * op->start_s), z = axis_px(ax, scale * op->end_s);
 		double w = z - a < 0.6 ? 0.6 : z - a;
 		sbuf_printf(b, "<rect class=\"op %s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.6\"><title>",
-			    opclass_key(op->cls), a, y, w, h, html_class_color(op->cls));
+			    op_class_key(op->cls), a, y, w, h, html_class_color(op->cls));
 		sbuf_printf(b, "stage %d %s: ", ln->stage, side);
 		sbuf_esc(b, op->name);
 		if (op->mb >= 0)
@@ -153,8 +153,8 @@ static void lane_draw(struct sbuf *b, const struct rr_lane *ln, const struct axi
 		sbuf_printf(b, ", %.3g %s (%.4g to %.4g %s)</title></rect>",
 			    scale * (op->end_s - op->start_s), unit, scale * op->start_s,
 			    scale * op->end_s, unit);
-		if (op->mb >= 0 && w >= 13 && (op->cls == OPC_FORWARD || op->cls == OPC_BACKWARD ||
-					       op->cls == OPC_RECOMPUTE))
+		if (op->mb >= 0 && w >= 13 && (op->cls == OC_FORWARD || op->cls == OC_BACKWARD ||
+					       op->cls == OC_RECOMPUTE))
 			sbuf_printf(b, "<text class=\"onbar\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%d</text>",
 				    (a + z) / 2, y + h / 2 + 4, op->mb);
 	}
@@ -212,7 +212,7 @@ static void timeline(struct sbuf *b, const struct runreport *r)
 	/* Legend: the classes this timeline has, and idle. */
 	{
 		double x = left;
-		int seen[OPC_COUNT] = { 0 };
+		int seen[OC_COUNT] = { 0 };
 		for (int side = 0; side < 2; side++) {
 			const struct rr_side *s = side ? &r->meas : &r->pred;
 			for (int i = 0; i < s->n_lanes; i++)
@@ -220,10 +220,10 @@ static void timeline(struct sbuf *b, const struct runreport *r)
 					seen[s->lanes[i].ops[k].cls] = 1;
 		}
 		sbuf_printf(b, "<g class=\"legend\">");
-		for (int k = 0; k < OPC_COUNT; k++)
-			if (seen[k] && k != OPC_IDLE)
+		for (int k = 0; k < OC_COUNT; k++)
+			if (seen[k] && k != OC_IDLE)
 				x = svg_legend_item(b, x, 22, html_class_color((enum op_class)k),
-						    opclass_label((enum op_class)k));
+						    op_class_name((enum op_class)k));
 		svg_legend_item(b, x, 22, "url(#hatch)", "idle (bubble)");
 		sbuf_printf(b, "</g>\n");
 	}
@@ -381,13 +381,13 @@ static void memory(struct sbuf *b, const struct runreport *r)
 
 static void classes(struct sbuf *b, const struct comparison *c, const struct runreport *r)
 {
-	int rows[OPC_COUNT], n = 0;
+	int rows[OC_COUNT], n = 0;
 	double vmax = 0, left = 150, right = 260, top = 34, row_h = 34, scale, height;
 	const char *unit;
 	struct axis ax;
 	char title[64];
 
-	for (int k = 0; k < OPC_COUNT; k++) {
+	for (int k = 0; k < OC_COUNT; k++) {
 		const struct cmp_value *v = &c->values[0][CQ_CLASS0 + k];
 		double p = isfinite(v->predicted) ? v->predicted : 0;
 		double m = isfinite(v->measured) ? v->measured : 0;
@@ -416,7 +416,7 @@ static void classes(struct sbuf *b, const struct comparison *c, const struct run
 		double m = isfinite(v->measured) ? v->measured * scale : 0;
 		const char *col = html_class_color((enum op_class)rows[i]);
 		sbuf_printf(b, "<g class=\"class-row\"><text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
-			    left - 8, y + 18, opclass_label((enum op_class)rows[i]));
+			    left - 8, y + 18, op_class_name((enum op_class)rows[i]));
 		sbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\" fill-opacity=\"0.45\"><title>predicted %.4g %s</title></rect>",
 			    x0, y + 2, axis_px(&ax, p) - x0, col, p, unit);
 		sbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"><title>measured %.4g %s</title></rect>",

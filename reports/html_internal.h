@@ -8,7 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "compare.h"
-#include "runreport.h"
+#include "run_report.h"
 #include "svg.h"
 
 /* The drawing width of every plot (viewBox units; CSS scales it to the

@@ -36,6 +36,23 @@ const char *op_class_label(enum op_class c)
 	return c >= 0 && c < OC_COUNT ? class_labels[c] : "?";
 }
 
+const char *op_class_name(enum op_class c)
+{
+	static const char *const names[OC_COUNT] = {
+		"forward", "backward", "recompute", "TP comm", "CP comm", "PP comm",
+		"DP exposed", "optimizer", "idle",
+	};
+	return c >= 0 && c < OC_COUNT ? names[c] : "?";
+}
+
+enum op_class op_class_from_key(const char *key)
+{
+	for (int i = 0; i < OC_COUNT; i++)
+		if (key && strcmp(key, class_keys[i]) == 0)
+			return (enum op_class)i;
+	return OC_COUNT;
+}
+
 const char *run_op_name(int kind)
 {
 	static const char *const names[] = { "F", "B", "Bi", "W", "send_act", "recv_act",

@@ -31,6 +31,10 @@ enum op_class {
 const char *op_class_key(enum op_class c);
 /* Short label for tables: "fwd", "tp", "dp_exp", ... */
 const char *op_class_label(enum op_class c);
+/* Its name for people, in reports and pages: "forward", "TP comm", ... */
+const char *op_class_name(enum op_class c);
+/* The class of a JSON key, or OC_COUNT when it is none. */
+enum op_class op_class_from_key(const char *key);
 
 /* Ops beyond the schedule's (enum op_kind) that a step also runs. */
 enum { RUN_OP_DP = OP_KIND_COUNT, RUN_OP_OPTIMIZER, RUN_OP_KIND_COUNT };

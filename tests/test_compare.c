@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "compare.h"
-#include "runreport.h"
+#include "run_report.h"
 
 #define FIX PPLAN_SOURCE_DIR "/tests/fixtures/reports/"
 
@@ -41,7 +41,7 @@ Test(runreport, reads_the_pipeline_fixture)
 	near(r.meas.step_time_s, 0.250, 1e-12, "measured step");
 	near(r.meas.memory_gib, 1.20, 1e-12, "measured memory_gib_peak");
 	near(r.pred.memory_gib, 1.50, 1e-12, "predicted memory_gib.total");
-	near(r.pred.op_classes_s[OPC_PP_COMM], 0.008, 1e-12, "pp_comm");
+	near(r.pred.op_classes_s[OC_PP], 0.008, 1e-12, "pp_comm");
 	cr_expect_eq(r.n_step_times, 10);
 	cr_expect_eq(r.pred.n_stages, 2);
 	cr_expect_eq(r.meas.n_stages, 2);
@@ -52,7 +52,7 @@ Test(runreport, reads_the_pipeline_fixture)
 	cr_expect_eq(r.meas.lanes[0].n_ops, 17);
 	cr_expect_eq(r.meas.lanes[1].n_ops, 17);
 	cr_expect_str_eq(r.meas.lanes[0].ops[0].name, "F");
-	cr_expect_eq(r.meas.lanes[0].ops[16].cls, OPC_OPTIMIZER);
+	cr_expect_eq(r.meas.lanes[0].ops[16].cls, OC_OPTIMIZER);
 	cr_expect_eq(r.meas.lanes[0].ops[16].mb, -1, "mb null reads as -1");
 	near(r.meas.lanes[0].ops[16].end_s, 0.250, 1e-12, "the step ends with the optimizer");
 	cr_expect_str_eq(r.hosts, "node-a");
@@ -126,10 +126,10 @@ Test(compare, two_reports_by_hand)
 	near(c.values[1][CQ_BUBBLE].diff, 0, 1e-12, "bubble diff 2");
 	near(c.values[0][CQ_MEMORY].error_pct, 25.0, 1e-9, "mem 1");
 	near(c.values[1][CQ_MEMORY].error_pct, -20.0, 1e-9, "mem 2");
-	near(c.values[0][CQ_CLASS0 + OPC_PP_COMM].error_pct, -60.0, 1e-9, "pp 1");
-	near(c.values[0][CQ_CLASS0 + OPC_OPTIMIZER].error_pct, -1.17647, 1e-4, "opt 1");
-	near(c.values[1][CQ_CLASS0 + OPC_TP_COMM].error_pct, 25.0, 1e-9, "tp 2");
-	cr_expect(isnan(c.values[1][CQ_CLASS0 + OPC_IDLE].error_pct), "idle 0/0");
+	near(c.values[0][CQ_CLASS0 + OC_PP].error_pct, -60.0, 1e-9, "pp 1");
+	near(c.values[0][CQ_CLASS0 + OC_OPTIMIZER].error_pct, -1.17647, 1e-4, "opt 1");
+	near(c.values[1][CQ_CLASS0 + OC_TP].error_pct, 25.0, 1e-9, "tp 2");
+	cr_expect(isnan(c.values[1][CQ_CLASS0 + OC_IDLE].error_pct), "idle 0/0");
 
 	/* MAPE and the worst case over the two. */
 	near(c.summary[CQ_STEP_TIME].mape_pct, 22.5, 1e-9, "step MAPE");
@@ -143,9 +143,9 @@ Test(compare, two_reports_by_hand)
 	near(c.summary[CQ_BUBBLE].worst_diff, -0.039946, 1e-9, "bubble worst diff");
 	cr_expect_eq(c.summary[CQ_BUBBLE].worst_diff_report, 0);
 	/* optimizer: |-1.17647| and |+25| -> 13.0882 */
-	near(c.summary[CQ_CLASS0 + OPC_OPTIMIZER].mape_pct, 13.08824, 1e-4, "opt MAPE");
-	cr_expect_eq(c.summary[CQ_CLASS0 + OPC_RECOMPUTE].n, 0);
-	cr_expect(isnan(c.summary[CQ_CLASS0 + OPC_RECOMPUTE].mape_pct));
+	near(c.summary[CQ_CLASS0 + OC_OPTIMIZER].mape_pct, 13.08824, 1e-4, "opt MAPE");
+	cr_expect_eq(c.summary[CQ_CLASS0 + OC_RECOMPUTE].n, 0);
+	cr_expect(isnan(c.summary[CQ_CLASS0 + OC_RECOMPUTE].mape_pct));
 	cr_expect_eq(c.n_warnings, 0, "same model, same machine: %s",
 		     c.n_warnings ? c.warnings[0] : "");
 	compare_free(&c);

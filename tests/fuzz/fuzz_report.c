@@ -8,7 +8,7 @@
 #include "compare.h"
 #include "fuzz.h"
 #include "html.h"
-#include "runreport.h"
+#include "run_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
