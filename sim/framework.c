@@ -196,9 +196,10 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_SELECTIVE, 1, 3 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = P(PREC_BF16) | P(PREC_FP8),
-	  .schedules = S(SCHED_GPIPE) | S(SCHED_1F1B) | S(SCHED_INTERLEAVED) |
-		       S(SCHED_ZB_H1),
-	  .max_zero = 3, .zero_with_pp = 3 },
+	  /* its zero-bubble schedules (InterleavedZeroBubble, ZBVZeroBubble)
+	   * need two or more stages per rank: not pplan's one-stage ZB-H1 */
+	  .schedules = S(SCHED_GPIPE) | S(SCHED_1F1B) | S(SCHED_INTERLEAVED),
+	  .max_zero = 3, .zero_with_pp = 3, .ddp_alone = 1 },
 	/* Composer (MosaicML's trainer, under LLM Foundry): PyTorch FSDP
 	 * FULL_SHARD (fp32 master weights sharded, reshard after forward,
 	 * backward prefetch; DEFAULT mixed precision reduces in fp32),
@@ -559,6 +560,9 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 	/* PyTorch FSDP shards gradients with the optimizer states
 	 * (SHARD_GRAD_OP, FULL_SHARD): it has no optimizer-only ZeRO-1. */
 	if (l->zero == 1 && fw->sharding == FW_SHARD_FSDP && l->dp * l->cp > 1)
+		return REJECT_FW_ZERO;
+	if (fw->ddp_alone && l->zero == 0 && l->dp > 1 &&
+	    (l->tp > 1 || l->pp > 1 || l->cp > 1 || l->ep > 1))
 		return REJECT_FW_ZERO;
 	if (l->pp > 1 && fw->pipe == FW_PIPE_NONE)
 		return REJECT_FW_PIPELINE;

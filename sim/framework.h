@@ -101,6 +101,8 @@ struct framework {
 	unsigned precisions;             /* FW_PREC_BIT */
 	unsigned schedules;              /* FW_SCHED_BIT */
 	int max_zero;                    /* highest zero stage */
+	int ddp_alone;                   /* replicated DP (zero 0) only without tp, pp, cp, ep
+					  * (torchtitan: "DDP has not supported > 1D parallelism") */
 	int zero_with_pp;                /* highest zero stage that combines with pp > 1 */
 };
 

@@ -515,6 +515,8 @@ void reject_describe(enum reject r, const struct layout *l,
 	case REJECT_FW_ZERO:
 		if (l->zero == 1) /* every row has zero 1 but PyTorch FSDP's */
 			snprintf(buf, len, "the framework has no zero=1 sharding (PyTorch FSDP shards the gradients with the optimizer states: zero=2 or 3)");
+		else if (l->zero == 0)
+			snprintf(buf, len, "the framework runs replicated data parallelism (zero=0, DDP) only on its own, without tp, pp, cp or ep: shard with zero=2 or 3");
 		else
 			snprintf(buf, len, "the framework has no zero=%d sharding", l->zero);
 		break;

@@ -117,8 +117,24 @@ Test(framework, what_a_framework_cannot_run)
 	l.schedule = SCHED_ZB_H1;
 	cr_assert_eq(framework_check_layout(find("megatron-core", NULL, 0), PREC_BF16, &l),
 		     REJECT_FW_SCHEDULE);
+	/* torchtitan's zero-bubble schedules need two stages per rank (not
+	 * ZB-H1's one), and its DDP (zero 0) runs only on its own: "DDP has
+	 * not supported > 1D parallelism" */
+	l.zero = 0;
 	cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &l),
-		     REJECT_NONE);
+		     REJECT_FW_ZERO, "DDP with a pipeline");
+	l.zero = 3;
+	cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &l),
+		     REJECT_FW_SCHEDULE, "ZB-H1");
+	{
+		struct layout ddp;
+		layout_default(&ddp);
+		ddp.dp = 8;
+		ddp.zero = 0;
+		cr_assert_eq(framework_check_layout(find("torchtitan", NULL, 0), PREC_BF16, &ddp),
+			     REJECT_NONE, "DDP alone");
+	}
+	l.zero = 0;
 	l.schedule = SCHED_1F1B;
 	cr_assert_eq(framework_check_layout(find("metaseq", NULL, 2022), PREC_FP16, &l),
 		     REJECT_FW_PIPELINE);
