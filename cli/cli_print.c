@@ -32,11 +32,25 @@ void cli_print_provenance(FILE *f, const char *cmd)
 	fprintf(f, "# pplan %s %s (git %s)\n", cmd, PPLAN_VERSION, PPLAN_GIT_HASH);
 }
 
+/* Constants no measured run fitted that this job's time rests on, said
+ * with the error the fitted ones carry on sources they did not see. */
+static void print_unfitted(FILE *f, const struct job *in)
+{
+	const struct cost_params *p = in->opts.params ? in->opts.params : cost_params_default();
+	char names[256];
+	if (in->profile_arg ||
+	    cost_params_unfitted(p, in->cluster.gpu.arch, in->opts.precision,
+				 in->model.num_experts > 1, names, sizeof names) == 0)
+		return;
+	fprintf(f, "# caution   no measured run fitted %s: read the times as less certain than the calibrated %.1f %% (leave-one-source-out; worst source %.1f %%)\n",
+		names, CAL_LOSO_MAPE_PCT, CAL_LOSO_WORST_SOURCE_PCT);
+}
+
 void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 {
 	const struct model_spec *m = &in->model;
 	const struct cluster *c = &in->cluster;
-	char tok[32], par[32], act[32];
+	char tok[32], par[32], act[32], dom[48] = "";
 
 	cli_print_provenance(f, cmd);
 	units_format_count(par, sizeof par, model_params_total(m));
@@ -61,11 +75,13 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 			m->q_lora_rank, m->kv_lora_rank, m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim);
 	if (m->note[0])
 		fprintf(f, "# note      %s\n", m->note);
-	fprintf(f, "# cluster   %s: %ld x %s (%d %s of %d%s%s), NVLink %.0f GB/s, network %.1f GB/s per GPU (%s)\n",
+	if (c->nvlink_domain > c->gpus_per_node)
+		snprintf(dom, sizeof dom, c->nvlink_domain >= cluster_gpus(c) ? " in one NVLink domain" : " in NVLink domains of %d GPUs", c->nvlink_domain);
+	fprintf(f, "# cluster   %s: %ld x %s (%d %s of %d%s%s), NVLink %.0f GB/s%s, network %.1f GB/s per GPU (%s)\n",
 		c->name, cluster_gpus(c), c->gpu.name, c->num_nodes,
 		plural(c->num_nodes, "node", "nodes"), c->gpus_per_node,
 		in->cluster_note[0] ? ": " : "", in->cluster_note,
-		c->nvlink.bw_gbps, c->net.bw_gbps, c->source);
+		c->nvlink.bw_gbps, dom, c->net.bw_gbps, c->source);
 	units_format_count(tok, sizeof tok, (double)in->global_batch * in->opts.seq);
 	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)\n",
 		in->opts.seq, in->seq_note, in->global_batch,
@@ -81,6 +97,7 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 	}
 	fprintf(f, "# constants %s\n", in->profile_arg ? in->profile_arg
 						      : "embedded (the fit on validation/calibration.json)");
+	print_unfitted(f, in);
 }
 
 void cli_common_usage(FILE *f)

@@ -112,13 +112,14 @@ static const char *rc_short(enum recompute r)
 
 /* The table's layout cell: degrees, then the inner choices; cp and ep
  * only when used, the expert TP degree when it is not tp (else two rows
- * of an MoE model would read alike), the rank order only when not the
- * default. */
+ * of an MoE model would read alike), the stage split when not even
+ * ("emb+loss": the embedding and the loss as layers; "f4/l2": Megatron's
+ * first/last stage layers), the rank order only when not the default. */
 static void short_layout(const struct layout *l, const struct rank_order *o,
 			 char *buf, size_t len)
 {
 	struct rank_order d;
-	char ord[32] = "", cpep[32] = "";
+	char ord[32] = "", cpep[32] = "", split[24] = "";
 	rank_order_default(&d);
 	if (o && !rank_order_eq(o, &d)) {
 		char s[24];
@@ -131,8 +132,13 @@ static void short_layout(const struct layout *l, const struct rank_order *o,
 		size_t n = strlen(cpep);
 		snprintf(cpep + n, sizeof cpep - n, " etp%d", layout_etp(l));
 	}
-	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d mbs%d sp%s %s z%d %s%s", l->tp,
-		 l->pp, l->dp, cpep, l->vp, l->mbs, l->sp ? "+" : "-",
+	if (l->pp_embed || l->pp_loss)
+		snprintf(split, sizeof split, " %s%s%s", l->pp_embed ? "emb" : "",
+			 l->pp_embed && l->pp_loss ? "+" : "", l->pp_loss ? "loss" : "");
+	else if (l->pp_first > 0 || l->pp_last > 0)
+		snprintf(split, sizeof split, " f%d/l%d", l->pp_first, l->pp_last);
+	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d%s mbs%d sp%s %s z%d %s%s", l->tp,
+		 l->pp, l->dp, cpep, l->vp, split, l->mbs, l->sp ? "+" : "-",
 		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);
 }
 

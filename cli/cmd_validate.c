@@ -302,8 +302,10 @@ static void print_table(const struct vcase *cases, int n, const struct outcome *
 
 static void print_assumed(const struct vcase *cases, int n)
 {
-	printf("#\n# defaults assumed for null fields, and cases not predicted:\n");
+	printf("#\n# defaults assumed for null fields, warnings, and cases not predicted:\n");
 	for (int i = 0; i < n; i++) {
+		if (cases[i].warning[0])
+			printf("#   %-44s WARNING: %s\n", cases[i].id, cases[i].warning);
 		if (!cases[i].predictable)
 			printf("#   %-44s not predicted: %s\n", cases[i].id, cases[i].skip_reason);
 		else if (cases[i].assumed[0])
@@ -462,6 +464,8 @@ static cJSON *case_json(const struct vcase *vc, const struct outcome *r)
 	cJSON_AddBoolToObject(jc, "predicted", vc->predictable);
 	if (!vc->predictable)
 		cJSON_AddStringToObject(jc, "skip_reason", vc->skip_reason);
+	if (vc->warning[0])
+		cJSON_AddStringToObject(jc, "warning", vc->warning);
 	cJSON_AddStringToObject(jc, "compared", !r->compared ? "none" :
 				vc->step_from_throughput ? "throughput" : "step_time");
 	json_add_number_or_null(jc, "predicted_step_time_s", r->p.step_time_s);

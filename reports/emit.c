@@ -104,7 +104,16 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--expert-model-parallel-size %d%s", pre, l->ep, sep);
 	if (l->etp > 0 && l->etp != l->tp)
 		fprintf(f, "%s--expert-tensor-parallel-size %d%s", pre, l->etp, sep);
-	if (l->pp > 1) {
+	if (l->pp > 1 && (l->pp_embed || l->pp_loss)) {
+		/* The embedding and the loss count as layers of the split. */
+		if (l->pp_embed)
+			fprintf(f, "%s--account-for-embedding-in-pipeline-split%s", pre, sep);
+		if (l->pp_loss)
+			fprintf(f, "%s--account-for-loss-in-pipeline-split%s", pre, sep);
+		if (l->vp > 1)
+			fprintf(f, "%s--num-virtual-stages-per-pipeline-rank %d%s", pre, l->vp,
+				sep);
+	} else if (l->pp > 1) {
 		/* Uneven stages: the first and last stage layer counts where
 		 * they differ from the others' (Megatron-LM's uneven split). */
 		int first = memory_stage_layers(in->m, l, o, 0);
@@ -128,7 +137,12 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 	fprintf(f, "%s--seq-length %ld%s", pre, o->seq, sep);
 	if (l->sp)
 		fprintf(f, "%s--sequence-parallel%s", pre, sep);
-	if (l->recompute == RECOMPUTE_SELECTIVE)
+	if (l->recompute == RECOMPUTE_SELECTIVE && l->recompute_modules) {
+		char mods[128];
+		recompute_modules_format(l->recompute_modules, mods, sizeof mods, " ");
+		fprintf(f, "%s--recompute-granularity selective --recompute-modules %s%s", pre, mods,
+			sep);
+	} else if (l->recompute == RECOMPUTE_SELECTIVE)
 		fprintf(f, "%s--recompute-granularity selective%s", pre, sep);
 	else if (l->recompute == RECOMPUTE_FULL)
 		fprintf(f, "%s--recompute-granularity full --recompute-method uniform --recompute-num-layers 1%s",
@@ -390,6 +404,10 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	if (l->pp_last > 0)
 		fprintf(f, "recipe.trainer.strategy.num_layers_in_last_pipeline_stage = %d\n",
 			l->pp_last);
+	if (l->pp_embed)
+		fprintf(f, "recipe.trainer.strategy.account_for_embedding_in_pipeline_split = True\n");
+	if (l->pp_loss)
+		fprintf(f, "recipe.trainer.strategy.account_for_loss_in_pipeline_split = True\n");
 	fprintf(f, "recipe.trainer.strategy.sequence_parallel = %s\n", l->sp ? "True" : "False");
 	if (alt_order(o) && l->pp > 1 && l->dp > 1)
 		fprintf(f, "recipe.trainer.strategy.use_tp_pp_dp_mapping = True\n");
@@ -401,6 +419,11 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 		fprintf(f, "recipe.model.config.recompute_granularity = None\n");
 	} else if (l->recompute == RECOMPUTE_SELECTIVE) {
 		fprintf(f, "recipe.model.config.recompute_granularity = \"selective\"\n");
+		if (l->recompute_modules) {
+			char mods[128];
+			recompute_modules_format(l->recompute_modules, mods, sizeof mods, "\", \"");
+			fprintf(f, "recipe.model.config.recompute_modules = [\"%s\"]\n", mods);
+		}
 	} else {
 		fprintf(f, "recipe.model.config.recompute_granularity = \"full\"\n"
 			   "recipe.model.config.recompute_method = \"uniform\"\n"

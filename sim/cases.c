@@ -124,8 +124,8 @@ static int opt_positive(const cJSON *o, const char *key, double max, const char 
 /* ---- the model ------------------------------------------------------------- */
 
 struct arch {
-	long layers, hidden, ffn, heads, kv, vocab, seq;
-	int have_l, have_h, have_f, have_a, have_g, have_v;
+	long layers, hidden, ffn, heads, kv, vocab, seq, head_dim;
+	int have_l, have_h, have_f, have_a, have_g, have_v, have_d;
 	double params_billion;
 };
 
@@ -145,6 +145,7 @@ static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
 	a->have_a = opt_long(jm, "num_attention_heads", 1, C, &a->heads, w, &st, e);
 	a->have_g = opt_long(jm, "num_kv_heads", 1, C, &a->kv, w, &st, e);
 	a->have_v = opt_long(jm, "vocab_size", 1, D, &a->vocab, w, &st, e);
+	a->have_d = opt_long(jm, "head_dim", 1, D, &a->head_dim, w, &st, e);
 	if (!opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e) && st == PPLAN_OK) {
 		a->seq = 2048;
 		note(vc, "seq_length=2048");
@@ -193,14 +194,89 @@ static enum pplan_status fill_from_zoo(struct model_spec *m, struct arch *a,
 	return PPLAN_OK;
 }
 
+/* The moe object: experts, top-k, the routed and shared experts' widths,
+ * the leading dense layers (first_k_dense_replace) and the MoE stride. */
+static enum pplan_status load_moe(const cJSON *moe, struct model_spec *m,
+				  const char *where, struct perr *e)
+{
+	long ne = 0, k = 0, v;
+	enum pplan_status st = PPLAN_OK;
+	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
+	char w[300];
+
+	snprintf(w, sizeof w, "%s: model.moe", where);
+	opt_long(moe, "num_experts", 1, C, &ne, w, &st, e);
+	opt_long(moe, "top_k", 1, C, &k, w, &st, e);
+	if (opt_long(moe, "moe_ffn_hidden_size", 1, D, &v, w, &st, e))
+		m->moe_ffn = v;
+	if (opt_long(moe, "shared_experts", 0, C, &v, w, &st, e))
+		m->shared_experts = (int)v;
+	if (opt_long(moe, "shared_expert_ffn_hidden_size", 1, D, &v, w, &st, e))
+		m->shared_ffn = v;
+	if (opt_long(moe, "dense_layers", 0, C, &v, w, &st, e))
+		m->dense_layers = (int)v;
+	if (opt_long(moe, "moe_every", 1, C, &v, w, &st, e))
+		m->moe_every = (int)v;
+	if (st != PPLAN_OK)
+		return st;
+	if (k > 0 && ne < 2)
+		return perr_set(e, PPLAN_EINPUT, "%s: top_k %ld needs num_experts (2 or more)",
+				w, k);
+	m->num_experts = (int)ne;
+	m->top_k = (int)k;
+	return PPLAN_OK;
+}
+
+/* The architecture from the case's hf_config object, read as pplan reads
+ * a Hugging Face config.json; the case's seq_length stays the run's. */
+static enum pplan_status load_hf_model(const cJSON *hf, struct vcase *vc,
+				       const struct arch *a, const char *where,
+				       struct perr *e)
+{
+	char w[300];
+	long seq = vc->model.seq;
+	snprintf(w, sizeof w, "%s: model.hf_config", where);
+	if (model_load_hf(hf, w, &vc->model, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
+	vc->model.seq = a->seq > 0 ? a->seq : seq;
+	{
+		long mtp = 0;
+		enum pplan_status st = PPLAN_OK;
+		opt_long(hf, "num_nextn_predict_layers", 0, 64, &mtp, w, &st, e);
+		if (st != PPLAN_OK)
+			return st;
+		vc->mtp_layers = (int)mtp;
+	}
+	return PPLAN_OK;
+}
+
+/* A model that computes to other than the case's params_billion is said
+ * (past 5 %): a dropped key prices a different model. */
+static void check_params(struct vcase *vc, double params_billion)
+{
+	double got = model_params_total(&vc->model) / 1e9;
+	if (!(params_billion > 0) || fabs(got / params_billion - 1.0) <= 0.05)
+		return;
+	snprintf(vc->warning, sizeof vc->warning,
+		 "the architecture computes to %.2f B parameters, the case says %.2f B (%+.0f %%)",
+		 got, params_billion, 100.0 * (got / params_billion - 1.0));
+}
+
+static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
+					 struct arch *ap, const char *where,
+					 struct perr *e);
+static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
+				      const char *where, struct perr *e);
+
+/* The model: an hf_config object (a config.json's keys) or the flat keys;
+ * the run's seq_length, dropout and name; the parameter count checked. */
 static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 				    const char *where, struct perr *e)
 {
 	struct model_spec *m = &vc->model;
 	const char *s = NULL;
 	struct arch a;
-	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
-	int is_moe = cJSON_IsObject(moe);
+	const cJSON *hf = cJSON_GetObjectItemCaseSensitive(jm, "hf_config");
 	enum pplan_status st;
 
 	memset(m, 0, sizeof *m);
@@ -211,6 +287,35 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 				where, s);
 	if ((st = read_arch(jm, vc, &a, where, e)) != PPLAN_OK)
 		return st;
+	if (hf && !cJSON_IsNull(hf)) {
+		if (!cJSON_IsObject(hf))
+			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config must be an object",
+					where);
+		if ((st = load_hf_model(hf, vc, &a, where, e)) != PPLAN_OK)
+			return st;
+	} else if ((st = load_flat_model(jm, vc, &a, where, e)) != PPLAN_OK) {
+		return st;
+	}
+	if (json_get_string(jm, "name", &s, where, e) == PPLAN_OK)
+		snprintf(m->name, sizeof m->name, "%s", s);
+	if ((st = load_dropout(jm, m, where, e)) != PPLAN_OK)
+		return st;
+	if ((st = model_check(m, where, e)) != PPLAN_OK)
+		return st;
+	check_params(vc, a.params_billion);
+	return PPLAN_OK;
+}
+
+/* The architecture from the flat keys, completed from the zoo. */
+static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
+					 struct arch *ap, const char *where,
+					 struct perr *e)
+{
+	struct model_spec *m = &vc->model;
+	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
+	int is_moe = cJSON_IsObject(moe);
+	struct arch a = *ap;
+	enum pplan_status st;
 	if (!a.have_l || !a.have_h || !a.have_a || !a.have_v ||
 	    (!a.have_f && mlp_is_gated(m->mlp))) {
 		if ((st = fill_from_zoo(m, &a, is_moe, vc, where, e)) != PPLAN_OK)
@@ -227,8 +332,6 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	if (!a.have_g)
 		a.kv = a.heads;
 	snprintf(m->name, sizeof m->name, "%s", vc->id);
-	if (json_get_string(jm, "name", &s, where, e) == PPLAN_OK)
-		snprintf(m->name, sizeof m->name, "%s", s);
 	m->layers = (int)a.layers;
 	m->hidden = a.hidden;
 	m->ffn = a.ffn;
@@ -237,39 +340,39 @@ static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
 	m->head_dim = a.heads > 0 ? a.hidden / a.heads : 0;
 	m->vocab = a.vocab;
 	m->seq = a.seq;
-	if (is_moe) {
-		long ne = 0, k = 0;
-		char w[300];
-		snprintf(w, sizeof w, "%s: model.moe", where);
-		opt_long(moe, "num_experts", 1, MODEL_MAX_COUNT, &ne, w, &st, e);
-		opt_long(moe, "top_k", 1, MODEL_MAX_COUNT, &k, w, &st, e);
-		if (st != PPLAN_OK)
-			return st;
-		m->num_experts = (int)ne;
-		m->top_k = (int)k;
-	}
-	{
-		/* The run's dropout probability when the source gives it; else
-		 * the family's custom: GPT-style GeLU and ReLU models kept
-		 * Megatron-LM's 0.1, gated and squared-ReLU (Llama, Mistral,
-		 * Nemotron) models train without.  A zoo model matched for its
-		 * dimensions says nothing about the run's dropout. */
-		static const char *const k_drop[] = {"dropout", NULL};
-		int found, on;
-		char w[300];
-		snprintf(w, sizeof w, "%s: model", where);
-		if ((st = mj_dropout(jm, k_drop, &found, &on, w, e)) != PPLAN_OK)
-			return st;
-		m->no_dropout = found ? !on : mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
-	}
-	return model_check(m, where, e);
+	if (a.have_d)
+		m->head_dim = a.head_dim;
+	if (is_moe && (st = load_moe(moe, m, where, e)) != PPLAN_OK)
+		return st;
+	*ap = a;
+	return PPLAN_OK;
+}
+
+/* The run's dropout probability when the source gives it; else the
+ * family's custom: GPT-style GeLU and ReLU models kept Megatron-LM's 0.1,
+ * gated and squared-ReLU (Llama, Mistral, Nemotron) models train without.
+ * A zoo model matched for its dimensions says nothing about the run's
+ * dropout. */
+static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
+				      const char *where, struct perr *e)
+{
+	static const char *const k_drop[] = {"dropout", NULL};
+	int found, on;
+	char w[300];
+	snprintf(w, sizeof w, "%s: model", where);
+	if (mj_dropout(jm, k_drop, &found, &on, w, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
+	m->no_dropout = found ? !on : mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
+	return PPLAN_OK;
 }
 
 /* ---- the framework ----------------------------------------------------- */
 
 /* The row for the case's framework object.  An unknown name is predicted
- * as `other` of the same year (said); a version no row lists makes the
- * case unpredictable (said). */
+ * as `other` of the same year (said); a version as users write it
+ * (a container, a release candidate, a patch, one newer than every row)
+ * takes its row or the nearest earlier one (said); only a string that is
+ * no version makes the case unpredictable. */
 static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 					const char *where, struct perr *e)
 {
@@ -278,6 +381,7 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 	long year = 0;
 	struct perr fe = { "" };
 	const struct framework *fw = NULL;
+	char vnote[256];
 
 	if (jf && !cJSON_IsNull(jf) && !cJSON_IsObject(jf))
 		return perr_set(e, PPLAN_EINPUT, "%s: framework must be an object", where);
@@ -299,9 +403,11 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 		name = "other";
 		version = NULL;
 	}
-	if (framework_find(name, version, (int)year, &fw, &fe) != PPLAN_OK) {
+	if (framework_lookup(name, version, (int)year, &fw, vnote, sizeof vnote, &fe) != PPLAN_OK) {
 		skip(vc, "%s", fe.msg);
 		framework_find(name, NULL, (int)year, &fw, NULL);
+	} else if (vnote[0]) {
+		note(vc, "%s", vnote);
 	}
 	vc->opts.fw = fw;
 	return PPLAN_OK;
@@ -339,14 +445,16 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 		return PPLAN_EINPUT;
 	vc->cluster.gpu = *g;
 	vc->cluster.nvlink.bw_gbps = g->nvlink_gbps;
+	if (per_node != vc->cluster.gpus_per_node || vc->cluster.nvlink_domain < per_node)
+		vc->cluster.nvlink_domain = (int)per_node; /* not the preset's nodes */
 	vc->cluster.gpus_per_node = (int)per_node;
-	vc->cluster.nvlink_domain = (int)per_node;
 	vc->cluster.num_nodes = (int)((gpus + per_node - 1) / per_node);
 	if (gpus % per_node != 0) {
 		vc->cluster.gpus_per_node = (int)gpus;
 		vc->cluster.nvlink_domain = (int)gpus;
 		vc->cluster.num_nodes = 1;
 	}
+	cluster_fit_domain(&vc->cluster);
 	if (opt_positive(jh, "inter_node_gbps_per_gpu", 1e6, "Gb/s", &gbps, w, &st, e))
 		cluster_set_net_gbps(&vc->cluster, gbps / 8.0);
 	else if (st != PPLAN_OK)
@@ -379,6 +487,7 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 	if (opt_long(jl, "ep", 1, D, &v, w, &st, e)) l->ep = (int)v;
 	else if (st == PPLAN_OK && vc->model.num_experts > 1) note(vc, "ep=1");
 	if (opt_long(jl, "vp", 1, D, &v, w, &st, e)) l->vp = (int)v;
+	if (opt_long(jl, "etp", 1, D, &v, w, &st, e)) l->etp = (int)v;
 	if (opt_long(jl, "micro_batch_size", 1, D, &v, w, &st, e))
 		l->mbs = (int)v;
 	else if (st == PPLAN_OK)
@@ -397,6 +506,32 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 	return PPLAN_OK;
 }
 
+/* layout.recompute_modules: Megatron's --recompute-modules, a list of
+ * names (core_attn, layernorm, mlp, moe, moe_act, shared_experts,
+ * mla_up_proj) or null. */
+static enum pplan_status load_modules(const cJSON *jl, struct layout *l, const char *where,
+				      struct perr *e)
+{
+	const cJSON *jm = cJSON_GetObjectItemCaseSensitive(jl, "recompute_modules"), *it;
+	l->recompute_modules = 0;
+	if (!jm || cJSON_IsNull(jm))
+		return PPLAN_OK;
+	if (!cJSON_IsArray(jm))
+		return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute_modules must be a list of names",
+				where);
+	cJSON_ArrayForEach(it, jm) {
+		unsigned bit = 0;
+		char bad[80];
+		if (!cJSON_IsString(it) || recompute_modules_parse(it->valuestring, &bit, bad,
+								   sizeof bad) != 0 || !bit)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: layout.recompute_modules: '%s' is not one of core_attn, layernorm, mlp, moe, moe_act, shared_experts, mla_up_proj",
+					where, cJSON_IsString(it) ? it->valuestring : "(not a string)");
+		l->recompute_modules |= bit;
+	}
+	return PPLAN_OK;
+}
+
 /* SP, recomputation, ZeRO and precision: the framework's defaults where
  * the source gives none. */
 static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
@@ -411,16 +546,24 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	char w[300];
 
 	snprintf(w, sizeof w, "%s: layout", where);
+	if (json_get_bool(jl, "account_for_embedding_in_pipeline_split", &b, where, e) == PPLAN_OK)
+		l->pp_embed = b;
+	if (json_get_bool(jl, "account_for_loss_in_pipeline_split", &b, where, e) == PPLAN_OK)
+		l->pp_loss = b;
 	if (json_get_bool(jl, "sequence_parallel", &b, where, e) == PPLAN_OK) {
 		l->sp = b && l->tp > 1;
 	} else {
 		l->sp = fw->layout.sp && l->tp > 1;
 		note(vc, "sp=%s", l->sp ? "on" : "off");
 	}
+	if ((st = load_modules(jl, l, where, e)) != PPLAN_OK)
+		return st;
 	if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
 		if (recompute_parse(s, &l->recompute) != 0)
 			return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute '%s' is unknown",
 					where, s);
+	} else if (l->recompute_modules) {
+		l->recompute = RECOMPUTE_SELECTIVE;
 	} else {
 		l->recompute = fw->layout.recompute;
 		vc->recompute_unknown = 1;
@@ -563,6 +706,54 @@ static void batch_of(struct vcase *vc)
 
 /* ---- one case -------------------------------------------------------------- */
 
+/* pp x vp does not divide the layers and the source says no more: the
+ * embedding and the loss counted as layers of the split where that
+ * divides (NVIDIA's recipes for 94 and 126 layers), else Megatron's
+ * uneven edge stages. */
+static void megatron_split(struct vcase *vc)
+{
+	struct layout *l = &vc->layout;
+	int L = vc->model.layers;
+	l->pp_embed = l->pp_loss = 1;
+	if (layout_edge_split_ok(l, L)) {
+		note(vc, "embedding and loss as pipeline layers: %d layers + 2 over pp x vp = %d chunks (--account-for-embedding/loss-in-pipeline-split)",
+		     L, l->pp * l->vp);
+		return;
+	}
+	l->pp_embed = l->pp_loss = 0;
+	if (L % l->pp && layout_split_uneven(L, l->pp, l->vp, &l->pp_first, &l->pp_last) == 0) {
+		note(vc, "uneven stages: %d layers over pp=%d as Megatron splits them, first %d, last %d",
+		     L, l->pp, l->pp_first, l->pp_last);
+		return;
+	}
+	/* Neither: the run's pipeline layout held the model's MTP layers too
+	 * (Megatron places them with the loss on the last stage). */
+	l->pp_embed = l->pp_loss = 1;
+	if (vc->mtp_layers > 0 && layout_edge_split_ok(l, L + vc->mtp_layers)) {
+		vc->model.layers = L + vc->mtp_layers;
+		note(vc, "the %d multi-token-prediction layer%s priced as MoE layer%s after the %d: %d + %d + 2 units over pp x vp = %d chunks (its extra LM head is not priced)",
+		     vc->mtp_layers, vc->mtp_layers > 1 ? "s" : "", vc->mtp_layers > 1 ? "s" : "",
+		     L, L, vc->mtp_layers, l->pp * l->vp);
+		return;
+	}
+	l->pp_embed = l->pp_loss = 0;
+}
+
+/* Expert TP not given: the framework's (tp), unless only etp = 1 folds
+ * ep x etp into tp x dp x cp, as the run must then have had. */
+static void expert_tp(struct vcase *vc)
+{
+	struct layout *l = &vc->layout;
+	long room = (long)l->tp * l->dp * l->cp;
+	if (l->etp > 0 || l->ep <= 1 || l->tp <= 1 || vc->model.num_experts < 2)
+		return;
+	if (room % ((long)l->ep * l->tp) != 0 && room % l->ep == 0) {
+		l->etp = 1;
+		note(vc, "etp=1 (ep x tp = %ld does not fit in tp x dp x cp = %ld; etp 1 does)",
+		     (long)l->ep * l->tp, room);
+	}
+}
+
 static void check_layout(struct vcase *vc)
 {
 	struct perr le = { "" };
@@ -571,12 +762,10 @@ static void check_layout(struct vcase *vc)
 
 	if (!vc->predictable)
 		return;
-	if (vc->model.layers % l->pp && vc->opts.b.partition == PART_FIRST_LAST &&
-	    l->pp_first == 0 && l->pp_last == 0 &&
-	    layout_split_uneven(vc->model.layers, l->pp, l->vp, &vc->layout.pp_first,
-				&vc->layout.pp_last) == 0)
-		note(vc, "uneven stages: %d layers over pp=%d as Megatron splits them, first %d, last %d",
-		     vc->model.layers, l->pp, l->pp_first, l->pp_last);
+	if (vc->model.layers % ((long)l->pp * l->vp) && vc->opts.b.partition == PART_FIRST_LAST &&
+	    l->pp_first == 0 && l->pp_last == 0 && !l->pp_embed && !l->pp_loss)
+		megatron_split(vc);
+	expert_tp(vc);
 	if (layout_check_part(l, &vc->model, cluster_gpus(&vc->cluster),
 			      vc->opts.b.partition, &why, &le) != PPLAN_OK) {
 		skip(vc, "%s", le.msg);
@@ -605,7 +794,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	vc->measured_mem_gib = NAN;
 	vc->predictable = 1;
 	if (json_get_string(jc, "id", &s, path, e) != PPLAN_OK)
-		return perr_set(e, PPLAN_EINPUT, "%s: case %d has no id", path, idx);
+		return perr_set(e, PPLAN_EINPUT, "%s: case %d has no id (a string)", path, idx);
 	snprintf(vc->id, sizeof vc->id, "%s", s);
 	snprintf(where, sizeof where, "%s: case %s", path, vc->id);
 	if (json_get_string(jc, "source", &s, where, e) != PPLAN_OK)
@@ -635,6 +824,25 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	check_layout(vc);
 	step_from_throughput(vc);
 	return PPLAN_OK;
+}
+
+/* A case that cannot be read stays in the file's list, not predicted:
+ * the reason is the sentence, less the file and case it names. */
+static void unreadable(struct vcase *vc, const char *path, int idx, const char *msg)
+{
+	char prefix[400];
+	size_t n;
+	if (!vc->id[0])
+		snprintf(vc->id, sizeof vc->id, "case-%d", idx);
+	if (!vc->publication[0])
+		publication_of(vc, "");
+	vc->measured_step_s = vc->measured_tflops = vc->measured_mem_gib = NAN;
+	snprintf(prefix, sizeof prefix, "%s: case %s: ", path, vc->id);
+	n = strlen(prefix);
+	if (strncmp(msg, prefix, n) != 0)
+		n = 0;
+	vc->predictable = 1; /* so that this reason stands */
+	skip(vc, "%s", msg + n);
 }
 
 enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
@@ -670,16 +878,19 @@ enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
 		goto out;
 	}
 	cJSON_ArrayForEach(it, arr) {
+		struct perr ce = { "" };
 		if (!cJSON_IsObject(it)) {
-			st = perr_set(e, PPLAN_EINPUT, "%s: case %d is not an object",
-				      path, i);
+			memset(&cases[i], 0, sizeof cases[i]);
+			unreadable(&cases[i], path, i, "the case is not an object");
+		} else if ((st = load_case(it, &cases[i], path, i, &ce)) == PPLAN_EINPUT) {
+			unreadable(&cases[i], path, i, ce.msg);
+		} else if (st != PPLAN_OK) {
+			perr_set(e, st, "%s", ce.msg);
 			goto out;
 		}
-		st = load_case(it, &cases[i], path, i, e);
-		if (st != PPLAN_OK)
-			goto out;
 		i++;
 	}
+	st = PPLAN_OK;
 	*out = cases;
 	*n = i;
 	cases = NULL;

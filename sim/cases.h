@@ -3,8 +3,10 @@
  * (validation/README.md), read as they are.  Each case names the
  * framework that ran it; every null layout field is filled with that
  * framework's default (sim/framework.c) and the assumption recorded, so
- * `pplan validate` can say what it assumed.  A case pplan cannot model is
- * kept with the reason; only a malformed file fails the whole load.
+ * `pplan validate` can say what it assumed.  A case pplan cannot read or
+ * model (an unknown GPU, an incomplete model, a field out of range) is
+ * kept, not predicted, with the reason; only a file that is not a cases
+ * file fails the whole load.
  */
 #ifndef PPLAN_CASES_H
 #define PPLAN_CASES_H
@@ -38,15 +40,20 @@ struct vcase {
 	char memory_kind[32];
 	int measured_oom;
 	int recompute_unknown;     /* the source gave no recomputation */
+	int mtp_layers;            /* multi-token-prediction layers the model has (DeepSeek's
+				    * num_nextn_predict_layers); counted as layers only where
+				    * the pipeline split needs them (sim/MODEL.md 9) */
 	int predictable;           /* 0: pplan cannot model it; skip_reason says why */
 	char skip_reason[256];
+	char warning[192];         /* what the case says against itself ("") */
 	char assumed[1536];        /* "mbs=1 (megatron-core default); ..." */
 };
 
-/* Reads path; *out (caller frees with free()) receives *n cases.  A
- * malformed file or case gives one sentence naming the file and case;
- * a case that is well formed but cannot be modelled is returned with
- * predictable = 0. */
+/* Reads path; *out (caller frees with free()) receives *n cases.  A file
+ * that is not JSON, has no "pplan.cases/1" schema or no cases array gives
+ * one sentence naming the file; every case, whatever it holds, is
+ * returned, those pplan cannot read or model with predictable = 0 and
+ * the reason. */
 enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
 			     struct perr *e);
 

@@ -444,6 +444,47 @@ static double op_sac_recompute(const struct cost_ctx *x, const struct layer_cost
 	return mm + lc->elem_f + 0.5 * lc->tp_f;
 }
 
+/* Megatron's --recompute-modules, each module's forward again in the
+ * backward: the attention core; the two norms (read and write h per
+ * token each); a dense MLP's GEMMs and activation; an MoE layer's router,
+ * expert and shared GEMMs, permutation and its dispatch and combine; the
+ * experts' activation alone (read the fc1 output, write its result); the
+ * shared experts; MLA's up projections. */
+static double modules_recompute(const struct cost_ctx *x, int moe, const struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	unsigned mods = layout_recompute_modules(x->l);
+	double T = x->T, T_sp = x->l->sp ? x->T / x->t : x->T, t = 0;
+	double gate = mlp_is_gated(m->mlp) ? 2.0 : 1.0;
+	struct layer_cost g = { 0 };
+
+	if (mods & RM_CORE_ATTN)
+		t += lc->attn_f;
+	if (mods & RM_LAYERNORM)
+		t += hbm_time(&x->run, 2.0 * 2.0 * x->es * T_sp * x->h);
+	if ((mods & RM_MLA_UP) && model_is_mla(m)) {
+		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
+		if (m->q_lora_rank > 0)
+			cost_linear(&x->run, T, x->heads_l * dqk, (double)m->q_lora_rank, &g);
+		cost_linear(&x->run, T, x->heads_l * (m->qk_nope_dim + dv), (double)m->kv_lora_rank, &g);
+	}
+	if (!moe && (mods & RM_MLP)) {
+		mlp_gemms(x, T, (double)m->ffn / x->t, &g);
+		t += hbm_time(&x->run, (gate + 1.0) * x->es * T * (double)m->ffn / x->t);
+	}
+	if (moe && (mods & RM_MOE)) {
+		moe_gemms(x, &g);
+		t += lc->ep_f + hbm_time(&x->run, MOE_PERMUTE_BYTES * x->es * T * m->top_k * x->h);
+	} else if (moe) {
+		double rows = T * m->top_k / x->t;
+		if (mods & RM_MOE_ACT)
+			t += hbm_time(&x->run, (gate + 1.0) * x->es * rows * (double)model_expert_ffn(m));
+		if ((mods & RM_SHARED) && m->shared_experts > 0)
+			mlp_gemms(x, T, (double)m->shared_experts * model_shared_ffn(m) / x->t, &g);
+	}
+	return t + g.gemm_f;
+}
+
 /* Full recomputation replays the layer's forward in its backward;
  * Megatron's selective only the attention core; op-level selective
  * checkpointing (dense layers of a framework that has it) the ops it
@@ -456,7 +497,7 @@ static void layer_recompute(const struct cost_ctx *x, int moe, struct layer_cost
 	else if (x->l->recompute == RECOMPUTE_SELECTIVE && memory_op_sac(x->m, x->o, moe))
 		lc->recompute = op_sac_recompute(x, lc);
 	else if (x->l->recompute == RECOMPUTE_SELECTIVE)
-		lc->recompute = lc->attn_f;
+		lc->recompute = modules_recompute(x, moe, lc);
 }
 
 /* One layer: an MoE layer when moe is set, else a dense one. */

@@ -81,6 +81,20 @@ const struct cost_params *cost_params_default(void);
 /* Every constant at its prior (where pplan fit starts). */
 void cost_params_prior(struct cost_params *out);
 
+/* The embedded fit's leave-one-source-out step-time error on the
+ * calibration set, overall and for its worst source (sim/MODEL.md 11;
+ * tests/cli_accuracy.sh checks them against `pplan validate
+ * --cross-validate source`): what a figure on a constant the fit did
+ * not see is read against. */
+#define CAL_LOSO_MAPE_PCT 5.0
+#define CAL_LOSO_WORST_SOURCE_PCT 9.1
+
+/* The constants that price a run on `arch` in precision `prec` (of an
+ * MoE model when moe) and that no measured run fitted, as "name value"
+ * pairs joined by ", " into buf; returns how many (0: buf ""). */
+int cost_params_unfitted(const struct cost_params *p, enum gpu_arch arch,
+			 enum precision prec, int moe, char *buf, size_t len);
+
 /* Sets the constant `name` of p to v.  An unknown name is PPLAN_EINPUT
  * with the list of names (and "did you mean" for a close one); a value
  * outside the range is PPLAN_EINPUT with the range.  `where` prefixes the

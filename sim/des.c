@@ -78,6 +78,9 @@ static double stage_scale(const struct des_split *sp, int pp, int stage)
 	l.pp = pp;
 	l.pp_first = sp->pp_first;
 	l.pp_last = sp->pp_last;
+	l.vp = sp->vp > 0 ? sp->vp : 1;
+	l.pp_embed = sp->pp_embed;
+	l.pp_loss = sp->pp_loss;
 	return (double)layout_stage_layers(&l, sp->layers, sp->partition, stage) / sp->ref;
 }
 

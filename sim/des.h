@@ -48,6 +48,7 @@ struct des_split {
 	int layers, ref;
 	enum stage_partition partition;
 	int pp_first, pp_last;
+	int vp, pp_embed, pp_loss;  /* the embedding/loss split (layout.h) */
 };
 
 struct des_costs {

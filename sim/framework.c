@@ -5,6 +5,8 @@
  */
 #include "framework.h"
 
+#include <assert.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +18,19 @@
 #define MEGATRON_SCHEDS (S(SCHED_1F1B) | S(SCHED_INTERLEAVED))
 /* Gradient bytes by run precision: bf16, fp16, fp8 (bf16 master). */
 #define GRADS(bf16, fp16, fp8) { [PREC_BF16] = bf16, [PREC_FP16] = fp16, [PREC_FP8] = fp8 }
+/* Megatron-Bridge as its performance recipes run it: NeMo 2.0's
+ * behaviour (bf16 gradient reduction, fp8 parameters, uneven stages)
+ * and Megatron FSDP as zero 3. */
+#define BRIDGE_BEHAVIOUR \
+	.attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED, \
+	.tp_overlap_on = ALL_PREC, \
+	.overlap_grad_reduce = 1, .overlap_param_gather = 1, \
+	.grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .pipe = FW_PIPE_MEGATRON, \
+	.sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST, \
+	.layout = { RECOMPUTE_NONE, 1, 1 }, \
+	.can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1, \
+	.can_cp = 1, .can_ep = 1, .precisions = ALL_PREC, \
+	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1
 
 static const struct framework table[] = {
 	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
@@ -71,9 +86,13 @@ static const struct framework table[] = {
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
-	/* 0.10 on: --decoder-first/last-pipeline-num-layers, Megatron FSDP. */
-	{ .name = "megatron-core", .versions = "0.10 0.11 0.12 0.13 0.14",
-	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Core 0.10-0.14",
+	/* 0.10 on: --decoder-first/last-pipeline-num-layers, Megatron FSDP.
+	 * 0.15-0.19 change none of this row's facts: bf16 still forces fp32
+	 * gradient reduction (--grad-reduce-in-bf16 is opt-in), the overlap
+	 * and distributed-optimizer flags are the same (sim/MODEL.md). */
+	{ .name = "megatron-core",
+	  .versions = "0.10 0.11 0.12 0.13 0.14 0.15 0.16 0.17 0.18 0.19",
+	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Core 0.10-0.19",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
@@ -97,11 +116,11 @@ static const struct framework table[] = {
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
-	/* NeMo 2.0 (24.09 on): Megatron-Core's distributed optimizer; the
+	/* NeMo 2.0 (24.09-25.07): Megatron-Core's distributed optimizer; the
 	 * performance recipes reduce gradients in bf16
 	 * (grad_reduce_in_fp32 off) and may split stages unevenly. */
-	{ .name = "nemo", .versions = "24.09 24.11 24.12 25.02 25.04 25.07 25.09",
-	  .year_from = 2025, .year_to = 2030, .label = "NeMo 2.0 (24.09-25.09)",
+	{ .name = "nemo", .versions = "24.09 24.11 24.12 25.02 25.04 25.07",
+	  .year_from = 2025, .year_to = 2025, .label = "NeMo 2.0 (24.09-25.07)",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
@@ -111,18 +130,16 @@ static const struct framework table[] = {
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
-	/* Megatron-Bridge: NeMo 2.0's recipes on Megatron-Core 0.13+. */
-	{ .name = "megatron-bridge", .versions = "0.1 0.2",
-	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Bridge",
-	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
-	  .tp_overlap_on = ALL_PREC,
-	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
-	  .grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .pipe = FW_PIPE_MEGATRON,
-	  .sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST,
-	  .layout = { RECOMPUTE_NONE, 1, 1 },
-	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
-	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
-	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1 },
+	/* NeMo containers from 25.09 train through Megatron-Bridge: the
+	 * bridge's row, under the container's version. */
+	{ .name = "nemo", .versions = "25.09 25.11 26.02 26.04",
+	  .year_from = 2025, .year_to = 2030, .label = "NeMo on Megatron-Bridge (25.09-26.04)",
+	  BRIDGE_BEHAVIOUR },
+	/* Megatron-Bridge: NeMo 2.0's recipes as their own library, on
+	 * Megatron-Core 0.14 and later (containers: bridge_containers). */
+	{ .name = "megatron-bridge", .versions = "0.1 0.2 0.3 0.4 0.5 0.6",
+	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Bridge 0.1-0.6",
+	  BRIDGE_BEHAVIOUR },
 	/* Megatron-DeepSpeed (BigScience's BLOOM): Megatron's model on
 	 * DeepSpeed's PipelineEngine and ZeRO-1; bf16 runs keep fp32
 	 * gradient accumulation (BF16_Optimizer) and reduce it; the
@@ -330,22 +347,166 @@ void framework_names(char *buf, size_t len)
 	}
 }
 
-/* Does the space-separated list hold v (a leading 'v' allowed)? */
-static int lists_version(const char *list, const char *v)
+/* ---- versions as users write them ----------------------------------------- */
+
+/* A version: its numbers ("0.14.1": 0, 14, 1) and whatever follows them
+ * ("rc2", ".dev0", "-py3"), which no lookup reads. */
+#define VERSION_PARTS 6
+struct version {
+	int n;
+	long part[VERSION_PARTS];
+};
+
+/* Parses "[v]N[.N]...[suffix]"; -1 when s is not a version at all. A
+ * suffix starts with a letter or one of ".-+_" and holds letters, digits
+ * and those only. */
+static int version_parse(const char *s, struct version *v)
 {
-	size_t n;
-	if (v[0] == 'v' || v[0] == 'V')
-		v++;
-	n = strlen(v);
-	for (const char *p = list; *p;) {
-		size_t k = strcspn(p, " ");
-		if (k == n && strncmp(p, v, n) == 0)
-			return 1;
-		p += k;
-		while (*p == ' ')
-			p++;
+	v->n = 0;
+	if (*s == 'v' || *s == 'V')
+		s++;
+	while (isdigit((unsigned char)*s) && v->n < VERSION_PARTS) {
+		long x = 0;
+		for (; isdigit((unsigned char)*s); s++) /* no overflow: stops growing past 10^6 */
+			x = x < 1000000 ? x * 10 + (*s - '0') : x;
+		v->part[v->n++] = x;
+		if (s[0] != '.' || !isdigit((unsigned char)s[1]))
+			break;
+		s++;
+	}
+	if (v->n == 0 || isdigit((unsigned char)*s))
+		return -1;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(".-+_", *s))
+			return -1;
+	return 0;
+}
+
+/* Numerically, part by part, missing parts 0 (0.9 < 0.10, 2 == 2.0). */
+static int version_cmp(const struct version *a, const struct version *b)
+{
+	for (int i = 0; i < VERSION_PARTS; i++) {
+		long x = i < a->n ? a->part[i] : 0, y = i < b->n ? b->part[i] : 0;
+		if (x != y)
+			return x < y ? -1 : 1;
 	}
 	return 0;
+}
+
+/* Does v begin with every number of listed ("0.14.1" and "0.13.0rc1"
+ * begin with 0.14 and 0.13)? */
+static int version_extends(const struct version *v, const struct version *listed)
+{
+	for (int i = 0; i < listed->n; i++)
+		if ((i < v->n ? v->part[i] : 0) != listed->part[i])
+			return 0;
+	return 1;
+}
+
+/* A version some list names, and what it stands for: a row, or for a
+ * container the release it ships. */
+struct candidate {
+	char text[16];
+	struct version v;
+	const struct framework *row;
+	const char *release;
+};
+#define MAX_CANDIDATES 64
+
+/* How a version met the listed ones. */
+enum fit { FIT_LISTED, FIT_READ_AS, FIT_NEWER, FIT_BETWEEN, FIT_OLDER };
+
+/* The candidate for `given` (parsed as v): the one spelled the same,
+ * else the longest one v extends, else the nearest earlier one, else the
+ * oldest.  n > 0. */
+static enum fit candidate_pick(const struct candidate *c, int n, const char *given,
+			       const struct version *v, int *at)
+{
+	int extends = -1, earlier = -1, oldest = 0, newest = 0;
+	if (*given == 'v' || *given == 'V')
+		given++;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(c[i].text, given) == 0) {
+			*at = i;
+			return FIT_LISTED;
+		}
+		if (version_extends(v, &c[i].v) && (extends < 0 || c[i].v.n > c[extends].v.n))
+			extends = i;
+		if (version_cmp(&c[i].v, v) < 0 &&
+		    (earlier < 0 || version_cmp(&c[i].v, &c[earlier].v) > 0))
+			earlier = i;
+		if (version_cmp(&c[i].v, &c[oldest].v) < 0)
+			oldest = i;
+		if (version_cmp(&c[i].v, &c[newest].v) > 0)
+			newest = i;
+	}
+	if (extends >= 0) {
+		*at = extends;
+		return FIT_READ_AS;
+	}
+	if (earlier < 0) {
+		*at = oldest;
+		return FIT_OLDER;
+	}
+	*at = earlier;
+	return earlier == newest ? FIT_NEWER : FIT_BETWEEN;
+}
+
+/* Appends one version token of a list; 0 when it is no version. */
+static int candidate_add(struct candidate *c, int *n, const char *tok, size_t len)
+{
+	assert(*n < MAX_CANDIDATES && len < sizeof c->text);
+	memcpy(c[*n].text, tok, len);
+	c[*n].text[len] = '\0';
+	if (version_parse(c[*n].text, &c[*n].v) != 0)
+		return 0;
+	(*n)++;
+	return 1;
+}
+
+/* Every version the rows of `name` list, in table order. */
+static int row_candidates(const char *name, struct candidate *c)
+{
+	int n = 0;
+	for (int i = 0; i < N_ROWS; i++) {
+		if (strcasecmp(table[i].name, name) != 0)
+			continue;
+		for (const char *p = table[i].versions; *p;) {
+			size_t k = strcspn(p, " ");
+			if (k && candidate_add(c, &n, p, k))
+				c[n - 1].row = &table[i];
+			p += k;
+			p += strspn(p, " ");
+		}
+	}
+	return n;
+}
+
+/* NGC NeMo containers and the Megatron-Bridge release each ships, from
+ * Megatron-Bridge's docs/releases/software-versions.md (NeMo Framework
+ * 25.09: 0.1.0rc3, 25.11: 0.2.0, 26.02: 0.3.0, 26.04: 0.4.0).  26.08
+ * with 0.6.1 is what users' scripts report, not NVIDIA's table; no
+ * container is confirmed for 0.5. */
+static const struct { const char *name, *container, *release; } containers[] = {
+	{ "megatron-bridge", "25.09", "0.1" },
+	{ "megatron-bridge", "25.11", "0.2" },
+	{ "megatron-bridge", "26.02", "0.3" },
+	{ "megatron-bridge", "26.04", "0.4" },
+	{ "megatron-bridge", "26.08", "0.6" },
+};
+#define N_CONTAINERS ((int)(sizeof containers / sizeof containers[0]))
+
+/* Release numbers below this are releases, at or above YY.MM containers. */
+#define CONTAINER_MAJOR 20
+
+static int container_candidates(const char *name, struct candidate *c)
+{
+	int n = 0;
+	for (int i = 0; i < N_CONTAINERS; i++)
+		if (strcasecmp(containers[i].name, name) == 0 &&
+		    candidate_add(c, &n, containers[i].container, strlen(containers[i].container)))
+			c[n - 1].release = containers[i].release;
+	return n;
 }
 
 static void known_versions(const char *name, char *buf, size_t len)
@@ -356,6 +517,106 @@ static void known_versions(const char *name, char *buf, size_t len)
 		if (strcasecmp(table[i].name, name) == 0 && table[i].versions[0])
 			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
 					      o ? " " : "", table[i].versions);
+	for (int i = 0; i < N_CONTAINERS; i++)
+		if (strcasecmp(containers[i].name, name) == 0)
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
+					      i == 0 ? "; NeMo containers " : " ",
+					      containers[i].container);
+}
+
+/* The framework as people name it: the label's first word. */
+static void display_name(const struct framework *f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(f->label, " "), f->label);
+}
+
+/* One sentence on how `given` met the versions of one kind ("row" and
+ * "versions", "NeMo container" and "NeMo containers"); `as` is what it
+ * is priced as. */
+static void note_fit(char *note, size_t len, enum fit fit, const struct framework *f,
+		     const char *given, const char *one, const char *all, const char *as)
+{
+	char who[32];
+	display_name(f, who, sizeof who);
+	switch (fit) {
+	case FIT_LISTED:
+		note[0] = '\0';
+		break;
+	case FIT_READ_AS:
+		snprintf(note, len, "%s %s read as %s", who, given, as);
+		break;
+	case FIT_NEWER:
+		snprintf(note, len, "%s %s is newer than any %s pplan knows: priced as %s (%s)",
+			 who, given, one, as, f->label);
+		break;
+	case FIT_BETWEEN:
+		snprintf(note, len, "%s %s is between the %s pplan knows: priced as %s, the nearest earlier (%s)",
+			 who, given, all, as, f->label);
+		break;
+	case FIT_OLDER:
+		snprintf(note, len, "%s %s is older than any %s pplan knows: priced as %s (%s)",
+			 who, given, one, as, f->label);
+		break;
+	}
+}
+
+/* A NeMo container's version of `name`: the release it ships, then that
+ * release's row. */
+static void resolve_container(const char *name, const char *version, const struct version *v,
+			      const struct framework **out, char *note, size_t note_len)
+{
+	struct candidate cont[MAX_CANDIDATES], rows[MAX_CANDIDATES];
+	int nc = container_candidates(name, cont), nr = row_candidates(name, rows);
+	int at, row;
+	struct version rv;
+	enum fit fit = candidate_pick(cont, nc, version, v, &at);
+	char as[64];
+
+	version_parse(cont[at].release, &rv);
+	candidate_pick(rows, nr, cont[at].release, &rv, &row);
+	*out = rows[row].row;
+	snprintf(as, sizeof as, "the NeMo %s container's %s", cont[at].text, cont[at].release);
+	if (fit == FIT_LISTED)
+		snprintf(note, note_len, "Megatron-Bridge %s is the NeMo %s container: priced as %s (%s)",
+			 version, cont[at].text, cont[at].release, (*out)->label);
+	else
+		note_fit(note, note_len, fit, *out, version, "NeMo container", "NeMo containers", as);
+}
+
+enum pplan_status framework_lookup(const char *name, const char *version, int year,
+				   const struct framework **out, char *note,
+				   size_t note_len, struct perr *e)
+{
+	struct candidate c[MAX_CANDIDATES];
+	struct version v;
+	char list[512];
+	int n, at;
+	enum fit fit;
+
+	*out = NULL;
+	if (note_len)
+		note[0] = '\0';
+	if (!version || !framework_known(name))
+		return framework_find(name, NULL, year, out, e);
+	known_versions(name, list, sizeof list);
+	if (version_parse(version, &v) != 0)
+		return perr_set(e, PPLAN_EINPUT, "framework %s: '%s' is not a version number (known: %s)",
+				name, version, list[0] ? list : "none; give its year");
+	n = row_candidates(name, c);
+	if (n == 0) {
+		framework_find(name, NULL, year, out, NULL);
+		snprintf(note, note_len, "%s lists no versions: %s ignored, priced by %s (%s)",
+			 name, version, year > 0 ? "the year" : "its newest row", (*out)->label);
+		return PPLAN_OK;
+	}
+	if (v.part[0] >= CONTAINER_MAJOR && container_candidates(name, c) > 0) {
+		resolve_container(name, version, &v, out, note, note_len);
+		return PPLAN_OK;
+	}
+	fit = candidate_pick(c, n, version, &v, &at);
+	*out = c[at].row;
+	note_fit(note, note_len, fit, *out, version, "row", "versions", c[at].text);
+	return PPLAN_OK;
 }
 
 static int year_distance(const struct framework *f, int year)
@@ -365,12 +626,27 @@ static int year_distance(const struct framework *f, int year)
 	return year > f->year_to ? year - f->year_to : 0;
 }
 
+/* The row of `name` by year (year <= 0: the newest; rows of a name are in
+ * year order, a year outside every row takes the nearest). */
+static const struct framework *row_by_year(const char *name, int year)
+{
+	const struct framework *best = NULL;
+	for (int i = 0; i < N_ROWS; i++) {
+		const struct framework *f = &table[i];
+		if (strcasecmp(f->name, name) != 0)
+			continue;
+		if (year <= 0 || !best || year_distance(f, year) < year_distance(best, year))
+			best = f;
+	}
+	return best;
+}
+
 enum pplan_status framework_find(const char *name, const char *version,
 				 int year, const struct framework **out,
 				 struct perr *e)
 {
-	const struct framework *best = NULL;
-	char list[512];
+	char list[512], note[256];
+	enum pplan_status st;
 
 	*out = NULL;
 	if (!framework_known(name)) {
@@ -379,50 +655,49 @@ enum pplan_status framework_find(const char *name, const char *version,
 				"unknown framework '%s' (known: %s)",
 				name ? name : "", list);
 	}
-	for (int i = 0; i < N_ROWS; i++) {
-		const struct framework *f = &table[i];
-		if (strcasecmp(f->name, name) != 0)
-			continue;
-		if (version && version[0]) {
-			if (lists_version(f->versions, version)) {
-				*out = f;
-				return PPLAN_OK;
-			}
-			continue;
-		}
-		/* No year: the newest row (rows of a name are in year order).
-		 * A year: the row that covers it, else the nearest. */
-		if (year <= 0 || !best || year_distance(f, year) < year_distance(best, year))
-			best = f;
+	if (!version || !version[0]) {
+		*out = row_by_year(name, year);
+		return PPLAN_OK;
 	}
-	if (version && version[0]) {
-		known_versions(name, list, sizeof list);
-		if (!list[0])
-			return perr_set(e, PPLAN_EINPUT,
-					"framework %s has no versions to choose from; give its year instead of version '%s'",
-					name, version);
+	st = framework_lookup(name, version, year, out, note, sizeof note, e);
+	if (st != PPLAN_OK || !note[0])
+		return st;
+	/* framework_find takes only what a row lists */
+	*out = NULL;
+	known_versions(name, list, sizeof list);
+	if (!list[0])
 		return perr_set(e, PPLAN_EINPUT,
-				"framework %s has no version '%s' (known: %s)",
-				name, version, list);
-	}
-	*out = best;
-	return PPLAN_OK;
+				"framework %s has no versions to choose from; give its year instead of version '%s'",
+				name, version);
+	return perr_set(e, PPLAN_EINPUT, "framework %s has no version '%s' (known: %s)",
+			name, version, list);
 }
 
-enum pplan_status framework_parse(const char *arg,
-				  const struct framework **out, struct perr *e)
+enum pplan_status framework_parse_note(const char *arg, const struct framework **out,
+				       char *note, size_t note_len, struct perr *e)
 {
 	char name[64];
 	const char *colon = strchr(arg, ':');
 	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
 
+	if (note_len)
+		note[0] = '\0';
 	if (n == 0 || n >= sizeof name || (colon && !colon[1]))
 		return perr_set(e, PPLAN_EINPUT,
 				"framework must be NAME or NAME:VERSION, got '%s'",
 				arg);
 	memcpy(name, arg, n);
 	name[n] = '\0';
-	return framework_find(name, colon ? colon + 1 : NULL, 0, out, e);
+	if (!framework_known(name))
+		return framework_find(name, NULL, 0, out, e);
+	return framework_lookup(name, colon ? colon + 1 : NULL, 0, out, note, note_len, e);
+}
+
+enum pplan_status framework_parse(const char *arg,
+				  const struct framework **out, struct perr *e)
+{
+	char note[256];
+	return framework_parse_note(arg, out, note, sizeof note, e);
 }
 
 enum pplan_status framework_resolve(const struct framework *fw,
@@ -570,7 +845,8 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 		return REJECT_ZERO_PP;
 	if (l->pp > 1 && !(fw->schedules & FW_SCHED_BIT(l->schedule)))
 		return REJECT_FW_SCHEDULE;
-	if ((l->pp_first > 0 || l->pp_last > 0) && fw->partition != PART_FIRST_LAST)
+	if ((l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss) &&
+	    fw->partition != PART_FIRST_LAST)
 		return REJECT_FW_UNEVEN;
 	return REJECT_NONE;
 }

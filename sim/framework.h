@@ -73,7 +73,7 @@ struct framework {
 	const char *name;                /* "megatron-core" */
 	const char *versions;            /* space-separated versions of this row */
 	int year_from, year_to;          /* the years the row stands for */
-	const char *label;               /* "Megatron-Core 0.10-0.14" */
+	const char *label;               /* "Megatron-Core 0.10-0.19" */
 	enum fw_attention attention;
 	enum fw_tp_overlap tp_overlap;   /* the kind when it is on */
 	unsigned tp_overlap_on;          /* FW_PREC_BIT set: on by default for that precision */
@@ -122,14 +122,32 @@ const struct framework *framework_default(void);
 /* pplan exec's own row ("pplan-exec"): how the executor trains. */
 const struct framework *framework_executor(void);
 
-/* Finds the row of `name` for `version` (NULL: by `year`; year <= 0: the
- * newest row).  An unknown name or a version no row lists is
+/* Finds the row of `name` for `version` as users write it ("v0.14",
+ * "0.14.1", "25.04.rc2", "0.13.0rc1", "26.04-py3"; for megatron-bridge
+ * also a NeMo container, "25.11"): the row listing it, else the row of
+ * the longest listed version it extends ("0.14.1": 0.14), else of the
+ * nearest earlier listed one (numerically: 0.9 < 0.10), else the oldest.
+ * `note` gets "" when a row lists the version as given, else one
+ * sentence on what it was priced as ("Megatron-Core 0.21 is newer than
+ * any row pplan knows: priced as 0.19 (Megatron-Core 0.10-0.19)").
+ * version NULL: by `year` as framework_find.  An unknown name, or a
+ * version that is no version number at all ("banana", ""), is
  * PPLAN_EINPUT with a sentence listing what is known. */
+enum pplan_status framework_lookup(const char *name, const char *version, int year,
+				   const struct framework **out, char *note,
+				   size_t note_len, struct perr *e);
+
+/* As framework_lookup, but a version no row lists as given is
+ * PPLAN_EINPUT with a sentence listing the known versions (NULL: by
+ * `year`; year <= 0: the newest row). */
 enum pplan_status framework_find(const char *name, const char *version,
 				 int year, const struct framework **out,
 				 struct perr *e);
 
-/* Parses "NAME[:VERSION]". */
+/* Parses "NAME[:VERSION]" and looks it up (framework_lookup); `note` as
+ * there.  framework_parse drops the note. */
+enum pplan_status framework_parse_note(const char *arg, const struct framework **out,
+				       char *note, size_t note_len, struct perr *e);
 enum pplan_status framework_parse(const char *arg,
 				  const struct framework **out, struct perr *e);
 

@@ -225,12 +225,18 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	} else {
 		in->unpriced[0] = '\0';
 	}
+	/* the framework line's notes, said afresh on every resolution: how
+	 * --framework's version was read, then the GPU's limits below */
+	in->attention_note[0] = '\0';
 	if (in->framework_arg) {
-		st = framework_parse(in->framework_arg, &in->opts.fw, e);
+		char note[192];
+		st = framework_parse_note(in->framework_arg, &in->opts.fw, note, sizeof note, e);
 		if (st != PPLAN_OK) {
 			perr_prefix(e, "--framework");
 			return st;
 		}
+		if (note[0])
+			snprintf(in->attention_note, sizeof in->attention_note, "; %s", note);
 	}
 	/* pplan exec's job, and CPU ranks (which only pplan exec runs), are
 	 * priced as the executor trains: its framework row. */
@@ -245,9 +251,11 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	st = train_opts_resolve(&in->opts, e);
 	if (st != PPLAN_OK)
 		return st;
-	if (train_opts_fit_gpu(&in->opts, g))
-		snprintf(in->attention_note, sizeof in->attention_note,
+	if (train_opts_fit_gpu(&in->opts, g)) {
+		size_t n = strlen(in->attention_note);
+		snprintf(in->attention_note + n, sizeof in->attention_note - n,
 			 "; flash attention needs Ampere or newer, so unfused on the %s", g->name);
+	}
 	if (train_opts_fit_tp_overlap(&in->opts, g)) {
 		size_t n = strlen(in->attention_note);
 		snprintf(in->attention_note + n, sizeof in->attention_note - n,
@@ -423,7 +431,8 @@ enum pplan_status job_resolve_layout(struct job *in, const char *layout_arg,
 	if (!(set & LK_ZERO))
 		l->zero = l->dp * l->cp > 1 ? in->opts.fw->layout.zero : 0;
 	if (!(set & LK_RECOMPUTE))
-		l->recompute = in->opts.fw->layout.recompute;
+		l->recompute = (set & LK_RECOMPUTE_MODULES) ? RECOMPUTE_SELECTIVE
+							    : in->opts.fw->layout.recompute;
 	if (!(set & LK_GBS) && in->opts.fw->batch_microbatches > 0 && !in->gbs &&
 	    !in->tokens_per_step) {
 		l->gbs = (long)l->mbs * l->dp * l->pp * in->opts.fw->batch_microbatches;

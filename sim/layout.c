@@ -29,6 +29,60 @@ const char *schedule_name(enum schedule s)
 	return (s >= 0 && s <= SCHED_ZB_H1) ? schedule_names[s] : "?";
 }
 
+static const char *const module_names[] = {
+	"core_attn", "layernorm", "mlp", "moe", "moe_act", "shared_experts", "mla_up_proj",
+};
+#define N_MODULES ((int)(sizeof module_names / sizeof module_names[0]))
+
+const char *recompute_module_name(enum recompute_module m)
+{
+	for (int i = 0; i < N_MODULES; i++)
+		if ((unsigned)m == 1u << i)
+			return module_names[i];
+	return "?";
+}
+
+int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len)
+{
+	*out = 0;
+	while (*s) {
+		size_t n = strcspn(s, "+ ");
+		int i;
+		for (i = 0; i < N_MODULES; i++)
+			if (strlen(module_names[i]) == n && strncasecmp(s, module_names[i], n) == 0)
+				break;
+		if (n > 0 && i == N_MODULES) {
+			snprintf(bad, bad_len, "%.*s", (int)(n < 64 ? n : 64), s);
+			*out = 0;
+			return -1;
+		}
+		if (n > 0)
+			*out |= 1u << i;
+		s += n;
+		while (*s == '+' || *s == ' ')
+			s++;
+	}
+	return 0;
+}
+
+void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *sep)
+{
+	size_t o = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < N_MODULES; i++)
+		if (mods & (1u << i))
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
+					      o ? sep : "", module_names[i]);
+}
+
+unsigned layout_recompute_modules(const struct layout *l)
+{
+	if (l->recompute != RECOMPUTE_SELECTIVE)
+		return 0;
+	return l->recompute_modules ? l->recompute_modules : RM_CORE_ATTN;
+}
+
 int recompute_parse(const char *s, enum recompute *out)
 {
 	for (int i = 0; i <= RECOMPUTE_FULL; i++)
@@ -85,7 +139,8 @@ static const struct {
 	{ "ep", LK_EP }, { "vp", LK_VP }, { "mbs", LK_MBS }, { "gbs", LK_GBS },
 	{ "sp", LK_SP }, { "recompute", LK_RECOMPUTE }, { "zero", LK_ZERO },
 	{ "schedule", LK_SCHEDULE }, { "etp", LK_ETP }, { "pp_first", LK_PP_FIRST },
-	{ "pp_last", LK_PP_LAST },
+	{ "pp_last", LK_PP_LAST }, { "pp_embed", LK_PP_EMBED }, { "pp_loss", LK_PP_LOSS },
+	{ "recompute_modules", LK_RECOMPUTE_MODULES },
 };
 
 static enum pplan_status set_key(struct layout *l, unsigned bit,
@@ -117,17 +172,31 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 					v);
 		l->gbs = x;
 		return PPLAN_OK;
-	case LK_SP:
+	case LK_SP: case LK_PP_EMBED: case LK_PP_LOSS: {
+		int on;
 		if (strcasecmp(v, "on") == 0 || strcmp(v, "1") == 0 ||
 		    strcasecmp(v, "true") == 0)
-			l->sp = 1;
+			on = 1;
 		else if (strcasecmp(v, "off") == 0 || strcmp(v, "0") == 0 ||
 			 strcasecmp(v, "false") == 0)
-			l->sp = 0;
+			on = 0;
 		else
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: sp must be on or off, got '%s'", v);
+					"layout: %s must be on or off, got '%s'", key, v);
+		if (bit == LK_SP) l->sp = on;
+		else if (bit == LK_PP_EMBED) l->pp_embed = on;
+		else l->pp_loss = on;
 		return PPLAN_OK;
+	}
+	case LK_RECOMPUTE_MODULES: {
+		char bad[80];
+		if (recompute_modules_parse(v, &l->recompute_modules, bad, sizeof bad) != 0 ||
+		    !l->recompute_modules)
+			return perr_set(e, PPLAN_EINPUT,
+					"layout: recompute_modules takes core_attn, layernorm, mlp, moe, moe_act, shared_experts and mla_up_proj joined by '+', got '%s'",
+					v);
+		return PPLAN_OK;
+	}
 	case LK_RECOMPUTE:
 		if (recompute_parse(v, &l->recompute) != 0)
 			return perr_set(e, PPLAN_EINPUT,
@@ -179,7 +248,7 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		if (i == sizeof keys / sizeof keys[0]) {
 			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute zero schedule pp_first pp_last)",
+					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_modules zero schedule pp_first pp_last pp_embed pp_loss)",
 					tok,
 					suggest_phrase(dym, sizeof dym,
 						       suggest_table(tok, keys, sizeof keys / sizeof keys[0],
@@ -235,7 +304,16 @@ void layout_format(const struct layout *l, char *buf, size_t len)
 	if (l->pp_first > 0 && n > 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, ",pp_first=%d", l->pp_first);
 	if (l->pp_last > 0 && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, ",pp_last=%d", l->pp_last);
+		n += snprintf(buf + n, len - (size_t)n, ",pp_last=%d", l->pp_last);
+	if (l->pp_embed && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",pp_embed=on");
+	if (l->pp_loss && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",pp_loss=on");
+	if (l->recompute_modules && n > 0 && (size_t)n < len) {
+		char mods[128];
+		recompute_modules_format(l->recompute_modules, mods, sizeof mods, "+");
+		snprintf(buf + n, len - (size_t)n, ",recompute_modules=%s", mods);
+	}
 }
 
 int layout_etp(const struct layout *l)
@@ -262,6 +340,39 @@ static int deepspeed_stage_layers(int layers, int pp, int stage)
 	return n > 0 ? (int)n : 0;
 }
 
+int layout_edge_split_ok(const struct layout *l, int layers)
+{
+	long units = (long)layers + (l->pp_embed != 0) + (l->pp_loss != 0);
+	long chunks = (long)l->pp * (l->vp > 0 ? l->vp : 1);
+	/* A chunk may hold the embedding or the loss alone (Megatron's
+	 * layout "E|t|..."), but every stage keeps a transformer layer. */
+	return l->pp > 1 && units % chunks == 0 &&
+	       units / chunks * (l->vp > 0 ? l->vp : 1) >= 2;
+}
+
+int layout_edge_chunk(const struct layout *l, int layers, int v, int *first)
+{
+	int vp = l->vp > 0 ? l->vp : 1, last = l->pp * vp - 1;
+	long per, start, n;
+	*first = 0;
+	if (!layout_edge_split_ok(l, layers) || v < 0 || v > last)
+		return 0;
+	per = ((long)layers + (l->pp_embed != 0) + (l->pp_loss != 0)) / ((long)l->pp * vp);
+	start = (long)v * per - (v > 0 && l->pp_embed);
+	n = per - (v == 0 && l->pp_embed) - (v == last && l->pp_loss);
+	*first = (int)start;
+	return n > 0 ? (int)n : 0;
+}
+
+/* A stage's layers under the embedding/loss split: its chunks' sum. */
+static int edge_stage_layers(const struct layout *l, int layers, int stage)
+{
+	int vp = l->vp > 0 ? l->vp : 1, n = 0, first;
+	for (int c = 0; c < vp; c++)
+		n += layout_edge_chunk(l, layers, c * l->pp + stage, &first);
+	return n;
+}
+
 int layout_stage_layers(const struct layout *l, int layers, enum stage_partition part,
 			int stage)
 {
@@ -269,6 +380,8 @@ int layout_stage_layers(const struct layout *l, int layers, enum stage_partition
 	long rest = layers;
 	if (pp <= 1)
 		return layers;
+	if (l->pp_embed || l->pp_loss)
+		return edge_stage_layers(l, layers, stage);
 	if (part == PART_DEEPSPEED && layers % pp != 0)
 		return deepspeed_stage_layers(layers, pp, stage);
 	if (l->pp_first <= 0 && l->pp_last <= 0)
@@ -371,6 +484,8 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_EP_DP] = "ep does not divide dp*cp",
 	[REJECT_ETP] = "etp does not divide the expert ffn",
 	[REJECT_STAGE_LAYERS] = "stage layers do not add up",
+	[REJECT_EDGE_SPLIT] = "layers with embedding and loss do not split over pp x vp",
+	[REJECT_MODULES_SELECTIVE] = "recompute_modules needs recompute=selective",
 	[REJECT_ZERO_DP] = "zero needs dp > 1",
 	[REJECT_ZERO_PP] = "zero-2/3 with pp",
 	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
@@ -424,7 +539,12 @@ void reject_describe(enum reject r, const struct layout *l,
 		break;
 	case REJECT_PP_LAYERS: {
 		int first = 0, last = 0;
-		if (layout_split_uneven(m->layers, l->pp, l->vp, &first, &last) == 0)
+		struct layout edge = *l;
+		edge.pp_embed = edge.pp_loss = 1;
+		if (layout_edge_split_ok(&edge, m->layers))
+			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; add pp_embed=on,pp_loss=on to count the embedding and the loss as layers of the split (%d units, Megatron's --account-for-embedding/loss-in-pipeline-split)",
+				 l->pp, m->layers, m->name, m->layers + 2);
+		else if (layout_split_uneven(m->layers, l->pp, l->vp, &first, &last) == 0)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; for Megatron's uneven stages add pp_first=%d,pp_last=%d to the layout",
 				 l->pp, m->layers, m->name, first, last);
 		else
@@ -487,6 +607,9 @@ void reject_describe(enum reject r, const struct layout *l,
 		if (l->etp > 0 && l->etp != l->tp)
 			snprintf(buf, len, "ep*etp = %d*%d must divide tp*dp*cp = %ld", l->ep, l->etp,
 				 (long)l->tp * l->dp * l->cp);
+		else if (l->tp > 1 && ((long)l->tp * l->dp * l->cp) % l->ep == 0)
+			snprintf(buf, len, "ep=%d must divide dp*cp = %d while the experts split over tp too (etp = tp = %d); with etp=1 they fold into tp*dp*cp = %ld (Megatron-Core's MoE parallel folding)",
+				 l->ep, l->dp * l->cp, l->tp, (long)l->tp * l->dp * l->cp);
 		else
 			snprintf(buf, len, "ep=%d must divide dp*cp = %d", l->ep, l->dp * l->cp);
 		break;
@@ -499,6 +622,21 @@ void reject_describe(enum reject r, const struct layout *l,
 			 l->pp_first, l->pp_last, (long)m->layers - l->pp_first - l->pp_last,
 			 m->layers, m->name,
 			 l->pp - (l->pp_first > 0) - (l->pp_last > 0));
+		break;
+	case REJECT_EDGE_SPLIT:
+		if (l->pp_first > 0 || l->pp_last > 0)
+			snprintf(buf, len, "pp_embed/pp_loss split the stages evenly; they do not combine with pp_first/pp_last");
+		else if (l->pp < 2)
+			snprintf(buf, len, "pp_embed/pp_loss count the embedding and the loss in the pipeline split, which needs pp > 1");
+		else
+			snprintf(buf, len, "the %d layers of %s%s%s = %d units do not split into pp x vp = %d equal chunks",
+				 m->layers, m->name, l->pp_embed ? " + the embedding" : "",
+				 l->pp_loss ? " + the loss" : "",
+				 m->layers + (l->pp_embed != 0) + (l->pp_loss != 0), l->pp * l->vp);
+		break;
+	case REJECT_MODULES_SELECTIVE:
+		snprintf(buf, len, "recompute_modules names what recompute=selective recomputes; the layout has recompute=%s",
+			 recompute_name(l->recompute));
 		break;
 	case REJECT_ZERO_DP:
 		snprintf(buf, len, "zero=%d shards over data-parallel ranks, but dp*cp = 1",
@@ -548,7 +686,10 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_TP_HEADS;
 	if (m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
 		return REJECT_TP_KV_HEADS;
-	if (l->pp_first > 0 || l->pp_last > 0) {
+	if (l->pp_embed || l->pp_loss) {
+		if (l->pp_first > 0 || l->pp_last > 0 || !layout_edge_split_ok(l, m->layers))
+			return REJECT_EDGE_SPLIT;
+	} else if (l->pp_first > 0 || l->pp_last > 0) {
 		enum reject r = stage_split_reject(l, m);
 		if (r != REJECT_NONE)
 			return r;
@@ -565,6 +706,8 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_INTERLEAVED_NEEDS_VP;
 	if (l->sp && l->tp == 1)
 		return REJECT_SP_NEEDS_TP;
+	if (l->recompute_modules && l->recompute != RECOMPUTE_SELECTIVE)
+		return REJECT_MODULES_SELECTIVE;
 	if (l->gbs <= 0)
 		return REJECT_NO_GBS;
 	if (l->gbs % l->dp != 0)

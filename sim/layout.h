@@ -19,6 +19,24 @@
 #include "status.h"
 
 enum recompute { RECOMPUTE_NONE = 0, RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+/* Megatron-Core's --recompute-modules (recompute=selective): which parts
+ * of a layer its backward recomputes; none set = core_attn alone. */
+enum recompute_module {
+	RM_CORE_ATTN = 1 << 0,   /* the attention core */
+	RM_LAYERNORM = 1 << 1,   /* the two norms (their outputs not kept) */
+	RM_MLP = 1 << 2,         /* a dense layer's MLP */
+	RM_MOE = 1 << 3,         /* an MoE layer's whole MLP: router, dispatch, experts */
+	RM_MOE_ACT = 1 << 4,     /* the experts' activation function */
+	RM_SHARED = 1 << 5,      /* the shared experts */
+	RM_MLA_UP = 1 << 6,      /* MLA's up projections */
+	RM_ALL = (1 << 7) - 1,
+};
+/* "core_attn", "moe_act" ...; the modules of a "+"- or space-separated
+ * list into *out (0 and -1 for a name it does not know). */
+const char *recompute_module_name(enum recompute_module m);
+int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len);
+/* "layernorm+moe_act" (the names in the bits' order). */
+void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *sep);
 enum schedule { SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZB_H1 };
 /* How a framework splits the layers over pipeline stages. */
 enum stage_partition {
@@ -44,10 +62,14 @@ struct layout {
 	int pp_first, pp_last;  /* transformer layers on the first / last pipeline
 				 * stage; 0 = as many as the others (Megatron's
 				 * --decoder-first/last-pipeline-num-layers) */
+	int pp_embed, pp_loss;  /* 1: the embedding / the loss counts as one layer
+				 * of the even split over pp x vp chunks (Megatron's
+				 * --account-for-embedding/loss-in-pipeline-split) */
 	int mbs;                /* micro-batch size, sequences */
 	long gbs;               /* global batch, sequences; 0 = not set */
 	int sp;                 /* sequence parallelism (needs tp > 1) */
 	enum recompute recompute;
+	unsigned recompute_modules; /* enum recompute_module bits (selective); 0 = core_attn */
 	int zero;               /* 0 plain DP, 1 optimizer sharded, 2 +grads, 3 +weights */
 	enum schedule schedule;
 };
@@ -58,7 +80,8 @@ enum layout_key {
 	LK_EP = 1 << 4, LK_VP = 1 << 5, LK_MBS = 1 << 6, LK_GBS = 1 << 7,
 	LK_SP = 1 << 8, LK_RECOMPUTE = 1 << 9, LK_ZERO = 1 << 10,
 	LK_SCHEDULE = 1 << 11, LK_ETP = 1 << 12, LK_PP_FIRST = 1 << 13,
-	LK_PP_LAST = 1 << 14,
+	LK_PP_LAST = 1 << 14, LK_PP_EMBED = 1 << 15, LK_PP_LOSS = 1 << 16,
+	LK_RECOMPUTE_MODULES = 1 << 17,
 };
 
 /* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
@@ -78,6 +101,9 @@ void layout_complete(struct layout *l, unsigned set, long gpus);
 void layout_format(const struct layout *l, char *buf, size_t len);
 
 long layout_gpus(const struct layout *l);
+/* The modules a selective layout recomputes (core_attn when none given);
+ * 0 unless recompute=selective. */
+unsigned layout_recompute_modules(const struct layout *l);
 
 /* The expert tensor-parallel degree (etp, or tp when etp is 0). */
 int layout_etp(const struct layout *l);
@@ -98,6 +124,12 @@ int layout_split_uneven(int layers, int pp, int vp, int *first, int *last);
 
 int layout_stage_layers(const struct layout *l, int layers, enum stage_partition part,
 			int stage);
+/* With pp_embed / pp_loss: the transformer layers of virtual stage v
+ * (chunk c of stage i is v = c*pp + i) and the first of them; 0 when
+ * the units do not split evenly. */
+int layout_edge_chunk(const struct layout *l, int layers, int v, int *first);
+/* Does layers + pp_embed + pp_loss split evenly over pp x vp chunks? */
+int layout_edge_split_ok(const struct layout *l, int layers);
 /* Microbatches per step per pipeline (gbs / (mbs * dp)). */
 long layout_microbatches(const struct layout *l);
 
@@ -128,6 +160,8 @@ enum reject {
 	REJECT_EP_DP,            /* ep*etp does not divide tp*dp*cp */
 	REJECT_ETP,              /* etp does not divide the expert ffn */
 	REJECT_STAGE_LAYERS,     /* pp_first/pp_last leave layers that do not split evenly */
+	REJECT_EDGE_SPLIT,       /* layers + embedding + loss do not split over pp x vp chunks */
+	REJECT_MODULES_SELECTIVE,/* recompute_modules without recompute=selective */
 	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
 	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism (the framework's) */
 	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */

@@ -39,6 +39,14 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 	n = memory_stage_layers(m, l, o, stage);
 	if (m->dense_layers <= 0 && m->moe_every <= 1)
 		return n;
+	if (l->pp_embed || l->pp_loss) {
+		int moe = 0, first, k;
+		for (int c = 0; c < vp; c++) {
+			k = layout_edge_chunk(l, m->layers, c * l->pp + stage, &first);
+			moe += model_moe_layers_in(m, first, k);
+		}
+		return moe;
+	}
 	/* Leading dense layers only reach chunk 0 of the first stages: every
 	 * chunk holds at least one layer, so stage i's chunk 0 starts at
 	 * layer i or later, and later chunks at L/vp or later.  Past them, no
@@ -159,12 +167,46 @@ static double op_sac_activations(const struct model_spec *m, const struct layout
 	return s * b * (input + split / t + whole + rs);
 }
 
+/* What Megatron's --recompute-modules leave out of a layer's kept
+ * tensors, per token (bytes; fp8 keeps GEMM inputs in one byte): the
+ * norms' outputs (the QKV and MLP inputs, replicated, taken from
+ * *replicated), a dense MLP's or an MoE layer's whole intermediates and
+ * permuted copies, the experts' activation outputs, the shared experts'
+ * intermediates, MLA's up-projected Q, K and V.  Returns the sharded part. */
+static double module_savings(const struct model_spec *m, int moe, int fp8, unsigned mods,
+			     double *replicated)
+{
+	double h = (double)m->hidden, gated = mlp_is_gated(m->mlp) ? 6.0 : 4.0;
+	double in = fp8 ? 1.0 : 2.0, mlp, fp8_saved, saved = 0;
+	double fe = (double)model_expert_ffn(m), fs = (double)m->shared_experts * model_shared_ffn(m);
+
+	mlp_acts(m, moe, &mlp, &fp8_saved);
+	if (fp8)
+		mlp -= fp8_saved; /* the MLP-down inputs in one byte */
+	if (mods & RM_LAYERNORM)
+		*replicated -= 2.0 * in * h;
+	if ((mods & RM_MLA_UP) && model_is_mla(m)) {
+		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
+		saved += 2.0 * m->heads * (2.0 * dqk + dv);
+	}
+	if (!moe)
+		return saved + ((mods & RM_MLP) ? mlp : 0);
+	if (mods & RM_MOE)
+		return saved + mlp;
+	if (mods & RM_MOE_ACT) /* the activation's output, the fc2 input */
+		saved += in * m->top_k * fe;
+	if (mods & RM_SHARED)
+		saved += (gated - 2.0 + in) * fs;
+	return saved;
+}
+
 double memory_layer_activations(const struct model_spec *m, const struct layout *l,
 				const struct train_opts *o, int moe)
 {
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
 	double t = l->tp;
 	double qkv, latents, mlp, fp8_saved, replicated, sharded, scores;
+	unsigned mods;
 
 	if (l->recompute == RECOMPUTE_FULL)
 		return 2.0 * s * b * h / (l->sp ? t : 1.0);
@@ -172,6 +214,7 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 		return op_sac_activations(m, l, s, b);
 	attn_acts(m, l, &qkv, &latents);
 	mlp_acts(m, moe, &mlp, &fp8_saved);
+	mods = layout_recompute_modules(l);
 	/* Per token: layer-norm inputs 4h, QKV input 2h, MLP input 2h,
 	 * dropout masks 2h (replicated over tp unless sp; none for a model
 	 * trained without dropout); Q, K, V, the attention output and the
@@ -184,12 +227,14 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 		replicated -= 2.0 * h;          /* QKV and MLP-up inputs */
 		sharded -= h + fp8_saved;       /* projection and MLP-down inputs */
 	}
+	if (mods & ~RM_CORE_ATTN)
+		sharded -= module_savings(m, moe, o->precision == PREC_FP8, mods, &replicated);
 	/* Unfused attention keeps softmax output, dropout mask and dropout
 	 * output, 5 a s bytes per token (the softmax output alone, 2 a s,
 	 * without dropout); fused (flash) attention keeps only O(s)
 	 * statistics, and selective recomputation drops them. */
 	scores = 0;
-	if (o->b.attention == FW_ATTN_UNFUSED && l->recompute == RECOMPUTE_NONE)
+	if (o->b.attention == FW_ATTN_UNFUSED && !(mods & RM_CORE_ATTN))
 		scores = (m->no_dropout ? 2.0 : 5.0) * m->heads * s;
 	if (l->sp)
 		return s * b * (replicated + sharded + scores) / t;

@@ -36,6 +36,9 @@ void predict_des_costs(const struct layout *l, const struct train_opts *o,
 	k->split.partition = o->b.partition;
 	k->split.pp_first = l->pp_first;
 	k->split.pp_last = l->pp_last;
+	k->split.vp = l->vp;
+	k->split.pp_embed = l->pp_embed;
+	k->split.pp_loss = l->pp_loss;
 }
 
 enum pplan_status predict_simulate(const struct layout *l,

@@ -326,13 +326,21 @@ static int ep_list(const struct model_spec *m, const struct layout *l, int etp, 
 static int stages_split(const struct state *s, struct layout *l)
 {
 	int L = s->m->layers;
-	l->pp_first = l->pp_last = 0;
+	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
 	if (l->pp == 1)
 		return l->vp == 1;
-	if (L % l->pp == 0)
-		return (L / l->pp) % l->vp == 0;
+	if (L % l->pp == 0 && (L / l->pp) % l->vp == 0)
+		return 1;
 	if (s->o->b.partition != PART_FIRST_LAST)
-		return l->vp == 1; /* DeepSpeed partitions the rest itself */
+		return L % l->pp == 0 ? 0 : l->vp == 1; /* DeepSpeed partitions the rest itself */
+	/* Megatron: the embedding and the loss as layers of the split, as
+	 * NVIDIA's recipes cut 94 or 126 layers, else uneven edge stages. */
+	l->pp_embed = l->pp_loss = 1;
+	if (layout_edge_split_ok(l, L))
+		return 1;
+	l->pp_embed = l->pp_loss = 0;
+	if (L % l->pp == 0)
+		return 0;
 	return layout_split_uneven(L, l->pp, l->vp, &l->pp_first, &l->pp_last) == 0;
 }
 

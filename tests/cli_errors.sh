@@ -54,6 +54,34 @@ check() {
 	fi
 }
 stdout_ok=0
+
+# skipped NEEDLE FILE: a cases file with one case pplan cannot read or
+# model: validate still exits 0, says "not predicted: ...NEEDLE..." for
+# that case, and writes its --json report (issue: one case never stops
+# the file).
+skipped() {
+	local needle=$1 file=$2 rc why=""
+	rm -f "$J"
+	timeout 10 "$B" validate "$file" --json "$J" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		why="exit status $rc, want 0"
+	elif grep -qE "Sanitizer|runtime error:" "$tmp/err"; then
+		why="a sanitizer report"
+	elif ! grep -F -- "not predicted: " "$tmp/out" | grep -qF -- "$needle"; then
+		why="no 'not predicted: ...$needle' line"
+	elif [ ! -s "$J" ]; then
+		why="no --json report"
+	fi
+	if [ -n "$why" ]; then
+		failed=$((failed + 1))
+		echo "FAIL: pplan validate $file"
+		echo "      $why"
+		sed 's/^/      stderr: /' "$tmp/err" | head -5
+	else
+		passed=$((passed + 1))
+	fi
+}
 bad() {
 	local needle=$1
 	shift
@@ -173,7 +201,7 @@ bad "cases-truncated.json" validate "$BAD/cases-truncated.json"
 bad "cases-empty-file.json" validate "$BAD/cases-empty-file.json"
 bad "cases-no-schema.json" validate "$BAD/cases-no-schema.json"
 bad "cases-empty.json" validate "$BAD/cases-empty.json"
-bad "cases-unknown-gpu.json" validate "$BAD/cases-unknown-gpu.json"
+skipped "unknown GPU 'Z9000-imaginary'" "$BAD/cases-unknown-gpu.json"
 bad "--frobnicate" validate "$BAD/cases-good.json" --frobnicate
 
 # ==== issue 11: hostile files and values, every subcommand =====================
@@ -297,16 +325,16 @@ edit "$GK" k-gbps-neg.json 's/"inter_node_gbps_per_gpu": 200/"inter_node_gbps_pe
 edit "$GK" k-pernode.json 's/"gpus_per_node": 8/"gpus_per_node": 17/'
 edit "$GK" k-vp-zero.json 's/"vp": null/"vp": 0/'
 edit "$GK" k-zero-5.json 's/"zero": null/"zero": 5/'
-bad "num_gpus must be at most 1048576" validate "$G/k-gpus-huge.json"
-bad "micro_batch_size must be a whole number >= 1" validate "$G/k-mbs-zero.json"
-bad "dp must be at most 1048576" validate "$G/k-dp-wrap.json"
-bad "num_layers must be at most 1048576" validate "$G/k-layers-huge.json"
-bad "step_time_s must be more than 0" validate "$G/k-step-zero.json"
-bad "step_time_s must be a number" validate "$G/k-step-inf.json"
-bad "inter_node_gbps_per_gpu must be more than 0" validate "$G/k-gbps-neg.json"
-bad "gpus_per_node must be at most 16" validate "$G/k-pernode.json"
-bad "vp must be a whole number >= 1" validate "$G/k-vp-zero.json"
-bad "zero must be at most 3" validate "$G/k-zero-5.json"
+skipped "num_gpus must be at most 1048576" "$G/k-gpus-huge.json"
+skipped "micro_batch_size must be a whole number >= 1" "$G/k-mbs-zero.json"
+skipped "dp must be at most 1048576" "$G/k-dp-wrap.json"
+skipped "num_layers must be at most 1048576" "$G/k-layers-huge.json"
+skipped "step_time_s must be more than 0" "$G/k-step-zero.json"
+skipped "step_time_s must be a number" "$G/k-step-inf.json"
+skipped "inter_node_gbps_per_gpu must be more than 0" "$G/k-gbps-neg.json"
+skipped "gpus_per_node must be at most 16" "$G/k-pernode.json"
+skipped "vp must be a whole number >= 1" "$G/k-vp-zero.json"
+skipped "zero must be at most 3" "$G/k-zero-5.json"
 
 # ---- hwloc XML and nvidia-smi text ---------------------------------------------
 edit "$GX" x-nbobjs.xml '0,/nbobjs="[0-9]*"/s//nbobjs="-1"/'

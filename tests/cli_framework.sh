@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # cli_framework.sh: frameworks as data at the command line.  --framework
 # and the hand switches are echoed in the header and stored in the JSON;
-# an unknown framework, a version that does not exist and a switch the
-# framework lacks are one sentence and exit 2; validate predicts the
-# cases of a file whose framework objects are wrong one way each, and
-# says why for the ones it cannot.
+# a version a row does not list is priced as the nearest earlier one and
+# said so in the framework line; an unknown framework, a version that is
+# no version number and a switch the framework lacks are one sentence and
+# exit 2; validate predicts the cases of a file whose framework objects
+# are wrong one way each, and says why for the ones it cannot.
 set -u
 B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
 S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
@@ -30,7 +31,7 @@ run() {
 }
 
 M="--model llama3-8b --gpus 8 --layout tp=8"
-run 0 "# framework Megatron-Core 0.10-0.14 (default): flash attention, TP overlap pipelined" predict $M
+run 0 "# framework Megatron-Core 0.10-0.19 (default): flash attention, TP overlap pipelined" predict $M
 run 0 "# framework NeMo 1.x (23.05-24.07): flash attention" predict $M --framework nemo:24.07
 run 0 "2-byte gradients" predict $M --framework nemo:24.07
 run 0 "TP overlap bulk" predict $M --tp-comm-overlap bulk
@@ -39,7 +40,19 @@ run 0 "2-byte gradients" predict $M --grad-reduce-dtype bf16
 run 0 "DP reduction after the backward" predict $M --overlap-grad-reduce off
 run 0 "--attention-backend unfused" predict $M --framework megatron-lm:2.5
 run 2 "unknown framework 'megatron-xl' (known: megatron-lm, megatron-core" predict $M --framework megatron-xl
-run 2 "has no version '0.99'" predict $M --framework megatron-core:0.99
+# Versions as users write them: the row, and the header says how it was read.
+run 0 "# framework Megatron-Core 0.10-0.19: flash attention" predict $M --framework megatron-core:0.99
+run 0 "; Megatron-Core 0.21 is newer than any row pplan knows: priced as 0.19 (Megatron-Core 0.10-0.19)" predict $M --framework megatron-core:0.21
+run 0 "# framework NeMo 2.0 (24.09-25.07): flash attention" predict $M --framework nemo:25.04.rc2
+run 0 "; NeMo 25.04.rc2 read as 25.04" predict $M --framework nemo:25.04.rc2
+run 0 "; Megatron-Bridge 25.11 is the NeMo 25.11 container: priced as 0.2 (Megatron-Bridge 0.1-0.6)" predict $M --framework megatron-bridge:25.11
+run 0 "; Megatron-Core 0.3 is older than any row pplan knows: priced as 0.4" predict $M --framework megatron-core:0.3
+run 0 "; flash attention needs Ampere or newer" predict --model llama3-8b --gpus 8 --gpu v100-sxm2 --layout tp=8 --framework megatron-core:0.21
+run 0 "Megatron-Core 0.21 is newer than any row" predict --model llama3-8b --gpus 8 --gpu v100-sxm2 --layout tp=8 --framework megatron-core:0.21
+run 2 "framework megatron-core: 'banana' is not a version number (known: 0.4" predict $M --framework megatron-core:banana
+if "$B" predict $M --framework megatron-core:0.14 2>&1 | grep -q "read as\|pplan knows"; then
+	echo "FAIL: a listed version is noted"; fail=1
+fi
 run 2 "has no TP communication overlap" predict $M --framework megatron-lm:2.5 --tp-comm-overlap on
 run 2 "--tp-comm-overlap must be on, off, bulk or pipelined" predict $M --tp-comm-overlap sometimes
 run 2 "--grad-reduce-dtype must be fp32, bf16 or fp16" predict $M --grad-reduce-dtype fp64
@@ -56,9 +69,9 @@ run 0 "# framework" search --model llama3-8b --gpus 8 --framework torchtitan --t
 # validate: never gives up on the file; each case its reason.
 F="$S/tests/fixtures/cases/frameworks.json"
 run 0 "predicted as other" validate "$F"
-run 0 "framework nemo has no version '19.99'" validate "$F"
+run 0 "NeMo 19.99 is older than any row pplan knows" validate "$F"
 run 0 "cannot run this layout: framework has no context parallelism" validate "$F"
-run 0 "2 of 4 cases predicted" validate "$F"
+run 0 "3 of 4 cases predicted" validate "$F"
 
 [ "$fail" -eq 0 ] && echo "cli_framework: all passed"
 exit "$fail"

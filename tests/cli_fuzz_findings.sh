@@ -46,12 +46,13 @@ for f in "$F"/F01-*/input*.xml "$F"/F0[678]-*/input*.xml; do
 	run 2 "$(basename "$(dirname "$f")" | cut -c1-3)" topo --xml "$f"
 done
 
-# F02-F04: case files with zero or overflowing degrees and counts.
-run 2 F02 validate "$F/F02-cases-div0-layout_check-mbs0/input.json" --quiet
-run 2 F03 validate "$F/F03-cases-div0-layout_check-vp0/input.json" --quiet
-run 2 F03 validate "$F/F03-cases-div0-layout_check-vp0/input-ep0.json" --quiet
-run 2 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input.json" --quiet
-run 2 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input-dp-2p32plus8.json"
+# F02-F04: case files with zero or overflowing degrees and counts: the
+# case is "not predicted" with its reason, the file still validated (0).
+run 0 F02 validate "$F/F02-cases-div0-layout_check-mbs0/input.json" --quiet
+run 0 F03 validate "$F/F03-cases-div0-layout_check-vp0/input.json" --quiet
+run 0 F03 validate "$F/F03-cases-div0-layout_check-vp0/input-ep0.json" --quiet
+run 0 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input.json" --quiet
+run 0 F04 validate "$F/F04-cases-int-overflow-memory_stage_layers/input-dp-2p32plus8.json"
 
 # F05: a GPU column number past int.
 run 2 F05 topo --nvidia-smi-topo "$F/F05-smi-int-overflow-smitopo_parse/input.txt" --gpu h100-sxm

@@ -737,3 +737,29 @@ Test(predict, prediction_report_json)
 	remove(out2);
 	rmdir(dir);
 }
+
+/* --recompute-modules, Qwen3-30B-A3B on 8 H100s with ep 8: each module
+ * adds its forward to the backward.  The moe module replays the router,
+ * the experts and both all-to-alls, so it recomputes more than moe_act
+ * (an element-wise pass) and more than twice the layer's EP traffic
+ * alone; layernorm + moe_act more than core_attn alone; memory falls the
+ * other way (test_memory gives the bytes). */
+Test(predict, recompute_modules_price_their_forward)
+{
+	struct setup s;
+	struct prediction base, act, moe, ln_act;
+	setup(&s, "qwen3-30b-a3b", "dgx-h100", 8, "ep=8,gbs=64,recompute=selective");
+	base = predict(&s);
+	s.l.recompute_modules = RM_MOE_ACT;
+	act = predict(&s);
+	s.l.recompute_modules = RM_MOE_ACT | RM_LAYERNORM | RM_CORE_ATTN;
+	ln_act = predict(&s);
+	s.l.recompute_modules = RM_MOE;
+	moe = predict(&s);
+	cr_expect_gt(act.chunk.recompute_s, 0);
+	cr_expect_gt(ln_act.chunk.recompute_s, base.chunk.recompute_s);
+	cr_expect_gt(moe.chunk.recompute_s, act.chunk.recompute_s);
+	cr_expect_gt(moe.step_time_s, ln_act.step_time_s);
+	cr_expect_lt(moe.mem.activations, ln_act.mem.activations);
+	cr_expect_lt(ln_act.mem.activations, base.mem.activations);
+}

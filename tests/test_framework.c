@@ -1,8 +1,10 @@
 /*
  * test_framework.c: the frameworks table as data.
  *
- * Lookups by version and by year, the errors for unknown names and
- * versions, the precision-dependent facts (Megatron reduces fp32 main
+ * Lookups by version and by year, versions as users write them (patch
+ * releases, release candidates, containers, newer and older than every
+ * row, each with its note), the errors for unknown names and versions,
+ * the precision-dependent facts (Megatron reduces fp32 main
  * gradients in bf16 runs and fp16 gradients in fp16 runs: 4 and 2 bytes),
  * switches a framework lacks, what a framework cannot run, and two
  * consequences in the cost model checked against hand arithmetic: the
@@ -54,12 +56,173 @@ Test(framework, unknown_names_and_versions_say_what_is_known)
 	struct perr e = { "" };
 	cr_assert_eq(framework_find("megatron-xl", NULL, 0, &fw, &e), PPLAN_EINPUT);
 	cr_assert(strstr(e.msg, "megatron-xl") && strstr(e.msg, "torchtitan"), "%s", e.msg);
+	/* framework_find takes only what a row lists ... */
 	cr_assert_eq(framework_find("megatron-core", "0.99", 0, &fw, &e), PPLAN_EINPUT);
 	cr_assert(strstr(e.msg, "0.99") && strstr(e.msg, "0.8"), "%s", e.msg);
+	/* ... framework_parse prices 0.99 as the newest row */
+	cr_assert_eq(framework_parse("megatron-core:0.99", &fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(fw, framework_default());
 	cr_assert_eq(framework_parse("nemo:", &fw, &e), PPLAN_EINPUT);
 	cr_assert_eq(framework_parse("nemo:24.07", &fw, &e), PPLAN_OK, "%s", e.msg);
 	cr_assert_str_eq(fw->name, "nemo");
 	cr_assert(!framework_known("megatron-xl"));
+}
+
+/* framework_lookup's row (by label) and note for one version. */
+struct lookup_case {
+	const char *name, *version, *label, *note; /* note: a part of it; "" = none */
+};
+
+static void check_lookup(const struct lookup_case *c)
+{
+	const struct framework *fw = NULL;
+	struct perr e = { "" };
+	char note[256];
+	cr_assert_eq(framework_lookup(c->name, c->version, 0, &fw, note, sizeof note, &e),
+		     PPLAN_OK, "%s:%s: %s", c->name, c->version, e.msg);
+	cr_assert_str_eq(fw->label, c->label, "%s:%s", c->name, c->version);
+	if (!c->note[0])
+		cr_assert_str_eq(note, "", "%s:%s noted '%s'", c->name, c->version, note);
+	else
+		cr_assert(strstr(note, c->note), "%s:%s: want '%s' in '%s'", c->name,
+			  c->version, c->note, note);
+	cr_assert(!strchr(note, '\n'));
+}
+
+Test(framework, versions_as_users_write_them)
+{
+	static const struct lookup_case cases[] = {
+		/* listed: no note, a leading v allowed */
+		{ "megatron-core", "0.14", "Megatron-Core 0.10-0.19", "" },
+		{ "megatron-core", "v0.19", "Megatron-Core 0.10-0.19", "" },
+		{ "nemo", "24.07", "NeMo 1.x (23.05-24.07)", "" },
+		/* patch releases, release candidates and suffixes: read as */
+		{ "megatron-core", "0.14.1", "Megatron-Core 0.10-0.19", "Megatron-Core 0.14.1 read as 0.14" },
+		{ "megatron-core", "0.13.0rc1", "Megatron-Core 0.10-0.19", "Megatron-Core 0.13.0rc1 read as 0.13" },
+		{ "megatron-core", "0.9.1", "Megatron-Core 0.4-0.9", "read as 0.9" },
+		{ "nemo", "25.04.rc2", "NeMo 2.0 (24.09-25.07)", "NeMo 25.04.rc2 read as 25.04" },
+		{ "nemo", "26.04-py3", "NeMo on Megatron-Bridge (25.09-26.04)", "NeMo 26.04-py3 read as 26.04" },
+		{ "megatron-bridge", "0.2.0.dev0", "Megatron-Bridge 0.1-0.6", "Megatron-Bridge 0.2.0.dev0 read as 0.2" },
+		{ "megatron-bridge", "v0.6.1", "Megatron-Bridge 0.1-0.6", "read as 0.6" },
+		{ "megatron-lm", "3.0.1", "Megatron-LM 2022 (v3)", "" },
+		/* NeMo containers from 25.09 run Megatron-Bridge */
+		{ "nemo", "25.09", "NeMo on Megatron-Bridge (25.09-26.04)", "" },
+		{ "nemo", "25.11", "NeMo on Megatron-Bridge (25.09-26.04)", "" },
+		/* newer than every row: the newest, said */
+		{ "megatron-core", "0.21", "Megatron-Core 0.10-0.19",
+		  "Megatron-Core 0.21 is newer than any row pplan knows: priced as 0.19 (Megatron-Core 0.10-0.19)" },
+		{ "megatron-core", "1.0", "Megatron-Core 0.10-0.19", "newer than any row" },
+		{ "nemo", "26.08", "NeMo on Megatron-Bridge (25.09-26.04)", "priced as 26.04" },
+		{ "megatron-bridge", "0.7", "Megatron-Bridge 0.1-0.6", "priced as 0.6" },
+		/* between listed ones: the nearest earlier, said */
+		{ "megatron-lm", "2.7", "Megatron-LM 2021 (v2)", "between the versions pplan knows: priced as 2.6" },
+		{ "nemo", "24.08", "NeMo 1.x (23.05-24.07)", "priced as 24.07, the nearest earlier" },
+		{ "nemo", "25.08", "NeMo 2.0 (24.09-25.07)", "priced as 25.07" },
+		/* older than every row: the oldest, said */
+		{ "megatron-core", "0.3", "Megatron-Core 0.4-0.9",
+		  "Megatron-Core 0.3 is older than any row pplan knows: priced as 0.4 (Megatron-Core 0.4-0.9)" },
+		{ "megatron-lm", "0.9", "Megatron-LM 2021 (v2)", "older than any row pplan knows: priced as 1.0" },
+		/* Megatron-Bridge's NeMo containers: the release each ships */
+		{ "megatron-bridge", "25.09", "Megatron-Bridge 0.1-0.6",
+		  "Megatron-Bridge 25.09 is the NeMo 25.09 container: priced as 0.1" },
+		{ "megatron-bridge", "25.11", "Megatron-Bridge 0.1-0.6",
+		  "Megatron-Bridge 25.11 is the NeMo 25.11 container: priced as 0.2" },
+		{ "megatron-bridge", "26.02", "Megatron-Bridge 0.1-0.6", "priced as 0.3" },
+		{ "megatron-bridge", "26.04", "Megatron-Bridge 0.1-0.6", "priced as 0.4" },
+		{ "megatron-bridge", "25.09.01", "Megatron-Bridge 0.1-0.6",
+		  "read as the NeMo 25.09 container's 0.1" },
+		{ "megatron-bridge", "26.06", "Megatron-Bridge 0.1-0.6",
+		  "between the NeMo containers pplan knows: priced as the NeMo 26.04 container's 0.4" },
+		{ "megatron-bridge", "27.01", "Megatron-Bridge 0.1-0.6",
+		  "newer than any NeMo container pplan knows" },
+		/* a framework that lists no versions: its newest row, said */
+		{ "megatron-deepspeed", "1.0", "Megatron-DeepSpeed", "lists no versions" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_lookup(&cases[i]);
+}
+
+Test(framework, versions_compare_as_numbers)
+{
+	/* 0.10 is after 0.9, not before it as a string would be */
+	static const struct lookup_case cases[] = {
+		{ "megatron-core", "0.9.5", "Megatron-Core 0.4-0.9", "read as 0.9" },
+		{ "megatron-core", "0.10.0", "Megatron-Core 0.10-0.19", "read as 0.10" },
+		{ "megatron-core", "0.1", "Megatron-Core 0.4-0.9", "older than any row" },
+		{ "megatron-core", "0.100", "Megatron-Core 0.10-0.19", "newer than any row pplan knows: priced as 0.19" },
+		{ "megatron-core", "0.19.2", "Megatron-Core 0.10-0.19", "read as 0.19" },
+		/* 2 is 2.0, 25.4 is 25.04 */
+		{ "megatron-lm", "2", "Megatron-LM 2021 (v2)", "read as 2.0" },
+		{ "nemo", "25.4", "NeMo 2.0 (24.09-25.07)", "read as 25.04" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_lookup(&cases[i]);
+}
+
+Test(framework, every_container_release_is_listed)
+{
+	/* each container's release is a row's version, so it is read exactly */
+	static const char *const bridge[] = { "25.09", "25.11", "26.02", "26.04", "26.08" };
+	for (size_t i = 0; i < sizeof bridge / sizeof bridge[0]; i++)
+		check_lookup(&(struct lookup_case){ "megatron-bridge", bridge[i],
+						    "Megatron-Bridge 0.1-0.6", "is the NeMo" });
+}
+
+Test(framework, what_is_not_a_version_is_refused)
+{
+	static const char *const bad[] = { "banana", "", "v", ".14", "0.14 1", "0.14/2", "x0.14" };
+	const struct framework *fw = NULL;
+	struct perr e = { "" };
+	char note[256];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(framework_lookup("megatron-core", bad[i], 0, &fw, note, sizeof note, &e),
+			     PPLAN_EINPUT, "'%s'", bad[i]);
+		cr_assert_null(fw);
+		cr_assert(strstr(e.msg, "megatron-core") && strstr(e.msg, "0.19") &&
+			  strstr(e.msg, "not a version number"), "%s", e.msg);
+		cr_assert(!strstr(e.msg, ". ") && !strchr(e.msg, '\n'), "one sentence: %s", e.msg);
+	}
+	/* the bridge's refusal lists its containers too */
+	cr_assert_eq(framework_lookup("megatron-bridge", "banana", 0, &fw, note, sizeof note, &e),
+		     PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "0.6") && strstr(e.msg, "25.11"), "%s", e.msg);
+	/* an unknown name stays unknown, with or without a version */
+	cr_assert_eq(framework_lookup("megatron-xl", "0.1", 0, &fw, note, sizeof note, &e),
+		     PPLAN_EINPUT);
+	cr_assert(strstr(e.msg, "unknown framework 'megatron-xl'"), "%s", e.msg);
+	/* no version: by year, no note */
+	cr_assert_eq(framework_lookup("nemo", NULL, 2024, &fw, note, sizeof note, &e), PPLAN_OK);
+	cr_assert_str_eq(fw->label, "NeMo 1.x (23.05-24.07)");
+	cr_assert_str_eq(note, "");
+	/* framework_parse_note: the same, through "NAME:VERSION" */
+	cr_assert_eq(framework_parse_note("megatron-core:banana", &fw, note, sizeof note, &e),
+		     PPLAN_EINPUT);
+	cr_assert_eq(framework_parse_note("megatron-core:0.21", &fw, note, sizeof note, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_assert(strstr(note, "newer than any row"), "%s", note);
+	cr_assert_eq(framework_parse_note("nemo", &fw, note, sizeof note, &e), PPLAN_OK);
+	cr_assert_str_eq(note, "");
+}
+
+Test(framework, nemo_on_megatron_bridge_is_the_bridge)
+{
+	/* NeMo's 25.09+ containers train through Megatron-Bridge: one behaviour */
+	const struct framework *n = find("nemo", "25.11", 0);
+	const struct framework *b = find("megatron-bridge", "0.2", 0);
+	const struct framework *old = find("nemo", "25.07", 0);
+	struct fw_behaviour bn, bb;
+	memset(&bn, 0, sizeof bn); /* padding too: compared whole */
+	memset(&bb, 0, sizeof bb);
+	framework_resolve(n, PREC_BF16, NULL, &bn, NULL);
+	framework_resolve(b, PREC_BF16, NULL, &bb, NULL);
+	cr_assert_eq(memcmp(&bn, &bb, sizeof bn), 0);
+	cr_assert_eq(n->max_zero, b->max_zero);
+	cr_assert_eq(n->max_zero, 3, "Megatron FSDP");
+	cr_assert_eq(old->max_zero, 1, "NeMo 2.0: the distributed optimizer");
+	/* a year: 2025 is NeMo 2.0's, 2026 on the bridge's */
+	cr_assert_eq(find("nemo", NULL, 2025), old);
+	cr_assert_eq(find("nemo", NULL, 2026), n);
+	cr_assert_eq(find("nemo", NULL, 0), n);
 }
 
 Test(framework, gradient_dtype_by_precision)

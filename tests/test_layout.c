@@ -674,3 +674,95 @@ Test(layout, split_uneven)
 	cr_expect(f == 0 && l == 0);
 	cr_expect_eq(layout_split_uneven(61, 1, 1, &f, &l), -1);
 }
+
+/* The embedding and the loss as layers of the split (Megatron's
+ * --account-for-embedding/loss-in-pipeline-split), by hand:
+ *   Llama 3.1 405B, 126 layers + 2 = 128 units over pp 8 x vp 8 = 64
+ *   chunks of 2: chunk 0 the embedding and 1 layer, chunk 63 one layer
+ *   and the loss; stage 0 holds chunks 0, 8, ..., 56: 1 + 7 x 2 = 15
+ *   layers, stage 7 likewise 15, the others 16.  15 + 6 x 16 + 15 = 126.
+ *   Qwen3-235B, 94 + 2 = 96 over pp 8 x vp 4: chunks of 3; stages 0 and 7
+ *   hold 11, the others 12.
+ *   DeepSeek-V3, 61 + 2 = 63 over pp 4 x vp 4 = 16: no even split. */
+Test(layout_stages, embedding_and_loss_in_the_split)
+{
+	const struct model_spec *m = model_find("llama3.1-405b");
+	struct layout l;
+	unsigned set = 0;
+	struct perr e = { "" };
+	enum reject why = REJECT_COUNT;
+	char buf[256];
+	int sum = 0, first;
+
+	cr_assert_not_null(m);
+	cr_assert_eq(layout_parse("tp=8,pp=8,dp=2,vp=8,pp_embed=on,pp_loss=on,gbs=64", &l, &set, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_expect(set & LK_PP_EMBED && set & LK_PP_LOSS);
+	layout_complete(&l, set, 128);
+	cr_expect_eq(layout_check(&l, m, 128, &why, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < 8; i++) {
+		int n = layout_stage_layers(&l, m->layers, PART_FIRST_LAST, i);
+		cr_expect_eq(n, i == 0 || i == 7 ? 15 : 16, "stage %d: %d", i, n);
+		sum += n;
+	}
+	cr_expect_eq(sum, 126);
+	cr_expect_eq(layout_edge_chunk(&l, m->layers, 0, &first), 1);
+	cr_expect_eq(first, 0);
+	cr_expect_eq(layout_edge_chunk(&l, m->layers, 1, &first), 2);
+	cr_expect_eq(first, 1, "chunk 1 starts after the embedding's chunk");
+	cr_expect_eq(layout_edge_chunk(&l, m->layers, 63, &first), 1);
+	cr_expect_eq(first, 125);
+	layout_format(&l, buf, sizeof buf);
+	cr_expect(strstr(buf, ",pp_embed=on,pp_loss=on") != NULL, "%s", buf);
+
+	l.vp = 4; /* 128 over 32 chunks of 4: stages 15 / 16 again */
+	cr_expect_eq(layout_stage_layers(&l, m->layers, PART_FIRST_LAST, 0), 15);
+	l.pp_embed = l.pp_loss = 0;
+	l.vp = 1;
+	{
+		struct model_spec q = *m;
+		q.layers = 94;
+		l.vp = 4;
+		l.pp_embed = l.pp_loss = 1;
+		for (int i = 0; i < 8; i++)
+			cr_expect_eq(layout_stage_layers(&l, 94, PART_FIRST_LAST, i),
+				     i == 0 || i == 7 ? 11 : 12, "94 layers, stage %d", i);
+		q.layers = 61;
+		l.pp = 4;
+		l.dp = 4;
+		cr_expect_eq(layout_check(&l, &q, 128, &why, &e), PPLAN_EINPUT);
+		cr_expect_eq(why, REJECT_EDGE_SPLIT);
+		cr_expect(strstr(e.msg, "63 units") != NULL, "%s", e.msg);
+		l.pp_first = 16;
+		cr_expect_eq(layout_check(&l, &q, 128, &why, &e), PPLAN_EINPUT);
+		cr_expect(strstr(e.msg, "do not combine") != NULL, "%s", e.msg);
+	}
+}
+
+/* --recompute-modules: names both ways, only under recompute=selective. */
+Test(layout_parse, recompute_modules)
+{
+	struct layout l;
+	unsigned set = 0, mods = 0;
+	struct perr e = { "" };
+	char buf[256], bad[80];
+
+	cr_assert_eq(layout_parse("recompute_modules=moe_act+layernorm", &l, &set, &e), PPLAN_OK,
+		     "%s", e.msg);
+	cr_expect_eq(l.recompute_modules, (unsigned)(RM_MOE_ACT | RM_LAYERNORM));
+	cr_expect(set & LK_RECOMPUTE_MODULES);
+	l.recompute = RECOMPUTE_SELECTIVE;
+	layout_format(&l, buf, sizeof buf);
+	cr_expect(strstr(buf, "recompute_modules=layernorm+moe_act") != NULL, "%s", buf);
+	cr_expect_eq(layout_recompute_modules(&l), (unsigned)(RM_MOE_ACT | RM_LAYERNORM));
+	l.recompute_modules = 0;
+	cr_expect_eq(layout_recompute_modules(&l), (unsigned)RM_CORE_ATTN, "selective alone");
+	l.recompute = RECOMPUTE_FULL;
+	cr_expect_eq(layout_recompute_modules(&l), 0u);
+	cr_expect_eq(recompute_modules_parse("core_attn mla_up_proj", &mods, bad, sizeof bad), 0);
+	cr_expect_eq(mods, (unsigned)(RM_CORE_ATTN | RM_MLA_UP));
+	cr_expect_eq(recompute_modules_parse("moe+attention", &mods, bad, sizeof bad), -1);
+	cr_expect_str_eq(bad, "attention");
+	cr_expect_eq(layout_parse("recompute_modules=attention", &l, &set, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "moe_act") != NULL, "%s", e.msg);
+}

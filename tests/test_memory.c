@@ -564,3 +564,45 @@ Test(memory, monotone_in_recompute_and_zero)
 	/* What a real run adds is at least the CUDA context. */
 	cr_assert_geq(a.other, 1.0 * GIB);
 }
+
+/* Megatron's --recompute-modules on an MoE layer of Qwen3-30B-A3B (h 2048,
+ * 32 heads and 4 KV heads of 128, 128 experts of 768, top 8, no dropout),
+ * bf16, flash attention, no TP, s = 4096, per token:
+ *   norms and the QKV and MLP inputs 8h = 16,384
+ *   Q, K, V and the attention output 2 (32 + 8) 128 + 2 x 32 x 128 = 18,432
+ *   the experts' gate, up and product 6 x 8 x 768 = 36,864, the 8
+ *   permuted input copies 2 x 8 x 2048 = 32,768, router probabilities
+ *   4 x 128 = 512: 70,144
+ *   selective (core_attn) 104,960; + layernorm drops the QKV and MLP
+ *   inputs 4h: 96,768; moe_act drops the activations' outputs
+ *   2 x 8 x 768 = 12,288: 92,672; moe drops the MoE MLP's 70,144: 34,816;
+ *   layernorm + moe 26,624. */
+Test(activations, recompute_modules)
+{
+	const struct model_spec *m = zoo("qwen3-30b-a3b");
+	struct train_opts o;
+	struct layout l;
+	double s = 4096;
+	static const struct { unsigned mods; double per_token; } cases[] = {
+		{ 0, 104960 }, { RM_CORE_ATTN, 104960 }, { RM_LAYERNORM, 96768 },
+		{ RM_MOE_ACT, 92672 }, { RM_MOE, 34816 }, { RM_LAYERNORM | RM_MOE, 26624 },
+	};
+	train_opts_default(&o, m);
+	o.seq = 4096;
+	layout_default(&l);
+	l.recompute = RECOMPUTE_SELECTIVE;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char what[64];
+		l.recompute_modules = cases[i].mods;
+		snprintf(what, sizeof what, "modules %#x", cases[i].mods);
+		expect_rel(memory_layer_activations(m, &l, &o, 1), cases[i].per_token * s, 1e-12,
+			   what);
+	}
+	/* A dense layer: mlp drops its 6f; moe_act touches only experts. */
+	l.recompute_modules = RM_MOE_ACT;
+	expect_rel(memory_layer_activations(m, &l, &o, 0),
+		   s * (16384 + 18432 + 6.0 * m->ffn), 1e-12, "dense layer, moe_act");
+	l.recompute_modules = RM_MLP;
+	expect_rel(memory_layer_activations(m, &l, &o, 0), s * (16384 + 18432), 1e-12,
+		   "dense layer, mlp");
+}

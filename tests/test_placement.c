@@ -329,3 +329,31 @@ Test(placement, hosts_must_agree)
 	cr_expect_eq(ref, 0);
 	cr_expect(strstr(e.msg, "rank 2 (node2) 4 GPUs, not 8") != NULL, "%s", e.msg);
 }
+
+/* The gb200-nvl72 preset: trays of 4 GPUs in a 72-GPU NVLink domain; a
+ * job gets the largest domain of whole trays that divides it and is at
+ * most 72 (128 GPUs: 2 x 64; 144: 2 x 72; 8: 8; 4: one tray). */
+Test(placement, gb200_nvl72_preset_domains)
+{
+	static const long gpus[] = { 4, 8, 72, 128, 144, 256 };
+	static const int domain[] = { 4, 8, 72, 64, 72, 64 };
+	struct cluster c;
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		cr_assert_eq(cluster_preset("gb200-nvl72", gpus[i], &c, NULL), PPLAN_OK);
+		cr_expect_eq(c.gpus_per_node, 4);
+		cr_expect_eq(c.nvlink_domain, domain[i], "%ld GPUs: domain %d", gpus[i],
+			     c.nvlink_domain);
+	}
+	/* An EP group of 64 over one rack rides NVLink; over two, the NICs. */
+	cr_assert_eq(cluster_preset("gb200-nvl72", 128, &c, NULL), PPLAN_OK);
+	cr_expect_eq(cluster_group_link(&c, 64, 1).cls, LINK_NVSWITCH);
+	cr_expect_eq(cluster_group_link(&c, 128, 1).cls, LINK_NET);
+	/* 4 NICs of 400 Gb/s per tray of 4: 50 GB/s per GPU. */
+	cr_expect_float_eq(c.net.bw_gbps, 50.0, 1e-9);
+	/* Sized later, by nodes (pplan predict --nodes): the same rule. */
+	cr_assert_eq(cluster_preset("gb200-nvl72", 0, &c, NULL), PPLAN_OK);
+	cr_assert_eq(cluster_size(&c, 32, 0, NULL), PPLAN_OK);
+	cr_expect_eq(c.nvlink_domain, 64);
+	cr_expect_str_eq(gpu_find_in_description("NVIDIA GB200")->name, "gb200");
+	cr_expect_str_eq(gpu_find_in_description("NVIDIA B200")->name, "b200");
+}

@@ -371,11 +371,18 @@ Test(search, family_reasons_405b_on_16384)
 	f = &r.family[FAM_PP_DP];
 	cr_assert_eq(f->found, 1);
 	cr_assert(f->layout.pp == 32 || f->layout.pp == 64, "pp=%d", f->layout.pp);
-	cr_assert(f->layout.pp_first > 0 && f->layout.pp_last > 0);
-	{
+	if (f->layout.pp_embed) {
+		/* The embedding and the loss as layers: 128 units over pp x vp
+		 * chunks, the edge stages one layer short. */
+		int u = 128 / (f->layout.pp * f->layout.vp) * f->layout.vp;
+		cr_assert(f->layout.pp_loss && 128 % (f->layout.pp * f->layout.vp) == 0);
+		cr_assert_eq(layout_stage_layers(&f->layout, 126, PART_FIRST_LAST, 0), u - 1);
+		cr_assert_eq(layout_stage_layers(&f->layout, 126, PART_FIRST_LAST, 1), u);
+	} else {
 		/* The middle stages hold ceil(126/pp) layers (rounded up to a
 		 * multiple of vp), the edges the rest. */
 		int v = f->layout.vp, mid = ((126 + f->layout.pp - 1) / f->layout.pp + v - 1) / v * v;
+		cr_assert(f->layout.pp_first > 0 && f->layout.pp_last > 0);
 		cr_assert_eq(f->layout.pp_first + f->layout.pp_last + (f->layout.pp - 2) * mid,
 			     126);
 		cr_assert(f->layout.pp_last <= f->layout.pp_first && f->layout.pp_first <= mid);
@@ -448,10 +455,11 @@ Test(search, moe_tries_ep_and_etp)
 	search_free(&r);
 }
 
-/* Megatron splits a pp that does not divide the layers with its first
- * and last stage apart: Llama 3.1 405B's 126 layers on 16,384 GPUs keep
- * such layouts, each adding up to 126 layers in multiples of vp.  Under
- * DeepSpeed's engine (its own partition) none is set. */
+/* Megatron splits a pp that does not divide the layers with the
+ * embedding and the loss as layers of the split, or its first and last
+ * stage apart: Llama 3.1 405B's 126 layers on 16,384 GPUs keep such
+ * layouts, each adding up to 126 layers.  Under DeepSpeed's engine (its
+ * own partition) none is set. */
 Test(search, uneven_stages_for_megatron_only)
 {
 	struct cluster c;
@@ -471,7 +479,12 @@ Test(search, uneven_stages_for_megatron_only)
 		for (int s = 0; s < l->pp; s++) {
 			int n = layout_stage_layers(l, 126, PART_FIRST_LAST, s);
 			cr_assert_gt(n, 0);
-			cr_assert_eq(n % l->vp, 0);
+			/* Megatron's first/last counts split into vp chunks; the
+			 * embedding/loss split leaves the edge stages one short. */
+			if (l->pp_embed)
+				cr_assert_eq((n + (s == 0) + (s == l->pp - 1)) % l->vp, 0);
+			else
+				cr_assert_eq(n % l->vp, 0);
 			sum += n;
 		}
 		cr_assert_eq(sum, 126, "%d stages of a 126-layer model add up to %d", l->pp, sum);

@@ -37,18 +37,24 @@ int link_class_parse(const char *s, enum link_class *out)
 static const struct {
 	const char *name;
 	const char *gpu;
-	int nics;
+	int per_node;        /* GPUs per node (an NVL72 tray holds 4) */
+	int domain;          /* GPUs one NVLink fabric joins */
+	int nics;            /* compute NICs per node */
 	double nic_gbits;    /* one NIC, Gbit/s */
 	double nvlink_eff;   /* all-reduce busbw / NVLink bandwidth */
 } presets[] = {
-	{ "dgx-a100", "a100-80gb", 8, 200, 0.78 },
-	{ "dgx-h100", "h100-sxm", 8, 400, 0.80 },
-	{ "dgx-h200", "h200", 8, 400, 0.80 },
-	{ "hgx-b200", "b200", 8, 400, 0.80 },
+	{ "dgx-a100", "a100-80gb", 8, 8, 8, 200, 0.78 },
+	{ "dgx-h100", "h100-sxm", 8, 8, 8, 400, 0.80 },
+	{ "dgx-h800", "h800", 8, 8, 8, 400, 0.80 },
+	{ "dgx-h200", "h200", 8, 8, 8, 400, 0.80 },
+	{ "hgx-b200", "b200", 8, 8, 8, 400, 0.80 },
+	{ "gb200-nvl72", "gb200", 4, 72, 4, 400, 0.80 },
+	{ "gb300-nvl72", "gb300", 4, 72, 4, 800, 0.80 },
 };
 
 static const char *const preset_list[] = {
-	"dgx-a100", "dgx-h100", "dgx-h200", "hgx-b200", NULL
+	"dgx-a100", "dgx-h100", "dgx-h800", "dgx-h200", "hgx-b200", "gb200-nvl72",
+	"gb300-nvl72", NULL
 };
 
 const char *const *cluster_preset_names(void)
@@ -156,6 +162,7 @@ enum pplan_status cluster_size(struct cluster *c, long nodes, int gpus_per_node,
 					nodes, c->gpus_per_node, (long)CLUSTER_MAX_GPUS);
 		c->num_nodes = (int)nodes;
 	}
+	cluster_fit_domain(c);
 	return PPLAN_OK;
 }
 
@@ -171,8 +178,8 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 		snprintf(c->name, sizeof c->name, "%s", presets[i].name);
 		snprintf(c->source, sizeof c->source, "preset %s", presets[i].name);
 		c->gpu = *g;
-		c->gpus_per_node = 8;
-		c->nvlink_domain = 8;
+		c->gpus_per_node = presets[i].per_node;
+		c->nvlink_domain = presets[i].domain;
 		c->nvlink = (struct link){ LINK_NVSWITCH, g->nvlink_gbps, 2.0e-6,
 					   presets[i].nvlink_eff };
 		c->pcie = (struct link){ LINK_PCIE, 25.0, 4.0e-6, 0.75 };
@@ -186,17 +193,41 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 						c->gpus_per_node,
 					6.0e-6, 0.90 };
 		c->rail_aligned = 1;
-		return size_nodes(c, gpus, preset, e);
+		if (size_nodes(c, gpus, preset, e) != PPLAN_OK)
+			return PPLAN_EINPUT;
+		if (gpus > 0) /* else sized later (cluster_size) */
+			cluster_fit_domain(c);
+		return PPLAN_OK;
 	}
 	{
-		char dym[96];
+		char dym[96], names[160];
+		size_t o = 0;
+		names[0] = '\0';
+		for (int i = 0; preset_list[i]; i++)
+			o += (size_t)snprintf(names + o, o < sizeof names ? sizeof names - o : 0,
+					      "%s, ", preset_list[i]);
 		return perr_set(e, PPLAN_EINPUT,
-				"unknown cluster '%s'%s (presets: dgx-a100, dgx-h100, "
-				"dgx-h200, hgx-b200, or a pplan.cluster/1 file)",
+				"unknown cluster '%s'%s (presets: %sor a pplan.cluster/1 file)",
 				preset,
 				suggest_phrase(dym, sizeof dym,
-					       suggest_list(preset, preset_list)));
+					       suggest_list(preset, preset_list)),
+				names);
 	}
+}
+
+void cluster_fit_domain(struct cluster *c)
+{
+	long total = cluster_gpus(c);
+	int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+	if (c->nvlink_domain <= gpn || total <= 0)
+		return;
+	if (c->nvlink_domain > total)
+		c->nvlink_domain = (int)total;
+	while (c->nvlink_domain > gpn &&
+	       (total % c->nvlink_domain != 0 || c->nvlink_domain % gpn != 0))
+		c->nvlink_domain -= gpn;
+	if (c->nvlink_domain < gpn)
+		c->nvlink_domain = gpn;
 }
 
 enum pplan_status cluster_resolve(const char *name_or_file, long gpus,

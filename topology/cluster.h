@@ -1,7 +1,8 @@
 /*
  * cluster.h: a cluster as data.  Nodes of one GPU type, the links inside a
  * node (or a larger NVLink domain such as GB200 NVL72) and the network
- * between them.  Presets (dgx-a100, dgx-h100, dgx-h200, hgx-b200) and
+ * between them.  Presets (dgx-a100, dgx-h100, dgx-h800, dgx-h200, hgx-b200,
+ * gb200-nvl72, gb300-nvl72) and
  * pplan.cluster/1 files give the same struct; so does host discovery
  * (topology/discover.c).  A cluster is plain data: copy it freely.
  */
@@ -87,6 +88,11 @@ void cluster_cpu_ranks(const struct cpu_ranks *r, struct cluster *c);
  * More GPUs per node than c's nodes have is refused with a sentence. */
 enum pplan_status cluster_size(struct cluster *c, long nodes, int gpus_per_node,
 			       struct perr *e);
+
+/* An NVLink domain larger than a node (an NVL72 rack) as a job of this
+ * size gets it: at most the job's GPUs, and whole nodes that divide the
+ * job (128 GPUs on NVL72 racks: two domains of 64, as jobs are placed). */
+void cluster_fit_domain(struct cluster *c);
 
 /* The preset whose GPU is `gpu` (e.g. a100-80gb -> dgx-a100), or NULL. */
 const char *cluster_preset_for_gpu(const char *gpu);

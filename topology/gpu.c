@@ -2,7 +2,8 @@
  * gpu.c: the embedded GPU table.  Peak rates are dense tensor-core rates
  * from the vendors' data sheets (A100: 312 TFLOP/s bf16/fp16; H100 SXM and
  * H200: 989 bf16/fp16, 1979 fp8; B200 (HGX, 1000 W): 2250 bf16, 4500 fp8;
- * V100 SXM2 125 fp16, no bf16; P100 21.2 fp16, no tensor cores).  The
+ * GB200 and GB300 (the GPUs of an NVL72 rack's trays): 2500 bf16, 5000
+ * fp8; V100 SXM2 125 fp16, no bf16; P100 21.2 fp16, no tensor cores).  The
  * h100-96gb figures (the 500 W HBM2e part) are scaled from the H100 SXM by
  * its lower power limit: treat them as estimates.  "GiB" is what a process
  * can allocate (the device total PyTorch reports).  sim/MODEL.md section 3
@@ -48,6 +49,16 @@ static const struct gpu_spec gpus[] = {
 	{ .name = "b200", .description = "NVIDIA B200-SXM-180GB",
 	  .peak_tflops = PEAK(2250, 2250, 4500), .mem_gib = 178.4, .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
+	/* The B200 of a GB200 NVL72 tray (1200 W): 2.5 PFLOP/s dense bf16,
+	 * 5 fp8; 186 GB HBM3e (13.4 TB per 72 GPUs), 8 TB/s. */
+	{ .name = "gb200", .description = "NVIDIA GB200 (B200 of an NVL72 tray, 186 GB)",
+	  .peak_tflops = PEAK(2500, 2500, 5000), .mem_gib = 184.0, .hbm_gbps = 8000,
+	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
+	/* Blackwell Ultra of a GB300 NVL72 tray (1400 W): 2.5 PFLOP/s dense
+	 * bf16, 5 fp8; 279 GB HBM3e (20.7 TB per 72 GPUs), 8 TB/s. */
+	{ .name = "gb300", .description = "NVIDIA GB300 (B300 of an NVL72 tray, 279 GB)",
+	  .peak_tflops = PEAK(2500, 2500, 5000), .mem_gib = 276.0, .hbm_gbps = 8000,
+	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 160, .arch = ARCH_BLACKWELL },
 };
 
 static const struct {
@@ -65,6 +76,8 @@ static const struct {
 	{ "H800-SXM5-80GB", "h800" },
 	{ "H200-SXM-141GB", "h200" }, { "H200-141GB", "h200" },
 	{ "B200-SXM-180GB", "b200" }, { "B200-180GB", "b200" },
+	{ "GB200", "gb200" }, { "GB200-NVL72", "gb200" }, { "GB200-186GB", "gb200" },
+	{ "GB300", "gb300" }, { "GB300-NVL72", "gb300" }, { "B300", "gb300" },
 };
 
 const char *gpu_arch_name(enum gpu_arch a)
@@ -144,7 +157,9 @@ void gpu_list_names(char *buf, size_t len, const char *sep)
 const struct gpu_spec *gpu_find_in_description(const char *device)
 {
 	int n;
-	const struct gpu_spec *tab = gpu_table(&n);
+	const struct gpu_spec *tab = gpu_table(&n), *best = NULL;
+	size_t best_len = 0;
+	/* The longest family the description names ("GB200" before "B200"). */
 	for (int i = 0; device && i < n; i++) {
 		char up[32];
 		size_t k;
@@ -153,8 +168,10 @@ const struct gpu_spec *gpu_find_in_description(const char *device)
 		up[k] = '\0';
 		if (strchr(up, '-'))
 			*strchr(up, '-') = '\0';
-		if (strstr(device, up))
-			return &tab[i];
+		if (strstr(device, up) && strlen(up) > best_len) {
+			best = &tab[i];
+			best_len = strlen(up);
+		}
 	}
-	return NULL;
+	return best;
 }

@@ -56,8 +56,9 @@ const struct gpu_spec *gpu_table(int *n);
  * "A100-SXM4-80GB", "a100", "h100"); case-insensitive.  NULL if unknown. */
 const struct gpu_spec *gpu_find(const char *name);
 
-/* The first row whose family ("H100" of h100-sxm) the device's own
- * description ("NVIDIA H100 80GB HBM3") names; NULL if none. */
+/* The row whose family ("H100" of h100-sxm) the device's own description
+ * ("NVIDIA H100 80GB HBM3") names, the longest family first ("GB200"
+ * before "B200"), else the first row of it; NULL if none. */
 const struct gpu_spec *gpu_find_in_description(const char *device);
 
 /* The GPU table's names, joined by sep ("a100-40gb, a100-80gb, ..."). */
