@@ -23,6 +23,7 @@ enum cli_opt {
 	OPT_PRECISION, OPT_MAX_MEMORY, OPT_JSON, OPT_RANK_ORDER, OPT_TRAIN_TOKENS,
 	OPT_FRAMEWORK, OPT_TP_COMM_OVERLAP, OPT_NO_FLASH, OPT_GRAD_REDUCE_DTYPE,
 	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER, OPT_PROFILE,
+	OPT_MOE_DISPATCHER,
 };
 
 /* Long options shared by the subcommands. */
@@ -48,7 +49,8 @@ enum cli_opt {
 	{ "grad-reduce-dtype", required_argument, NULL, OPT_GRAD_REDUCE_DTYPE }, \
 	{ "overlap-grad-reduce", required_argument, NULL, OPT_OVERLAP_GRAD_REDUCE }, \
 	{ "overlap-param-gather", required_argument, NULL, OPT_OVERLAP_PARAM_GATHER }, \
-	{ "profile", required_argument, NULL, OPT_PROFILE }
+	{ "profile", required_argument, NULL, OPT_PROFILE },                 \
+	{ "moe-dispatcher", required_argument, NULL, OPT_MOE_DISPATCHER }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */

@@ -136,6 +136,8 @@ void cli_common_usage(FILE *f)
 		"  --tp-comm-overlap on|off|bulk|pipelined   TP communication overlap, any precision\n"
 		"                         (default: the framework's)\n"
 		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
+		"  --moe-dispatcher alltoall|flex   MoE token dispatch: the all-to-all (default) or the\n"
+		"                         flex dispatcher (DeepEP, HybridEP: a token once per remote node)\n"
 		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
 		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
 		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n"
@@ -221,6 +223,9 @@ void cli_predict_hint(FILE *f, const struct job *in,
 		hint_arg(buf, sizeof buf, "--tp-comm-overlap", in->tp_overlap_arg);
 	if (in->switches.flash == 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --no-flash-attention");
+	if (in->switches.moe_dispatcher >= 0)
+		hint_arg(buf, sizeof buf, "--moe-dispatcher",
+			 in->switches.moe_dispatcher ? "flex" : "alltoall");
 	if (in->switches.grad_bytes)
 		hint_arg(buf, sizeof buf, "--grad-reduce-dtype",
 			 in->switches.grad_bytes == 4 ? "fp32"

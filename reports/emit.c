@@ -242,8 +242,13 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 		fprintf(f, "%s--num-experts %d --moe-router-topk %d\n", pre,
 			m->num_experts, m->top_k);
 		/* what pplan prices: the tokens go to their experts' ranks in
-		 * all-to-alls, and each rank's experts run as one grouped GEMM */
-		fprintf(f, "%s--moe-token-dispatcher-type alltoall --moe-grouped-gemm\n", pre);
+		 * all-to-alls (or the flex dispatcher's DeepEP, once per
+		 * remote node), and each rank's experts run as one grouped GEMM */
+		if (o->b.moe_flex)
+			fprintf(f, "%s--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep --moe-grouped-gemm\n",
+				pre);
+		else
+			fprintf(f, "%s--moe-token-dispatcher-type alltoall --moe-grouped-gemm\n", pre);
 		if (m->moe_ffn > 0)
 			fprintf(f, "%s--moe-ffn-hidden-size %ld\n", pre, m->moe_ffn);
 		if (m->shared_experts > 0)
@@ -396,6 +401,9 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 		fprintf(f, "recipe.trainer.strategy.virtual_pipeline_model_parallel_size = None\n");
 	fprintf(f, "recipe.trainer.strategy.context_parallel_size = %d\n", l->cp);
 	fprintf(f, "recipe.trainer.strategy.expert_model_parallel_size = %d\n", l->ep);
+	if (o->b.moe_flex && l->ep > 1)
+		fprintf(f, "recipe.model.config.moe_token_dispatcher_type = \"flex\"\n"
+			   "recipe.model.config.moe_flex_dispatcher_backend = \"deepep\"\n");
 	if (l->etp > 0 && l->etp != l->tp)
 		fprintf(f, "recipe.trainer.strategy.expert_tensor_parallel_size = %d\n", l->etp);
 	if (l->pp_first > 0)

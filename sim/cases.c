@@ -558,6 +558,16 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	}
 	if ((st = load_modules(jl, l, where, e)) != PPLAN_OK)
 		return st;
+	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK) {
+		if (!strcmp(s, "alltoall"))
+			vc->opts.switches.moe_dispatcher = 0;
+		else if (!strcmp(s, "flex") || !strcmp(s, "deepep") || !strcmp(s, "hybridep"))
+			vc->opts.switches.moe_dispatcher = 1;
+		else
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: layout.moe_dispatcher '%s' is not alltoall, flex, deepep or hybridep",
+					where, s);
+	}
 	if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
 		if (recompute_parse(s, &l->recompute) != 0)
 			return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute '%s' is unknown",

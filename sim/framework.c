@@ -325,6 +325,7 @@ void fw_switches_none(struct fw_switches *s)
 	s->grad_bytes = 0;
 	s->overlap_grad_reduce = -1;
 	s->overlap_param_gather = -1;
+	s->moe_dispatcher = -1;
 }
 
 int framework_known(const char *name)
@@ -724,8 +725,11 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	 * torchtitan: cross_entropy(logits.float()) keeps the bf16 logits,
 	 * the fp32 copy and the log-softmax it saves for the backward. */
 	b->loss_bytes = fw->loss_bytes > 0 ? fw->loss_bytes : 6.0;
+	b->moe_flex = 0; /* every framework's default: the all-to-all */
 	if (!s)
 		return PPLAN_OK;
+	if (s->moe_dispatcher >= 0)
+		b->moe_flex = s->moe_dispatcher == 1;
 	if (s->tp_overlap >= 0) {
 		if (s->tp_overlap != FW_TPO_NONE && !fw->can_tp_overlap)
 			return perr_set(e, PPLAN_EINPUT,
@@ -807,14 +811,15 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
-		 "%d-byte gradients%s, %s%s, zero = %s%s",
+		 "%d-byte gradients%s, %s%s, zero = %s%s%s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
 		 b->grad_bytes, b->fp8_weights ? ", fp8 weights" : "",
 		 b->pipe == FW_PIPE_NONE ? "no pipeline parallelism" : fw_pipe_name(b->pipe),
 		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding),
-		 b->selective_ops ? ", selective = op-level checkpointing" : "");
+		 b->selective_ops ? ", selective = op-level checkpointing" : "",
+		 b->moe_flex ? ", MoE flex dispatcher (DeepEP)" : "");
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,

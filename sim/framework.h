@@ -57,6 +57,11 @@ struct fw_behaviour {
 	int selective_ops;
 	/* Bytes per logit the loss holds at its peak on the last stage. */
 	double loss_bytes;
+	/* MoE token dispatch: 0 Megatron's alltoall (every one of a token's
+	 * k copies to its expert's rank), 1 the flex dispatcher (DeepEP,
+	 * HybridEP: a token crosses the network once per remote node that
+	 * hosts one of its experts, then fans out over NVLink). */
+	int moe_flex;
 };
 
 /* Layout defaults for fields a run or a layout string leaves unset. */
@@ -112,6 +117,7 @@ struct fw_switches {
 	int flash;            /* -1, 0, 1 */
 	int grad_bytes;       /* 0, 2 or 4 */
 	int overlap_grad_reduce, overlap_param_gather; /* -1, 0, 1 */
+	int moe_dispatcher;   /* -1, 0 alltoall, 1 flex (DeepEP / HybridEP) */
 };
 
 void fw_switches_none(struct fw_switches *s);

@@ -66,6 +66,12 @@ fi
 run 0 "# framework" search --model llama3-8b --gpus 8 --framework torchtitan --top 1 --json "$tmp/s.json"
 [ "$(jq -r .framework.name "$tmp/s.json")" = torchtitan ] || { echo "FAIL: framework in the search JSON"; fail=1; }
 
+# The MoE dispatcher: the flex dispatcher is said and emitted as Megatron's flags.
+run 0 "MoE flex dispatcher (DeepEP)" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher flex
+run 0 "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher flex --emit megatron
+run 0 "--moe-token-dispatcher-type alltoall" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --emit megatron
+run 2 "--moe-dispatcher must be alltoall or flex" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher banana
+
 # validate: never gives up on the file; each case its reason.
 F="$S/tests/fixtures/cases/frameworks.json"
 run 0 "predicted as other" validate "$F"

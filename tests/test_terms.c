@@ -128,6 +128,35 @@ Test(terms, ep_alltoalls)
 	expect_rel(p.time.ep_comm, 0.30064771072, 1e-9, "300.65 ms");
 }
 
+/* Across two nodes (ep 16 over 16 GPUs; the network set to 25 GB/s, no
+ * latency): of a rank's two token copies (67,108,864 B) the all-to-all
+ * sends the 8 of 15 whose ranks are on the other node, 15/16 of them
+ * leaving: 67,108,864 x 8/15 x 15/16 / 25e9 = 1.3422 ms, slower than the
+ * NVLink share (x 7/15 x 7/8 / 50e9 = 0.548 ms).  The flex dispatcher
+ * (DeepEP) sends a token once to each remote node that hosts one of its
+ * k = 2 experts: 2 (1 - (1/2)^2) = 1.5 nodes reached, half of them
+ * remote, 0.75 of 2 copies = 0.375: 0.9437 ms.  2 microbatches x 32
+ * layers x 4: 343.60 and 241.59 ms. */
+Test(terms, ep_flex_dispatcher_sends_once_per_node)
+{
+	struct setup s;
+	struct prediction p;
+	const double S = 67108864.0, NET = 25e9;
+	setup(&s, "mixtral-8x7b", 16, NULL, "tp=1,dp=16,ep=16,mbs=1,gbs=32,zero=1");
+	s.c.net = (struct link){ LINK_NET, 25.0, 0.0, 1.0 };
+	p = predict(&s);
+	expect_rel(p.time.ep_comm, 2 * 32 * 4 * (S * 8 / 15 * 15 / 16 / NET), 1e-9, "all-to-all");
+	expect_rel(p.time.ep_comm, 0.3435973837, 1e-9, "343.60 ms");
+	s.o.b.moe_flex = 1;
+	p = predict(&s);
+	expect_rel(p.time.ep_comm, 2 * 32 * 4 * (S * 0.375 * 15 / 16 / NET), 1e-9, "flex");
+	expect_rel(p.time.ep_comm, 0.2415919104, 1e-9, "241.59 ms");
+	/* In one node nothing crosses the network: the dispatchers agree. */
+	setup(&s, "mixtral-8x7b", 8, NULL, "tp=1,dp=8,ep=8,mbs=1,gbs=16,zero=1");
+	s.o.b.moe_flex = 1;
+	expect_rel(predict(&s).time.ep_comm, 0.30064771072, 1e-9, "flex in the node");
+}
+
 /* ---- context parallelism ------------------------------------------------------
  * Ring attention over cp 2: K and V of the local 2048 tokens, 2 x 2 B x
  * 2048 x 8 heads x 128 = 8,388,608 B a step; forward c-1 steps hidden
