@@ -142,11 +142,18 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		recompute_modules_format(l->recompute_modules, mods, sizeof mods, " ");
 		fprintf(f, "%s--recompute-granularity selective --recompute-modules %s%s", pre, mods,
 			sep);
-	} else if (l->recompute == RECOMPUTE_SELECTIVE)
+	} else if (l->recompute == RECOMPUTE_SELECTIVE) {
 		fprintf(f, "%s--recompute-granularity selective%s", pre, sep);
-	else if (l->recompute == RECOMPUTE_FULL)
+	} else if (l->recompute == RECOMPUTE_FULL) {
 		fprintf(f, "%s--recompute-granularity full --recompute-method uniform --recompute-num-layers 1%s",
 			pre, sep);
+	}
+	if (l->offload_modules) {
+		char mods[160];
+		offload_modules_format(l->offload_modules, mods, sizeof mods, " ");
+		fprintf(f, "%s--fine-grained-activation-offloading --offload-modules %s%s", pre, mods,
+			sep);
+	}
 	if (l->zero == 1)
 		fprintf(f, "%s--use-distributed-optimizer%s", pre, sep);
 	else if (l->zero >= 2)

@@ -506,28 +506,30 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 	return PPLAN_OK;
 }
 
-/* layout.recompute_modules: Megatron's --recompute-modules, a list of
- * names (core_attn, layernorm, mlp, moe, moe_act, shared_experts,
- * mla_up_proj) or null. */
-static enum pplan_status load_modules(const cJSON *jl, struct layout *l, const char *where,
-				      struct perr *e)
+/* layout.recompute_modules (Megatron's --recompute-modules: core_attn,
+ * layernorm, mlp, moe, moe_act, shared_experts, mla_up_proj) or
+ * layout.offload_modules (--offload-modules: attn_norm, qkv_linear,
+ * core_attn, attn_proj, mlp_norm, expert_fc1, moe_act): a list of names
+ * or null, into *bits. */
+static enum pplan_status load_modules(const cJSON *jl, const char *key,
+				      int (*parse)(const char *, unsigned *, char *, size_t),
+				      unsigned *bits, const char *where, struct perr *e)
 {
-	const cJSON *jm = cJSON_GetObjectItemCaseSensitive(jl, "recompute_modules"), *it;
-	l->recompute_modules = 0;
+	const cJSON *jm = cJSON_GetObjectItemCaseSensitive(jl, key), *it;
+	*bits = 0;
 	if (!jm || cJSON_IsNull(jm))
 		return PPLAN_OK;
 	if (!cJSON_IsArray(jm))
-		return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute_modules must be a list of names",
-				where);
+		return perr_set(e, PPLAN_EINPUT, "%s: layout.%s must be a list of names", where,
+				key);
 	cJSON_ArrayForEach(it, jm) {
 		unsigned bit = 0;
 		char bad[80];
-		if (!cJSON_IsString(it) || recompute_modules_parse(it->valuestring, &bit, bad,
-								   sizeof bad) != 0 || !bit)
-			return perr_set(e, PPLAN_EINPUT,
-					"%s: layout.recompute_modules: '%s' is not one of core_attn, layernorm, mlp, moe, moe_act, shared_experts, mla_up_proj",
-					where, cJSON_IsString(it) ? it->valuestring : "(not a string)");
-		l->recompute_modules |= bit;
+		if (!cJSON_IsString(it) || parse(it->valuestring, &bit, bad, sizeof bad) != 0 || !bit)
+			return perr_set(e, PPLAN_EINPUT, "%s: layout.%s: '%s' is not a module pplan knows",
+					where, key,
+					cJSON_IsString(it) ? it->valuestring : "(not a string)");
+		*bits |= bit;
 	}
 	return PPLAN_OK;
 }
@@ -556,7 +558,10 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 		l->sp = fw->layout.sp && l->tp > 1;
 		note(vc, "sp=%s", l->sp ? "on" : "off");
 	}
-	if ((st = load_modules(jl, l, where, e)) != PPLAN_OK)
+	if ((st = load_modules(jl, "recompute_modules", recompute_modules_parse,
+			       &l->recompute_modules, where, e)) != PPLAN_OK ||
+	    (st = load_modules(jl, "offload_modules", offload_modules_parse,
+			       &l->offload_modules, where, e)) != PPLAN_OK)
 		return st;
 	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK) {
 		if (!strcmp(s, "alltoall"))

@@ -518,6 +518,20 @@ static void layer_recompute(const struct cost_ctx *x, int moe, struct layer_cost
 		lc->recompute = modules_recompute(x, moe, lc);
 }
 
+/* Activation offloading moves the layer's offloaded tensors to host
+ * memory during its forward and back during its backward, on the GPU's
+ * host link (PCIe, or Grace's NVLink-C2C) and on their own streams: what
+ * the layer's GEMMs and attention do not cover is exposed. */
+static void layer_offload(const struct cost_ctx *x, int moe, struct layer_cost *lc)
+{
+	double bytes = memory_layer_offloaded(x->m, x->l, x->o, moe), t;
+	if (!(bytes > 0))
+		return;
+	t = bytes / (cluster_host_gbps(x->c) * 1e9);
+	lc->elem_f += fmax(0.0, t - (lc->gemm_f + lc->attn_f));
+	lc->elem_b += fmax(0.0, t - (lc->gemm_b + lc->attn_b));
+}
+
 /* One layer: an MoE layer when moe is set, else a dense one. */
 void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
@@ -529,6 +543,7 @@ void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 	layer_cp_comm(x, lc);
 	layer_ep_comm(x, moe, lc);
 	layer_recompute(x, moe, lc);
+	layer_offload(x, moe, lc);
 }
 
 /* out = nd dense layers + nm MoE layers. */

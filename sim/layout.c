@@ -42,16 +42,23 @@ const char *recompute_module_name(enum recompute_module m)
 	return "?";
 }
 
-int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len)
+static const char *const offload_names[] = {
+	"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act",
+};
+#define N_OFFLOAD ((int)(sizeof offload_names / sizeof offload_names[0]))
+
+/* Bits of the names in `names` (n of them) listed in s, "+"/space apart. */
+static int names_parse(const char *const *names, int n_names, const char *s, unsigned *out,
+		       char *bad, size_t bad_len)
 {
 	*out = 0;
 	while (*s) {
 		size_t n = strcspn(s, "+ ");
 		int i;
-		for (i = 0; i < N_MODULES; i++)
-			if (strlen(module_names[i]) == n && strncasecmp(s, module_names[i], n) == 0)
+		for (i = 0; i < n_names; i++)
+			if (strlen(names[i]) == n && strncasecmp(s, names[i], n) == 0)
 				break;
-		if (n > 0 && i == N_MODULES) {
+		if (n > 0 && i == n_names) {
 			snprintf(bad, bad_len, "%.*s", (int)(n < 64 ? n : 64), s);
 			*out = 0;
 			return -1;
@@ -65,15 +72,36 @@ int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_
 	return 0;
 }
 
-void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *sep)
+static void names_format(const char *const *names, int n_names, unsigned mods, char *buf,
+			 size_t len, const char *sep)
 {
 	size_t o = 0;
 	if (len)
 		buf[0] = '\0';
-	for (int i = 0; i < N_MODULES; i++)
+	for (int i = 0; i < n_names; i++)
 		if (mods & (1u << i))
 			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
-					      o ? sep : "", module_names[i]);
+					      o ? sep : "", names[i]);
+}
+
+int offload_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len)
+{
+	return names_parse(offload_names, N_OFFLOAD, s, out, bad, bad_len);
+}
+
+void offload_modules_format(unsigned mods, char *buf, size_t len, const char *sep)
+{
+	names_format(offload_names, N_OFFLOAD, mods, buf, len, sep);
+}
+
+int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len)
+{
+	return names_parse(module_names, N_MODULES, s, out, bad, bad_len);
+}
+
+void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *sep)
+{
+	names_format(module_names, N_MODULES, mods, buf, len, sep);
 }
 
 unsigned layout_recompute_modules(const struct layout *l)
@@ -140,7 +168,7 @@ static const struct {
 	{ "sp", LK_SP }, { "recompute", LK_RECOMPUTE }, { "zero", LK_ZERO },
 	{ "schedule", LK_SCHEDULE }, { "etp", LK_ETP }, { "pp_first", LK_PP_FIRST },
 	{ "pp_last", LK_PP_LAST }, { "pp_embed", LK_PP_EMBED }, { "pp_loss", LK_PP_LOSS },
-	{ "recompute_modules", LK_RECOMPUTE_MODULES },
+	{ "recompute_modules", LK_RECOMPUTE_MODULES }, { "offload", LK_OFFLOAD },
 };
 
 static enum pplan_status set_key(struct layout *l, unsigned bit,
@@ -186,6 +214,15 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 		if (bit == LK_SP) l->sp = on;
 		else if (bit == LK_PP_EMBED) l->pp_embed = on;
 		else l->pp_loss = on;
+		return PPLAN_OK;
+	}
+	case LK_OFFLOAD: {
+		char bad[80];
+		if (offload_modules_parse(v, &l->offload_modules, bad, sizeof bad) != 0 ||
+		    !l->offload_modules)
+			return perr_set(e, PPLAN_EINPUT,
+					"layout: offload takes attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1 and moe_act joined by '+', got '%s'",
+					v);
 		return PPLAN_OK;
 	}
 	case LK_RECOMPUTE_MODULES: {
@@ -248,7 +285,7 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		if (i == sizeof keys / sizeof keys[0]) {
 			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_modules zero schedule pp_first pp_last pp_embed pp_loss)",
+					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_modules offload zero schedule pp_first pp_last pp_embed pp_loss)",
 					tok,
 					suggest_phrase(dym, sizeof dym,
 						       suggest_table(tok, keys, sizeof keys / sizeof keys[0],
@@ -312,7 +349,12 @@ void layout_format(const struct layout *l, char *buf, size_t len)
 	if (l->recompute_modules && n > 0 && (size_t)n < len) {
 		char mods[128];
 		recompute_modules_format(l->recompute_modules, mods, sizeof mods, "+");
-		snprintf(buf + n, len - (size_t)n, ",recompute_modules=%s", mods);
+		n += snprintf(buf + n, len - (size_t)n, ",recompute_modules=%s", mods);
+	}
+	if (l->offload_modules && n > 0 && (size_t)n < len) {
+		char mods[128];
+		offload_modules_format(l->offload_modules, mods, sizeof mods, "+");
+		snprintf(buf + n, len - (size_t)n, ",offload=%s", mods);
 	}
 }
 

@@ -31,6 +31,21 @@ enum recompute_module {
 	RM_MLA_UP = 1 << 6,      /* MLA's up projections */
 	RM_ALL = (1 << 7) - 1,
 };
+/* Megatron-Core's --fine-grained-activation-offloading --offload-modules:
+ * the kept tensors it moves to host memory between a layer's forward and
+ * its backward. */
+enum offload_module {
+	OM_ATTN_NORM = 1 << 0,   /* the attention norm's input */
+	OM_QKV_LINEAR = 1 << 1,  /* the QKV projection's input */
+	OM_CORE_ATTN = 1 << 2,   /* Q, K, V */
+	OM_ATTN_PROJ = 1 << 3,   /* the output projection's input */
+	OM_MLP_NORM = 1 << 4,    /* the MLP norm's input */
+	OM_EXPERT_FC1 = 1 << 5,  /* the experts' fc1 input: the permuted token copies */
+	OM_MOE_ACT = 1 << 6,     /* the experts' activation input: the fc1 output */
+};
+int offload_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len);
+void offload_modules_format(unsigned mods, char *buf, size_t len, const char *sep);
+
 /* "core_attn", "moe_act" ...; the modules of a "+"- or space-separated
  * list into *out (0 and -1 for a name it does not know). */
 const char *recompute_module_name(enum recompute_module m);
@@ -70,6 +85,7 @@ struct layout {
 	int sp;                 /* sequence parallelism (needs tp > 1) */
 	enum recompute recompute;
 	unsigned recompute_modules; /* enum recompute_module bits (selective); 0 = core_attn */
+	unsigned offload_modules;   /* enum offload_module bits; 0 = none offloaded */
 	int zero;               /* 0 plain DP, 1 optimizer sharded, 2 +grads, 3 +weights */
 	enum schedule schedule;
 };
@@ -81,7 +97,7 @@ enum layout_key {
 	LK_SP = 1 << 8, LK_RECOMPUTE = 1 << 9, LK_ZERO = 1 << 10,
 	LK_SCHEDULE = 1 << 11, LK_ETP = 1 << 12, LK_PP_FIRST = 1 << 13,
 	LK_PP_LAST = 1 << 14, LK_PP_EMBED = 1 << 15, LK_PP_LOSS = 1 << 16,
-	LK_RECOMPUTE_MODULES = 1 << 17,
+	LK_RECOMPUTE_MODULES = 1 << 17, LK_OFFLOAD = 1 << 18,
 };
 
 /* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1

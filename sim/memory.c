@@ -200,6 +200,48 @@ static double module_savings(const struct model_spec *m, int moe, int fp8, unsig
 	return saved;
 }
 
+/* What --offload-modules moves to host memory, per token (bytes): the
+ * replicated part (norm inputs, the QKV input) into *rep, the split part
+ * (Q, K, V, the projection input, the experts' fc1 input and output) into
+ * *split.  A tensor the layout already recomputes is not kept, so not
+ * moved: layernorm recomputation drops the QKV input, moe the experts'. */
+static void offload_bytes(const struct model_spec *m, const struct layout *l, int fp8, int moe,
+			  double *rep, double *split)
+{
+	unsigned off = l->offload_modules, rm = layout_recompute_modules(l);
+	double h = (double)m->hidden, in = fp8 ? 1.0 : 2.0, qkv, latents;
+	*rep = *split = 0;
+	if (!off || l->recompute == RECOMPUTE_FULL)
+		return;
+	if (off & OM_ATTN_NORM)
+		*rep += 2.0 * h;
+	if (off & OM_MLP_NORM)
+		*rep += 2.0 * h;
+	if ((off & OM_QKV_LINEAR) && !(rm & RM_LAYERNORM))
+		*rep += in * h;
+	attn_acts(m, l, &qkv, &latents);
+	if (off & OM_CORE_ATTN)
+		*split += qkv - 2.0 * m->heads * (model_is_mla(m) ? (double)m->v_head_dim
+								 : (double)m->head_dim);
+	if (off & OM_ATTN_PROJ)
+		*split += in / 2.0 * 2.0 * m->heads *
+			  (model_is_mla(m) ? (double)m->v_head_dim : (double)m->head_dim);
+	if (!moe || (rm & RM_MOE))
+		return;
+	if (off & OM_EXPERT_FC1)
+		*split += 2.0 * m->top_k * h;
+	if (off & OM_MOE_ACT)
+		*split += (mlp_is_gated(m->mlp) ? 4.0 : 2.0) * m->top_k * (double)model_expert_ffn(m);
+}
+
+double memory_layer_offloaded(const struct model_spec *m, const struct layout *l,
+			      const struct train_opts *o, int moe)
+{
+	double s = (double)o->seq / l->cp, b = l->mbs, t = l->tp, rep, split;
+	offload_bytes(m, l, o->precision == PREC_FP8, moe, &rep, &split);
+	return l->sp ? s * b * (rep + split) / t : s * b * (rep + split / t);
+}
+
 double memory_layer_activations(const struct model_spec *m, const struct layout *l,
 				const struct train_opts *o, int moe)
 {
@@ -229,6 +271,12 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 	}
 	if (mods & ~RM_CORE_ATTN)
 		sharded -= module_savings(m, moe, o->precision == PREC_FP8, mods, &replicated);
+	if (l->offload_modules) {
+		double rep, split;
+		offload_bytes(m, l, o->precision == PREC_FP8, moe, &rep, &split);
+		replicated = fmax(0.0, replicated - rep);
+		sharded = fmax(0.0, sharded - split);
+	}
 	/* Unfused attention keeps softmax output, dropout mask and dropout
 	 * output, 5 a s bytes per token (the softmax output alone, 2 a s,
 	 * without dropout); fused (flash) attention keeps only O(s)

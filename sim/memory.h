@@ -47,12 +47,16 @@ int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 			    const struct train_opts *o, int stage);
 
-/* Activation bytes of one transformer layer (an MoE layer when moe is
- * set, else a dense one) for one microbatch on one GPU, kept for the
- * backward pass, given recomputation and SP. */
+/* The bytes one layer and microbatch moves to host memory and back on one
+ * GPU under the layout's offload modules (0 without). */
+double memory_layer_offloaded(const struct model_spec *m, const struct layout *l,
+			      const struct train_opts *o, int moe);
 /* Whether recompute=selective is op-level selective checkpointing for
  * this layer: the framework's (torchtitan), on a dense, non-MLA layer. */
 int memory_op_sac(const struct model_spec *m, const struct train_opts *o, int moe);
+/* Activation bytes of one transformer layer (an MoE layer when moe is
+ * set, else a dense one) for one microbatch on one GPU, kept for the
+ * backward pass, given recomputation, offloading and SP. */
 double memory_layer_activations(const struct model_spec *m,
 				const struct layout *l,
 				const struct train_opts *o, int moe);

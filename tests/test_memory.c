@@ -606,3 +606,41 @@ Test(activations, recompute_modules)
 	expect_rel(memory_layer_activations(m, &l, &o, 0), s * (16384 + 18432), 1e-12,
 		   "dense layer, mlp");
 }
+
+/* --offload-modules on the same MoE layer (selective, core_attn), per
+ * token: expert_fc1 moves the 8 permuted input copies 2 x 8 x 2048 =
+ * 32,768 B (104,960 -> 72,192), moe_act the gate and up outputs
+ * 4 x 8 x 768 = 24,576 (-> 80,384), attn_norm + mlp_norm the two norm
+ * inputs 4h = 8,192 (-> 96,768), core_attn Q, K and V 2 (32 + 8) 128 =
+ * 10,240 (-> 94,720), attn_proj the attention output 2 x 32 x 128 =
+ * 8,192; what leaves is what memory_layer_offloaded moves.  With the
+ * moe module recomputed the experts' tensors are not kept, so not moved. */
+Test(activations, offload_modules)
+{
+	const struct model_spec *m = zoo("qwen3-30b-a3b");
+	struct train_opts o;
+	struct layout l;
+	double s = 4096;
+	static const struct { unsigned off; double per_token; } cases[] = {
+		{ OM_EXPERT_FC1, 72192 }, { OM_MOE_ACT, 80384 },
+		{ OM_ATTN_NORM | OM_MLP_NORM, 96768 }, { OM_CORE_ATTN, 94720 },
+		{ OM_ATTN_PROJ, 96768 },
+	};
+	train_opts_default(&o, m);
+	o.seq = 4096;
+	layout_default(&l);
+	l.recompute = RECOMPUTE_SELECTIVE;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char what[64];
+		l.offload_modules = cases[i].off;
+		snprintf(what, sizeof what, "offload %#x", cases[i].off);
+		expect_rel(memory_layer_activations(m, &l, &o, 1), cases[i].per_token * s, 1e-12,
+			   what);
+		expect_rel(memory_layer_offloaded(m, &l, &o, 1), (104960 - cases[i].per_token) * s,
+			   1e-12, what);
+	}
+	l.offload_modules = OM_EXPERT_FC1 | OM_MOE_ACT;
+	l.recompute_modules = RM_MOE;
+	cr_expect_eq(memory_layer_offloaded(m, &l, &o, 1), 0.0);
+	expect_rel(memory_layer_activations(m, &l, &o, 1), 34816 * s, 1e-12, "moe recomputed");
+}

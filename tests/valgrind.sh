@@ -48,7 +48,10 @@ vg 0 report compare "$F/reports/cpu-tp2.json" "$F/reports/cpu-pp2-1f1b.json" --j
 vg 0 report html "$F/reports/cpu-tp2.json" "$tmp/s.json" -o "$tmp/page.html"
 # Refusals take the error paths: they must free what they took.
 vg 2 topo --xml "$F/fuzz-findings/F06-xml-segv-libhwloc-bitmap_compare_first/input.xml"
-vg 2 validate "$F/fuzz-findings/F04-cases-int-overflow-memory_stage_layers/input.json"
+# A case validate cannot read is that case's "not predicted"; a file
+# that is not a cases file is the refusal.
+vg 0 validate "$F/fuzz-findings/F04-cases-int-overflow-memory_stage_layers/input.json"
+vg 2 validate "$F/bad/cases-malformed.json"
 vg 2 search --model "$F/models/bad-unknown-key.json" --gpus 8
 vg 2 predict --model llama3-8b --gpus 8 --layout tp=3
 

@@ -42,14 +42,18 @@ static const struct {
 	int nics;            /* compute NICs per node */
 	double nic_gbits;    /* one NIC, Gbit/s */
 	double nvlink_eff;   /* all-reduce busbw / NVLink bandwidth */
+	double host_gbps;    /* GPU to host memory, GB/s one direction */
 } presets[] = {
-	{ "dgx-a100", "a100-80gb", 8, 8, 8, 200, 0.78 },
-	{ "dgx-h100", "h100-sxm", 8, 8, 8, 400, 0.80 },
-	{ "dgx-h800", "h800", 8, 8, 8, 400, 0.80 },
-	{ "dgx-h200", "h200", 8, 8, 8, 400, 0.80 },
-	{ "hgx-b200", "b200", 8, 8, 8, 400, 0.80 },
-	{ "gb200-nvl72", "gb200", 4, 72, 4, 400, 0.80 },
-	{ "gb300-nvl72", "gb300", 4, 72, 4, 800, 0.80 },
+	/* Host links: PCIe 4.0 x16 (A100) and 5.0 x16 (H100, H200, B200) at
+	 * what a pinned copy reaches (about 25 and 55 GB/s); Grace's
+	 * NVLink-C2C, 900 GB/s for the two GPUs of a superchip both ways. */
+	{ "dgx-a100", "a100-80gb", 8, 8, 8, 200, 0.78, 25 },
+	{ "dgx-h100", "h100-sxm", 8, 8, 8, 400, 0.80, 55 },
+	{ "dgx-h800", "h800", 8, 8, 8, 400, 0.80, 55 },
+	{ "dgx-h200", "h200", 8, 8, 8, 400, 0.80, 55 },
+	{ "hgx-b200", "b200", 8, 8, 8, 400, 0.80, 55 },
+	{ "gb200-nvl72", "gb200", 4, 72, 4, 400, 0.80, 225 },
+	{ "gb300-nvl72", "gb300", 4, 72, 4, 800, 0.80, 225 },
 };
 
 static const char *const preset_list[] = {
@@ -193,6 +197,7 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 						c->gpus_per_node,
 					6.0e-6, 0.90 };
 		c->rail_aligned = 1;
+		c->host_gbps = presets[i].host_gbps;
 		if (size_nodes(c, gpus, preset, e) != PPLAN_OK)
 			return PPLAN_EINPUT;
 		if (gpus > 0) /* else sized later (cluster_size) */
@@ -213,6 +218,11 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 					       suggest_list(preset, preset_list)),
 				names);
 	}
+}
+
+double cluster_host_gbps(const struct cluster *c)
+{
+	return c->host_gbps > 0 ? c->host_gbps : c->pcie.bw_gbps;
 }
 
 void cluster_fit_domain(struct cluster *c)

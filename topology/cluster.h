@@ -54,8 +54,13 @@ struct cluster {
 	int has_link_matrix;
 	int nvlinks[CLUSTER_MAX_NODE_GPUS][CLUSTER_MAX_NODE_GPUS];
 	double nvlink_link_gbps;  /* one NVLink, GB/s one direction */
+	double host_gbps;         /* one GPU's link to host memory, GB/s one direction
+				   * (PCIe; NVLink-C2C on Grace-Blackwell); 0 = pcie's */
 	char source[128];         /* where the description came from */
 };
+
+/* A GPU's bandwidth to host memory (activation offloading), GB/s. */
+double cluster_host_gbps(const struct cluster *c);
 
 /* Names of the embedded node presets, NULL-terminated. */
 const char *const *cluster_preset_names(void);
