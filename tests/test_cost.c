@@ -786,3 +786,21 @@ Test(predict, offload_exposes_what_the_host_link_cannot_hide)
 	cr_expect_gt(pcie.step_time_s, base.step_time_s);
 	cr_expect_gt(slow.step_time_s, 2.0 * pcie.step_time_s);
 }
+
+/* NVIDIA's DeepSeek-V3 recipe as it ran: tp 2, pp 16 (61 layers: 3 on the
+ * first stage, 2 on the last, 4 on each other), ep 64 with unsplit
+ * experts (etp 1, folded into tp x dp = 64), 1024 H100s.  Refused before
+ * MoE parallel folding ("ep=64 must divide dp*cp = 32"); priced now, with
+ * the layout's own expert data parallelism of tp x dp / ep = 1. */
+Test(predict, deepseek_v3_recipe_priced)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "deepseek-v3", "dgx-h100", 1024,
+	      "tp=2,pp=16,ep=64,etp=1,pp_first=3,pp_last=2,gbs=1024");
+	cr_assert_eq(s.l.dp, 32);
+	cr_expect_float_eq(layout_expert_dp(&s.l), 1.0, 1e-12);
+	p = predict(&s);
+	cr_expect_gt(p.step_time_s, 0);
+	cr_expect_gt(p.time.ep_comm, 0);
+}

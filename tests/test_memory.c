@@ -644,3 +644,40 @@ Test(activations, offload_modules)
 	cr_expect_eq(memory_layer_offloaded(m, &l, &o, 1), 0.0);
 	expect_rel(memory_layer_activations(m, &l, &o, 1), 34816 * s, 1e-12, "moe recomputed");
 }
+
+/* A physical law: more expert parallelism never raises what one GPU holds
+ * of the model's state (weights, gradients, optimizer).  Qwen3-30B-A3B on
+ * 64 GPUs, tp 1, dp 64, ep 1 to 64 (the experts' weights and gradients
+ * split ep ways, their optimizer states over the expert-data-parallel
+ * group of dp/ep: the product stays), and DeepSeek-V3 on 1024 with tp 2
+ * and unsplit experts (etp 1), ep 8 to 64. */
+Test(memory, more_ep_never_raises_the_model_state)
+{
+	static const struct { const char *model; long gpus; int tp, etp; } runs[] = {
+		{ "qwen3-30b-a3b", 64, 1, 0 }, { "deepseek-v3", 1024, 2, 1 },
+	};
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+		const struct model_spec *m = zoo(runs[r].model);
+		struct cluster cl = h100(runs[r].gpus);
+		struct train_opts o;
+		double last = INFINITY;
+		train_opts_default(&o, m);
+		for (int ep = runs[r].tp > 1 ? 8 : 1; ep <= 64; ep *= 2) {
+			struct layout l;
+			struct mem_breakdown b;
+			double state;
+			layout_default(&l);
+			l.tp = runs[r].tp;
+			l.etp = runs[r].etp;
+			l.sp = l.tp > 1;
+			l.dp = (int)(runs[r].gpus / l.tp);
+			l.ep = ep;
+			l.gbs = l.dp;
+			memory_peak(m, &cl, &l, &o, &b);
+			state = b.weights + b.gradients + b.optimizer;
+			cr_expect_leq(state, last * (1 + 1e-12), "%s ep %d: %.3f GiB after %.3f",
+				      runs[r].model, ep, state / GIB, last / GIB);
+			last = state;
+		}
+	}
+}
