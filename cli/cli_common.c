@@ -113,11 +113,7 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 		return 1;
 	case OPT_NO_FLASH: in->switches.flash = 0; return 1;
 	case OPT_MOE_DISPATCHER:
-		if (!strcmp(arg, "alltoall"))
-			in->switches.moe_dispatcher = 0;
-		else if (!strcmp(arg, "flex") || !strcmp(arg, "deepep") || !strcmp(arg, "hybridep"))
-			in->switches.moe_dispatcher = 1;
-		else
+		if ((in->switches.moe_dispatcher = fw_moe_dispatcher_parse(arg)) < 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"--moe-dispatcher must be alltoall or flex (deepep, hybridep), got '%s'",
 					arg), -1;

@@ -563,15 +563,11 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	    (st = load_modules(jl, "offload_modules", offload_modules_parse,
 			       &l->offload_modules, where, e)) != PPLAN_OK)
 		return st;
-	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK) {
-		if (!strcmp(s, "alltoall"))
-			vc->opts.switches.moe_dispatcher = 0;
-		else if (!strcmp(s, "flex") || !strcmp(s, "deepep") || !strcmp(s, "hybridep"))
-			vc->opts.switches.moe_dispatcher = 1;
-		else
-			return perr_set(e, PPLAN_EINPUT,
-					"%s: layout.moe_dispatcher '%s' is not alltoall, flex, deepep or hybridep",
-					where, s);
+	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK &&
+	    (vc->opts.switches.moe_dispatcher = fw_moe_dispatcher_parse(s)) < 0) {
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: layout.moe_dispatcher '%s' is not alltoall, flex, deepep or hybridep",
+				where, s);
 	}
 	if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
 		if (recompute_parse(s, &l->recompute) != 0)
@@ -729,14 +725,13 @@ static void megatron_split(struct vcase *vc)
 {
 	struct layout *l = &vc->layout;
 	int L = vc->model.layers;
-	l->pp_embed = l->pp_loss = 1;
-	if (layout_edge_split_ok(l, L)) {
+	enum megatron_split how = layout_split_megatron(l, L);
+	if (how == SPLIT_EDGES) {
 		note(vc, "embedding and loss as pipeline layers: %d layers + 2 over pp x vp = %d chunks (--account-for-embedding/loss-in-pipeline-split)",
 		     L, l->pp * l->vp);
 		return;
 	}
-	l->pp_embed = l->pp_loss = 0;
-	if (L % l->pp && layout_split_uneven(L, l->pp, l->vp, &l->pp_first, &l->pp_last) == 0) {
+	if (how == SPLIT_UNEVEN) {
 		note(vc, "uneven stages: %d layers over pp=%d as Megatron splits them, first %d, last %d",
 		     L, l->pp, l->pp_first, l->pp_last);
 		return;

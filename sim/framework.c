@@ -328,6 +328,15 @@ void fw_switches_none(struct fw_switches *s)
 	s->moe_dispatcher = -1;
 }
 
+int fw_moe_dispatcher_parse(const char *s)
+{
+	if (!strcmp(s, "alltoall"))
+		return 0;
+	if (!strcmp(s, "flex") || !strcmp(s, "deepep") || !strcmp(s, "hybridep"))
+		return 1;
+	return -1;
+}
+
 int framework_known(const char *name)
 {
 	for (int i = 0; name && i < N_ROWS; i++)

@@ -122,6 +122,10 @@ struct fw_switches {
 
 void fw_switches_none(struct fw_switches *s);
 
+/* A MoE dispatcher's name: "alltoall" 0, "flex" (or its backends
+ * "deepep", "hybridep") 1; -1 for any other. */
+int fw_moe_dispatcher_parse(const char *s);
+
 const struct framework *framework_table(int *n);
 /* The CLI's default: the newest megatron-core row. */
 const struct framework *framework_default(void);

@@ -216,21 +216,15 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 		else l->pp_loss = on;
 		return PPLAN_OK;
 	}
-	case LK_OFFLOAD: {
+	case LK_OFFLOAD: case LK_RECOMPUTE_MODULES: {
+		int off = bit == LK_OFFLOAD;
+		unsigned *mods = off ? &l->offload_modules : &l->recompute_modules;
 		char bad[80];
-		if (offload_modules_parse(v, &l->offload_modules, bad, sizeof bad) != 0 ||
-		    !l->offload_modules)
-			return perr_set(e, PPLAN_EINPUT,
-					"layout: offload takes attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1 and moe_act joined by '+', got '%s'",
-					v);
-		return PPLAN_OK;
-	}
-	case LK_RECOMPUTE_MODULES: {
-		char bad[80];
-		if (recompute_modules_parse(v, &l->recompute_modules, bad, sizeof bad) != 0 ||
-		    !l->recompute_modules)
-			return perr_set(e, PPLAN_EINPUT,
-					"layout: recompute_modules takes core_attn, layernorm, mlp, moe, moe_act, shared_experts and mla_up_proj joined by '+', got '%s'",
+		if ((off ? offload_modules_parse : recompute_modules_parse)(v, mods, bad, sizeof bad) != 0 ||
+		    !*mods)
+			return perr_set(e, PPLAN_EINPUT, "layout: %s takes %s joined by '+', got '%s'", key,
+					off ? "attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1 and moe_act"
+					    : "core_attn, layernorm, mlp, moe, moe_act, shared_experts and mla_up_proj",
 					v);
 		return PPLAN_OK;
 	}
@@ -404,6 +398,23 @@ int layout_edge_chunk(const struct layout *l, int layers, int v, int *first)
 	n = per - (v == 0 && l->pp_embed) - (v == last && l->pp_loss);
 	*first = (int)start;
 	return n > 0 ? (int)n : 0;
+}
+
+enum megatron_split layout_split_megatron(struct layout *l, int layers)
+{
+	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
+	if (l->pp < 1 || l->vp < 1)
+		return SPLIT_NONE;
+	if (layers % ((long)l->pp * l->vp) == 0)
+		return SPLIT_EVEN;
+	l->pp_embed = l->pp_loss = 1;
+	if (layout_edge_split_ok(l, layers))
+		return SPLIT_EDGES;
+	l->pp_embed = l->pp_loss = 0;
+	if (layers % l->pp != 0 &&
+	    layout_split_uneven(layers, l->pp, l->vp, &l->pp_first, &l->pp_last) == 0)
+		return SPLIT_UNEVEN;
+	return SPLIT_NONE;
 }
 
 /* A stage's layers under the embedding/loss split: its chunks' sum. */
@@ -580,15 +591,14 @@ void reject_describe(enum reject r, const struct layout *l,
 			 l->tp, m->kv_heads, m->name);
 		break;
 	case REJECT_PP_LAYERS: {
-		int first = 0, last = 0;
-		struct layout edge = *l;
-		edge.pp_embed = edge.pp_loss = 1;
-		if (layout_edge_split_ok(&edge, m->layers))
+		struct layout split = *l;
+		enum megatron_split how = layout_split_megatron(&split, m->layers);
+		if (how == SPLIT_EDGES)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; add pp_embed=on,pp_loss=on to count the embedding and the loss as layers of the split (%d units, Megatron's --account-for-embedding/loss-in-pipeline-split)",
 				 l->pp, m->layers, m->name, m->layers + 2);
-		else if (layout_split_uneven(m->layers, l->pp, l->vp, &first, &last) == 0)
+		else if (how == SPLIT_UNEVEN)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; for Megatron's uneven stages add pp_first=%d,pp_last=%d to the layout",
-				 l->pp, m->layers, m->name, first, last);
+				 l->pp, m->layers, m->name, split.pp_first, split.pp_last);
 		else
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s", l->pp,
 				 m->layers, m->name);

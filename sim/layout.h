@@ -146,6 +146,14 @@ int layout_stage_layers(const struct layout *l, int layers, enum stage_partition
 int layout_edge_chunk(const struct layout *l, int layers, int v, int *first);
 /* Does layers + pp_embed + pp_loss split evenly over pp x vp chunks? */
 int layout_edge_split_ok(const struct layout *l, int layers);
+
+enum megatron_split { SPLIT_EVEN = 0, SPLIT_EDGES, SPLIT_UNEVEN, SPLIT_NONE };
+/* How Megatron splits `layers` over l's pp x vp chunks, set in l: evenly
+ * (nothing set), else with the embedding and the loss as layers of the
+ * split (pp_embed, pp_loss), else with uneven first and last stages
+ * (pp_first, pp_last) where pp does not divide the layers; SPLIT_NONE
+ * (and nothing set) when none of them does. */
+enum megatron_split layout_split_megatron(struct layout *l, int layers);
 /* Microbatches per step per pipeline (gbs / (mbs * dp)). */
 long layout_microbatches(const struct layout *l);
 

@@ -320,9 +320,8 @@ static int ep_list(const struct model_spec *m, const struct layout *l, int etp, 
 	return n;
 }
 
-/* Does l (with vp set) split into stages: evenly, or, where pp does not
- * divide the layers and the framework splits as Megatron does, with its
- * first and last stage counts (set here)? */
+/* Does l (with vp set) split into stages: evenly, or, where the
+ * framework splits as Megatron does, as layout_split_megatron sets it? */
 static int stages_split(const struct state *s, struct layout *l)
 {
 	int L = s->m->layers;
@@ -335,13 +334,7 @@ static int stages_split(const struct state *s, struct layout *l)
 		return L % l->pp == 0 ? 0 : l->vp == 1; /* DeepSpeed partitions the rest itself */
 	/* Megatron: the embedding and the loss as layers of the split, as
 	 * NVIDIA's recipes cut 94 or 126 layers, else uneven edge stages. */
-	l->pp_embed = l->pp_loss = 1;
-	if (layout_edge_split_ok(l, L))
-		return 1;
-	l->pp_embed = l->pp_loss = 0;
-	if (L % l->pp == 0)
-		return 0;
-	return layout_split_uneven(L, l->pp, l->vp, &l->pp_first, &l->pp_last) == 0;
+	return layout_split_megatron(l, L) != SPLIT_NONE;
 }
 
 static void price_degrees(struct state *s, const struct layout *deg)
