@@ -1,8 +1,9 @@
 /*
  * emit.c: launch configurations (emit.h).  Flag and key names are those
- * of the frameworks' documentation as of 2025: Megatron-LM
+ * of the frameworks' documentation as of 2025-26: Megatron-LM
  * (megatron/training/arguments.py), NeMo 2.0 recipes and MegatronStrategy,
- * torchtitan's job config (torchtitan/config/job_config.py), DeepSpeed's
+ * torchtitan 0.3's command line (torchtitan/config/manager.py, the
+ * config_registry functions, pipeline_parallel.py's stage split), DeepSpeed's
  * config reference.  Where a framework has no switch for part of the
  * layout, a note says so and what the output runs instead.
  */
@@ -464,21 +465,34 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 
 /* ---- torchtitan ----------------------------------------------------------------- */
 
-static void titan_model(const struct model_spec *m, const char **name,
-			const char **flavor)
+/* torchtitan 0.3's models (torchtitan/models/<module>/config_registry.py),
+ * known by their shape: a zoo name, an HF config.json or a pplan.model/1
+ * file of the same architecture finds the same entry. */
+struct titan_model {
+	const char *module, *config, *fp8_config;
+	int layers;
+	long hidden;
+	int experts;
+	const char *remark;
+};
+
+static const struct titan_model *titan_model(const struct model_spec *m)
 {
-	static const struct { const char *zoo, *name, *flavor; } map[] = {
-		{ "llama3-8b", "llama3", "8B" }, { "llama3.1-8b", "llama3", "8B" },
-		{ "llama3-70b", "llama3", "70B" }, { "llama3.1-70b", "llama3", "70B" },
-		{ "llama3.1-405b", "llama3", "405B" },
+	static const struct titan_model map[] = {
+		{ "llama3", "llama3_8b", NULL, 32, 4096, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
+		{ "llama3", "llama3_70b", NULL, 80, 8192, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
+		{ "llama3", "llama3_405b", NULL, 126, 16384, 0, NULL },
+		{ "qwen3", "qwen3_30b_a3b", NULL, 48, 2048, 128, NULL },
+		{ "deepseek_v3", "deepseek_v3_671b", "deepseek_v3_671b_float8", 61, 7168, 256, NULL },
+		{ "deepseek_v3", "deepseek_v3_16b", NULL, 27, 2048, 64, NULL },
+		{ "gpt_oss", "gpt_oss_20b", NULL, 24, 2880, 32, NULL },
+		{ "gpt_oss", "gpt_oss_120b", NULL, 36, 2880, 128, NULL },
 	};
-	*name = NULL;
-	*flavor = NULL;
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (strcmp(map[i].zoo, m->name) == 0) {
-			*name = map[i].name;
-			*flavor = map[i].flavor;
-		}
+		if (map[i].layers == m->layers && map[i].hidden == m->hidden &&
+		    map[i].experts == m->num_experts)
+			return &map[i];
+	return NULL;
 }
 
 static const char *titan_schedule(const struct layout *l, struct notes *n)
@@ -496,67 +510,107 @@ static const char *titan_schedule(const struct layout *l, struct notes *n)
 	}
 }
 
+/* torchtitan's stage split (pipeline_parallel.py): layers + first- and
+ * last-stage weights over pp x vp stages, layers_per_stage of them a
+ * stage; 0 when that does not give exactly pp x vp even stages. */
+static long titan_layers_per_stage(const struct model_spec *m, const struct layout *l)
+{
+	long units = (long)m->layers + (l->pp_embed != 0) + (l->pp_loss != 0);
+	long stages = (long)l->pp * (l->vp > 1 ? l->vp : 1);
+	return units % stages == 0 ? units / stages : 0;
+}
+
+static void titan_notes(const struct emit_input *in, const struct titan_model *tm,
+			struct notes *n)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	char b[256];
+
+	if (!tm) {
+		snprintf(b, sizeof b, "torchtitan 0.3 has no config for %s (%d layers, hidden %ld): write a config_registry function for its architecture and name it in --module/--config",
+			 in->m->name, in->m->layers, in->m->hidden);
+		note(n, b);
+	} else if (tm->remark) {
+		snprintf(b, sizeof b, "%s: %s", tm->config, tm->remark);
+		note(n, b);
+	}
+	if (l->zero == 1 || l->zero == 2)
+		note(n, "torchtitan shards with FSDP2 and has no optimizer-only sharding: zero 1/2 become FSDP without resharding after the forward (ZeRO-2's memory)");
+	if (o->precision == PREC_FP16)
+		note(n, "torchtitan trains in bf16 or fp32: fp16 mixed precision is not offered; this line trains in bf16");
+	if (o->precision == PREC_FP8 && !(tm && tm->fp8_config))
+		note(n, "torchtitan 0.3 sets float8 as a model converter in a config function, which no command-line override reaches: this config trains in bf16 unless its config function adds Float8LinearConverter");
+	if (l->pp_first > 0 || l->pp_last > 0)
+		note(n, "uneven first and last stages (pp_first/pp_last) need parallelism.module_fqns_per_model_part in a config function: this line splits evenly");
+	if (l->pp > 1 && titan_layers_per_stage(in->m, l) == 0)
+		note(n, l->vp > 1 ? "the layers do not split into pp x vp even stages: torchtitan's layers_per_stage cannot express this interleaving"
+		     : "the layers do not split evenly over the stages: torchtitan gives the first stages one layer more");
+	if (l->ep > 1 && l->tp > 1 && layout_etp(l) > 1)
+		note(n, "torchtitan 0.3's expert parallelism borrows the TP ranks (its experts are not tensor-parallel): etp=1, not what was priced");
+	if (!default_order(o))
+		note(n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
+}
+
+static void titan_pipeline_args(FILE *f, const struct emit_input *in, const char *sched)
+{
+	const struct layout *l = in->l;
+	long lps = titan_layers_per_stage(in->m, l);
+
+	fprintf(f, " \\\n  --parallelism.pipeline_parallel_degree %d", l->pp);
+	if (l->pp == 1)
+		return;
+	fprintf(f, " \\\n  --parallelism.pipeline_parallel_schedule %s", sched);
+	fprintf(f, " \\\n  --parallelism.pipeline_parallel_microbatch_size %d", l->mbs);
+	fprintf(f, " \\\n  --parallelism.pipeline_parallel_first_stage_less_layers %d",
+		l->pp_embed != 0);
+	fprintf(f, " \\\n  --parallelism.pipeline_parallel_last_stage_less_layers %d",
+		l->pp_loss != 0);
+	if (lps > 0)
+		fprintf(f, " \\\n  --parallelism.pipeline_parallel_layers_per_stage %ld", lps);
+}
+
 static void emit_torchtitan(FILE *f, const struct emit_input *in)
 {
 	const struct layout *l = in->l;
 	const struct train_opts *o = in->o;
-	const char *name, *flavor, *sched;
+	const struct titan_model *tm = titan_model(in->m);
+	const char *sched, *config;
 	struct notes n = { .n = 0 };
 	int replicate = l->zero == 0 ? l->dp : 1, shard = l->zero == 0 ? 1 : l->dp;
+	int async_tp = o->b.tp_overlap != FW_TPO_NONE && l->tp > 1;
+	int gpn = (int)(cluster_gpus(in->c) < in->c->gpus_per_node
+			? cluster_gpus(in->c) : in->c->gpus_per_node);
 
-	titan_model(in->m, &name, &flavor);
-	header(f, "#", in, "torchtitan job config");
-	if (!name) {
-		char b[256];
-		snprintf(b, sizeof b, "torchtitan has no model flavor for %s: [model] names it; register its architecture before running",
-			 in->m->name);
-		note(&n, b);
-	}
+	header(f, "#", in, "torchtitan 0.3 launch line");
+	titan_notes(in, tm, &n);
 	sched = titan_schedule(l, &n);
-	if (l->zero == 1 || l->zero == 2)
-		note(&n, "torchtitan shards with FSDP2 and has no optimizer-only sharding: zero 1/2 become FSDP without resharding after the forward (ZeRO-2's memory)");
-	if (l->sp == 0 && l->tp > 1)
-		note(&n, "torchtitan's tensor parallelism always shards the sequence in norms and dropout (sp on)");
-	if (o->precision == PREC_FP16)
-		note(&n, "torchtitan trains in bf16 or fp32: fp16 mixed precision is not offered; this file says bfloat16");
-	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
-		note(&n, "TP communication overlap is torchtitan's async tensor parallelism, which needs torch.compile");
-	if (!default_order(o))
-		note(&n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
 	comment_notes(f, "#", &n);
-	fprintf(f, "\n[job]\ndescription = \"pplan: %s on %ld GPUs\"\n", in->m->name,
-		cluster_gpus(in->c));
-	fprintf(f, "\n[model]\nname = \"%s\"\nflavor = \"%s\"\n", name ? name : in->m->name,
-		flavor ? flavor : "custom");
-	if (o->precision == PREC_FP8)
-		fprintf(f, "converters = [\"float8\"]\n");
-	fprintf(f, "\n[training]\nlocal_batch_size = %ld\nglobal_batch_size = %ld\nseq_len = %ld\n",
-		l->pp > 1 ? l->gbs / l->dp : (long)l->mbs, l->gbs, o->seq);
-	fprintf(f, "mixed_precision_param = \"bfloat16\"\nmixed_precision_reduce = \"float32\"\n");
-	fprintf(f, "\n[parallelism]\n");
-	fprintf(f, "data_parallel_replicate_degree = %d\n", replicate);
-	fprintf(f, "data_parallel_shard_degree = %d\n", shard);
-	fprintf(f, "fsdp_reshard_after_forward = \"%s\"\n",
+	config = tm ? (o->precision == PREC_FP8 && tm->fp8_config ? tm->fp8_config : tm->config)
+		    : "CUSTOM";
+	fprintf(f, "# run on every node (torchrun's rendezvous: --rdzv-backend c10d --rdzv-endpoint HOST:PORT)\n");
+	fprintf(f, "torchrun --nnodes %d --nproc-per-node %d -m torchtitan.train", in->c->num_nodes, gpn);
+	fprintf(f, " \\\n  --module %s --config %s", tm ? tm->module : "CUSTOM", config);
+	fprintf(f, " \\\n  --training.local_batch_size %ld", l->pp > 1 ? l->gbs / l->dp : (long)l->mbs);
+	fprintf(f, " \\\n  --training.global_batch_size %ld", l->gbs);
+	fprintf(f, " \\\n  --training.seq_len %ld", o->seq);
+	fprintf(f, " \\\n  --training.mixed_precision_param bfloat16 --training.mixed_precision_reduce float32");
+	fprintf(f, " \\\n  --parallelism.data_parallel_replicate_degree %d", replicate);
+	fprintf(f, " \\\n  --parallelism.data_parallel_shard_degree %d", shard);
+	fprintf(f, " \\\n  --parallelism.fsdp_reshard_after_forward %s",
 		l->zero == 3 ? "always" : l->zero == 0 ? "default" : "never");
-	fprintf(f, "tensor_parallel_degree = %d\n", l->tp);
-	fprintf(f, "enable_async_tensor_parallel = %s\n",
-		o->b.tp_overlap != FW_TPO_NONE && l->tp > 1 ? "true" : "false");
-	fprintf(f, "pipeline_parallel_degree = %d\n", l->pp);
-	fprintf(f, "pipeline_parallel_schedule = \"%s\"\n", sched);
-	fprintf(f, "pipeline_parallel_microbatch_size = %d\n", l->mbs);
-	if (l->vp > 1)
-		fprintf(f, "pipeline_parallel_layers_per_stage = %d\n",
-			in->m->layers / (l->pp * l->vp));
-	fprintf(f, "context_parallel_degree = %d\n", l->cp);
-	fprintf(f, "expert_parallel_degree = %d\n", l->ep);
-	fprintf(f, "\n[activation_checkpoint]\nmode = \"%s\"\n",
+	fprintf(f, " \\\n  --parallelism.tensor_parallel_degree %d", l->tp);
+	fprintf(f, " \\\n  --parallelism.%senable_sequence_parallel", l->sp || l->tp == 1 ? "" : "no_");
+	titan_pipeline_args(f, in, sched);
+	fprintf(f, " \\\n  --parallelism.context_parallel_degree %d", l->cp);
+	fprintf(f, " \\\n  --parallelism.expert_parallel_degree %d", l->ep);
+	if (async_tp)
+		fprintf(f, " \\\n  --compile.enable --compile.enable_async_tensor_parallel");
+	else
+		fprintf(f, " \\\n  --compile.no_enable_async_tensor_parallel");
+	fprintf(f, " \\\n  activation_checkpoint:%s\n",
 		l->recompute == RECOMPUTE_NONE ? "none"
 		: l->recompute == RECOMPUTE_SELECTIVE ? "selective" : "full");
-	if (l->recompute == RECOMPUTE_SELECTIVE)
-		fprintf(f, "selective_ac_option = \"op\"\n");
-	if (o->precision == PREC_FP8)
-		fprintf(f, "\n[float8]\nenable_fsdp_float8_all_gather = %s\nprecompute_float8_dynamic_scale_for_fsdp = %s\n",
-			shard > 1 ? "true" : "false", shard > 1 ? "true" : "false");
 }
 
 /* ---- DeepSpeed ------------------------------------------------------------------ */

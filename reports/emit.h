@@ -1,11 +1,12 @@
 /*
  * emit.h: a layout as the launch configuration of a training framework:
  * Megatron-LM flags (a bash array), a NeMo 2.0 recipe override (Python),
- * a torchtitan job file (TOML) and a DeepSpeed config (JSON).
+ * a torchtitan 0.3 launch line (torchrun, --module/--config and tyro's
+ * --section.key overrides) and a DeepSpeed config (JSON).
  *
  * What a framework cannot express (GPipe in Megatron-LM, ZB-H1 outside
  * the zero-bubble fork, ZeRO-1 in torchtitan, ...) is said in a note, not
- * dropped: as '#' comments in the bash, Python and TOML outputs, and on
+ * dropped: as '#' comments in the bash, Python and torchrun outputs, and on
  * the notes stream for JSON, which has no comments.  Each output opens
  * with pplan's version and git hash.  Nothing here allocates.
  */

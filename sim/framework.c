@@ -202,7 +202,7 @@ static const struct framework table[] = {
 	 * forward, fp32 reduce-scatter), TP with SP, torch pipelining with
 	 * any split, CP, float8; selective activation checkpointing by
 	 * default; async TP off. */
-	{ .name = "torchtitan", .versions = "0.1 0.2",
+	{ .name = "torchtitan", .versions = "0.1 0.2 0.3",
 	  .year_from = 2024, .year_to = 2030, .label = "torchtitan",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,

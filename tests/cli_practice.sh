@@ -348,9 +348,19 @@ done
 has "$tmp/nemo.py" "^recipe\.data\.global_batch_size = 512$" "NeMo global batch"
 "$B" predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32,schedule=zb-h1 --emit nemo >"$tmp/nemo.py" 2>&1
 has "$tmp/nemo.py" "^# note: schedule zb-h1 is not expressible in NeMo" "NeMo says it has no zb-h1"
-"$B" predict --model gpt3-1.3b --gpus 8 --layout dp=8,gbs=64,zero=1 --emit torchtitan >"$tmp/t.toml" 2>&1
-has "$tmp/t.toml" "^# note: torchtitan has no model flavor for gpt3-1.3b" "torchtitan says it has no flavor"
-has "$tmp/t.toml" "^# note: torchtitan shards with FSDP2 and has no optimizer-only sharding" "torchtitan says zero 1 is FSDP"
+"$B" predict --model gpt3-1.3b --gpus 8 --layout dp=8,gbs=64,zero=1 --emit torchtitan >"$tmp/t.sh" 2>&1
+has "$tmp/t.sh" "^# note: torchtitan 0.3 has no config for gpt3-1.3b \\(24 layers, hidden 2048\\)" "torchtitan says it has no config"
+has "$tmp/t.sh" "^  --module CUSTOM --config CUSTOM" "an unknown model is CUSTOM"
+has "$tmp/t.sh" "^# note: torchtitan shards with FSDP2 and has no optimizer-only sharding" "torchtitan says zero 1 is FSDP"
+has "$tmp/t.sh" "^  --parallelism.fsdp_reshard_after_forward never" "zero 1 keeps the parameters after the forward"
+hasnt "$tmp/t.sh" "^\\[parallelism\\]" "no TOML: torchtitan 0.3 reads none"
+# A model is known by its shape: an HF config.json of Qwen3-30B-A3B's shape finds torchtitan's qwen3 config.
+"$B" predict --model qwen3-30b-a3b --gpus 16 --layout pp=2,dp=8,ep=8,gbs=256 --emit torchtitan >"$tmp/t.sh" 2>&1
+has "$tmp/t.sh" "^  --module qwen3 --config qwen3_30b_a3b" "Qwen3-30B-A3B is torchtitan's qwen3_30b_a3b"
+has "$tmp/t.sh" "^torchrun --nnodes 2 --nproc-per-node 8 -m torchtitan.train" "torchrun starts 2 nodes of 8"
+has "$tmp/t.sh" "^  --parallelism.pipeline_parallel_layers_per_stage 24" "48 layers over 2 stages"
+has "$tmp/t.sh" "^  --parallelism.expert_parallel_degree 8" "ep 8"
+has "$tmp/t.sh" "^  activation_checkpoint:none" "the subcommand ends the line"
 "$B" predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,vp=2,gbs=32 --emit deepspeed >"$tmp/ds.json" 2>"$tmp/err"
 has "$tmp/err" "^pplan: note: DeepSpeed's pipeline engine has no interleaved schedule" "DeepSpeed notes go to stderr"
 hasnt "$tmp/ds.json" "note" "the DeepSpeed JSON carries no notes"

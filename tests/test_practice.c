@@ -8,7 +8,7 @@
  *                PPLAN_EINTERNAL at the first impossible prediction
  *   CP           tried only where it pays, and after all where nothing fits
  *   reports      `--json -` puts only JSON on stdout; --emit torchtitan is
- *                TOML and --emit deepspeed JSON that parse, with degrees
+ *                a torchrun line and --emit deepspeed JSON that parse, with degrees
  *                that multiply to the GPU count
  */
 #include <criterion/criterion.h>
@@ -353,107 +353,115 @@ Test(reports, json_dash_is_only_json)
 
 /* ---- emitted configs parse and multiply to the GPU count ------------------------------- */
 
-/* A strict reader for the TOML pplan writes: [section] headers, key =
- * value with strings, integers, floats, booleans and arrays of strings,
- * comments, blank lines; a repeated section or key is an error.  Returns
- * the number of keys, -1 on a syntax error; get() looks one up. */
-#define TOML_MAX 128
-struct toml { char key[TOML_MAX][96]; char val[TOML_MAX][128]; int n; };
+/* A strict reader for the torchtitan 0.3 launch line pplan writes:
+ * comment lines, then one command continued with " \\": torchrun's own
+ * options, -m torchtitan.train, then --section.key value pairs and
+ * --section.flag / --section.no_flag booleans (tyro's spelling), ending in
+ * the activation_checkpoint:MODE subcommand.  A repeated key, a key
+ * outside a section or a token after the subcommand is an error.
+ * Returns the number of keys, -1 on a syntax error. */
+#define LINE_MAX_KEYS 64
+struct launch { char key[LINE_MAX_KEYS][96]; char val[LINE_MAX_KEYS][64]; int n;
+		long nnodes, nproc; char ac[32]; };
 
-static int toml_value_ok(const char *v)
+static int launch_key_ok(const char *k)
 {
-	char *end;
-	if (*v == '"') {
-		const char *q = strchr(v + 1, '"');
-		return q && q[1] == '\0';
-	}
-	if (*v == '[') {
-		size_t n = strlen(v);
-		if (v[n - 1] != ']')
+	const char *dot = strchr(k, '.');
+	if (!dot || dot == k || strchr(dot + 1, '.') || !dot[1])
+		return 0;
+	for (const char *c = k; *c; c++)
+		if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) && *c != '_' &&
+		    *c != '.')
 			return 0;
-		for (const char *p = v + 1; *p && *p != ']';) {
-			const char *q;
-			while (*p == ' ')
-				p++;
-			if (*p != '"' || !(q = strchr(p + 1, '"')))
-				return 0;
-			p = q + 1;
-			while (*p == ' ')
-				p++;
-			if (*p == ',')
-				p++;
-			else if (*p != ']')
-				return 0;
-		}
-		return 1;
-	}
-	if (!strcmp(v, "true") || !strcmp(v, "false"))
-		return 1;
-	strtod(v, &end);
-	return end != v && *end == '\0';
+	return 1;
 }
 
-static int toml_parse(const char *text, struct toml *t)
+static int launch_add(struct launch *t, const char *k, const char *v)
 {
-	char sect[64] = "", line[512];
-	const char *p = text;
-	t->n = 0;
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char *s = line, *eq, *k, *v, *ke;
-		if (n >= sizeof line)
+	if (!launch_key_ok(k) || t->n == LINE_MAX_KEYS)
+		return -1;
+	for (int i = 0; i < t->n; i++)
+		if (!strcmp(t->key[i], k))
 			return -1;
-		memcpy(line, p, n);
-		line[n] = '\0';
-		p += n + (p[n] == '\n');
-		while (*s == ' ')
-			s++;
-		if (*s == '\0' || *s == '#')
-			continue;
-		if (*s == '[') {
-			char *e = strchr(s, ']');
-			if (!e || e[1] != '\0' || e == s + 1)
-				return -1;
-			*e = '\0';
-			snprintf(sect, sizeof sect, "%s", s + 1);
-			for (int i = 0; i < t->n; i++)
-				if (!strncmp(t->key[i], sect, strlen(sect)) &&
-				    t->key[i][strlen(sect)] == '.')
-					return -1; /* section repeated */
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (!eq || !sect[0])
-			return -1;
-		k = s;
-		ke = eq;
-		while (ke > k && ke[-1] == ' ')
-			ke--;
-		*ke = '\0';
-		for (char *c = k; *c; c++)
-			if (!isalnum((unsigned char)*c) && *c != '_')
-				return -1;
-		v = eq + 1;
-		while (*v == ' ')
-			v++;
-		if (!toml_value_ok(v) || t->n == TOML_MAX)
-			return -1;
-		snprintf(t->key[t->n], sizeof t->key[0], "%s.%s", sect, k);
-		for (int i = 0; i < t->n; i++)
-			if (!strcmp(t->key[i], t->key[t->n]))
-				return -1;
-		snprintf(t->val[t->n], sizeof t->val[0], "%s", v);
-		t->n++;
-	}
-	return t->n;
+	snprintf(t->key[t->n], sizeof t->key[0], "%s", k);
+	snprintf(t->val[t->n], sizeof t->val[0], "%s", v);
+	t->n++;
+	return 0;
 }
 
-static long toml_long(const struct toml *t, const char *key)
+static int launch_args(char **tok, int n, struct launch *t)
+{
+	int i = 0;
+	if (n < 4 || strcmp(tok[0], "torchrun"))
+		return -1;
+	for (i = 1; i < n && strcmp(tok[i], "-m"); i++)
+		if (!strcmp(tok[i], "--nnodes") && i + 1 < n)
+			t->nnodes = atol(tok[++i]);
+		else if (!strcmp(tok[i], "--nproc-per-node") && i + 1 < n)
+			t->nproc = atol(tok[++i]);
+		else
+			return -1;
+	if (i + 1 >= n || strcmp(tok[++i], "torchtitan.train"))
+		return -1;
+	for (i++; i < n; i++) {
+		const char *k = tok[i];
+		if (!strncmp(k, "activation_checkpoint:", 22))
+			return i == n - 1 ? snprintf(t->ac, sizeof t->ac, "%s", k + 22), t->n : -1;
+		if (strncmp(k, "--", 2))
+			return -1;
+		if (!strcmp(k, "--module") || !strcmp(k, "--config")) {
+			if (i + 1 >= n || launch_add(t, k[2] == 'm' ? "x.module" : "x.config", tok[++i]))
+				return -1;
+		} else if (i + 1 < n && strncmp(tok[i + 1], "--", 2) &&
+			   strncmp(tok[i + 1], "activation_checkpoint:", 22)) {
+			if (launch_add(t, k + 2, tok[++i]))
+				return -1;
+		} else {
+			const char *dot = strchr(k, '.');
+			char key[96];
+			int neg = dot && !strncmp(dot + 1, "no_", 3);
+			if (!dot)
+				return -1;
+			snprintf(key, sizeof key, "%.*s%s", (int)(dot + 1 - (k + 2)), k + 2,
+				 dot + 1 + (neg ? 3 : 0));
+			if (launch_add(t, key, neg ? "false" : "true"))
+				return -1;
+		}
+	}
+	return -1; /* no activation_checkpoint subcommand */
+}
+
+static int launch_parse(const char *text, struct launch *t)
+{
+	char *buf = malloc(strlen(text) + 1), *tok[256], *line, *save = NULL;
+	size_t len = 0;
+	int n = 0, r;
+	memset(t, 0, sizeof *t);
+	for (line = strtok_r(strcpy(buf, text), "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t l = strlen(line);
+		if (line[0] == '#')
+			continue;
+		memmove(buf + len, line, l); /* joined in place: buf + len <= line */
+		len += l;
+		if (len >= 2 && buf[len - 1] == '\\' && buf[len - 2] == ' ')
+			len -= 1;
+		else
+			break; /* the command's last line */
+	}
+	buf[len] = '\0';
+	for (char *s = strtok_r(buf, " ", &save); s && n < 256; s = strtok_r(NULL, " ", &save))
+		tok[n++] = s;
+	r = launch_args(tok, n, t);
+	free(buf);
+	return r;
+}
+
+static long launch_long(const struct launch *t, const char *key)
 {
 	for (int i = 0; i < t->n; i++)
 		if (!strcmp(t->key[i], key))
 			return atol(t->val[i]);
-	cr_assert_fail("no %s in the TOML", key);
+	cr_assert_fail("no --%s on the launch line", key);
 	return 0;
 }
 
@@ -467,36 +475,38 @@ static void emit_to(const char *fmt, char *const extra[], const char *out)
 	cr_assert_eq(run_pplan_to(argv, out, NULL), 0, "pplan search --emit %s", fmt);
 }
 
-Test(emit, torchtitan_toml_parses)
+Test(emit, torchtitan_launch_line_parses)
 {
-	char out[] = "/tmp/pplan-toml-XXXXXX";
+	char out[] = "/tmp/pplan-titan-XXXXXX";
 	int fd = mkstemp(out);
 	char *cases[][12] = {
 		{ "--params", "70B", "--gpus", "512", NULL },
 		{ "--model", "llama3-8b", "--gpus", "64", "--precision", "fp8", NULL },
 		{ "--model", "mixtral-8x7b", "--gpus", "64", NULL },
 		{ "--params", "70B", "--gpus", "512", "--seq", "131072", NULL },
+		{ "--model", "qwen3-30b-a3b", "--gpus", "16", NULL },
 	};
-	long gpus[] = { 512, 64, 64, 512 };
+	long gpus[] = { 512, 64, 64, 512, 16 };
 	close(fd);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct toml t;
+		struct launch t;
 		char *text;
-		long prod;
+		long prod, dp;
 		emit_to("torchtitan", cases[i], out);
 		text = slurp(out);
-		cr_assert_gt(toml_parse(text, &t), 0, "case %zu does not parse:\n%s", i, text);
-		prod = toml_long(&t, "parallelism.data_parallel_replicate_degree") *
-		       toml_long(&t, "parallelism.data_parallel_shard_degree") *
-		       toml_long(&t, "parallelism.context_parallel_degree") *
-		       toml_long(&t, "parallelism.tensor_parallel_degree") *
-		       toml_long(&t, "parallelism.pipeline_parallel_degree");
+		cr_assert_gt(launch_parse(text, &t), 0, "case %zu does not parse:\n%s", i, text);
+		dp = launch_long(&t, "parallelism.data_parallel_replicate_degree") *
+		     launch_long(&t, "parallelism.data_parallel_shard_degree");
+		prod = dp * launch_long(&t, "parallelism.context_parallel_degree") *
+		       launch_long(&t, "parallelism.tensor_parallel_degree") *
+		       launch_long(&t, "parallelism.pipeline_parallel_degree");
 		cr_assert_eq(prod, gpus[i], "case %zu: degrees multiply to %ld", i, prod);
-		cr_assert_eq(toml_long(&t, "training.global_batch_size") %
-				     (toml_long(&t, "training.local_batch_size") *
-				      toml_long(&t, "parallelism.data_parallel_replicate_degree") *
-				      toml_long(&t, "parallelism.data_parallel_shard_degree")),
-			     0);
+		cr_assert_eq(t.nnodes * t.nproc, gpus[i], "case %zu: torchrun starts %ld x %ld", i,
+			     t.nnodes, t.nproc);
+		cr_assert_eq(launch_long(&t, "training.global_batch_size") %
+				     (launch_long(&t, "training.local_batch_size") * dp), 0);
+		cr_assert(!strcmp(t.ac, "none") || !strcmp(t.ac, "selective") || !strcmp(t.ac, "full"),
+			  "case %zu: activation_checkpoint:%s", i, t.ac);
 		free(text);
 	}
 	unlink(out);
