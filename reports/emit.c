@@ -595,6 +595,8 @@ static void emit_torchtitan(FILE *f, const struct emit_input *in)
 	fprintf(f, " \\\n  --training.global_batch_size %ld", l->gbs);
 	fprintf(f, " \\\n  --training.seq_len %ld", o->seq);
 	fprintf(f, " \\\n  --training.mixed_precision_param bfloat16 --training.mixed_precision_reduce float32");
+	if (l->pp > 1 || l->ep > 1) /* trainer.py: CUDA graphs refuse pipelining and host-synchronising EP dispatch */
+		fprintf(f, " \\\n  --training.disable_cuda_graphs");
 	fprintf(f, " \\\n  --parallelism.data_parallel_replicate_degree %d", replicate);
 	fprintf(f, " \\\n  --parallelism.data_parallel_shard_degree %d", shard);
 	fprintf(f, " \\\n  --parallelism.fsdp_reshard_after_forward %s",

@@ -360,6 +360,7 @@ has "$tmp/t.sh" "^  --module qwen3 --config qwen3_30b_a3b" "Qwen3-30B-A3B is tor
 has "$tmp/t.sh" "^torchrun --nnodes 2 --nproc-per-node 8 -m torchtitan.train" "torchrun starts 2 nodes of 8"
 has "$tmp/t.sh" "^  --parallelism.pipeline_parallel_layers_per_stage 24" "48 layers over 2 stages"
 has "$tmp/t.sh" "^  --parallelism.expert_parallel_degree 8" "ep 8"
+has "$tmp/t.sh" "^  --training.disable_cuda_graphs" "torchtitan 0.3's CUDA graphs refuse pipelining: off"
 has "$tmp/t.sh" "^  activation_checkpoint:none" "the subcommand ends the line"
 "$B" predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,vp=2,gbs=32 --emit deepspeed >"$tmp/ds.json" 2>"$tmp/err"
 has "$tmp/err" "^pplan: note: DeepSpeed's pipeline engine has no interleaved schedule" "DeepSpeed notes go to stderr"

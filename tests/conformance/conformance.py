@@ -1,0 +1,302 @@
+"""Load pplan's emitted launch configs into the real frameworks.
+
+usage: conformance.py DIR
+
+DIR holds, for each case N, N.case ("MODEL GPUS LAYOUT", what run.sh asked
+pplan for), N.torchtitan.sh, N.megatron.sh, N.deepspeed.json and N.json
+(pplan predict --json).  Each config is handed to the framework's own
+parser and validation, pinned in requirements.txt:
+
+  torchtitan 0.3   ConfigManager().parse_args on the launch line's
+                   arguments, ParallelDims on its degrees, the stage split
+                   of pipeline_parallel.py, and the model its --module/
+                   --config builds (on the meta device) against pplan's
+                   shape and parameter count (within 0.5 %)
+  Megatron-Core    the Megatron-LM flags as TransformerConfig (or
+                   MLATransformerConfig) fields, through __post_init__'s
+                   checks; a flag that is neither a config field nor a
+                   Megatron-LM training argument listed below is an error
+  DeepSpeed        DeepSpeedConfig(json, mpu) with the layout's data
+                   parallel size: batch arithmetic and the pydantic
+                   models of every section
+
+The expected degrees come from the layout run.sh asked for, not from the
+emitted text.  The last line says how many configs loaded; the exit
+status is 1 when any did not.
+"""
+import contextlib
+import dataclasses
+import io
+import json
+import logging
+import os
+import re
+import shlex
+import sys
+
+logging.disable(logging.WARNING)
+os.environ.setdefault("TORCHTITAN_LOG_LEVEL", "ERROR")
+
+failures = []
+loaded = 0
+total = 0
+
+
+def check(ok, what):
+    if not ok:
+        raise AssertionError(what)
+
+
+def layout_of(text):
+    """'tp=8,pp=4,...' -> dict of ints (and strings), defaults as pplan's."""
+    d = {"tp": 1, "pp": 1, "dp": 1, "cp": 1, "ep": 1, "vp": 1, "mbs": 1}
+    for kv in text.split(","):
+        k, v = kv.split("=")
+        d[k] = int(v) if v.isdigit() else v
+    return d
+
+
+def emitted_layout(path):
+    """The layout line of an emitted file's header: the layout pplan completed."""
+    for line in open(path):
+        if line.startswith("# layout "):
+            return layout_of(line[len("# layout "):].strip())
+    raise AssertionError(f"{path}: no '# layout' line")
+
+
+# ---- torchtitan ---------------------------------------------------------------
+
+def titan_argv(path):
+    lines = [l.rstrip("\n") for l in open(path) if not l.startswith("#")]
+    words = shlex.split(" ".join(l[:-1] if l.endswith("\\") else l for l in lines))
+    check(words[:1] == ["torchrun"], "the line does not start with torchrun")
+    m = words.index("-m")
+    check(words[m + 1] == "torchtitan.train", "not -m torchtitan.train")
+    run = words[1:m]
+    nodes = int(run[run.index("--nnodes") + 1])
+    nproc = int(run[run.index("--nproc-per-node") + 1])
+    return nodes * nproc, words[m + 2:]
+
+
+def check_torchtitan(path, gpus, asked, pred):
+    from torchtitan.config.manager import ConfigManager
+    from torchtitan.distributed.parallel_dims import ParallelDims
+    from torchtitan.distributed import pipeline_parallel as ppmod
+    import torch
+
+    world, argv = titan_argv(path)
+    if "CUSTOM" in argv:
+        return "skipped (no torchtitan config for this model)"
+    check(world == gpus, f"torchrun starts {world} processes for {gpus} GPUs")
+    with contextlib.redirect_stdout(io.StringIO()):
+        cfg = ConfigManager().parse_args(argv)
+    p = cfg.parallelism
+    lay = emitted_layout(path)
+    dp = p.data_parallel_replicate_degree * p.data_parallel_shard_degree
+    got = (dp, p.tensor_parallel_degree, p.pipeline_parallel_degree,
+           p.context_parallel_degree, p.expert_parallel_degree)
+    want = (asked["dp"], asked["tp"], asked["pp"], asked["cp"], asked["ep"])
+    check(got == want, f"degrees dp,tp,pp,cp,ep {got}, asked {want}")
+    dims = ParallelDims.from_config(p, world)
+    check(dims.world_size == gpus, "ParallelDims world size")
+    check(cfg.training.global_batch_size == asked["gbs"], "global batch")
+    model = cfg.model_spec.model
+    nl = len(model.layers)
+    check(nl == pred["num_layers"], f"torchtitan's model has {nl} layers, pplan {pred['num_layers']}")
+    check(model.dim == pred["hidden_size"], f"dim {model.dim}, pplan {pred['hidden_size']}")
+    check(model.vocab_size == pred["vocab_size"],
+          f"vocab {model.vocab_size}, pplan {pred['vocab_size']}")
+    if p.pipeline_parallel_degree > 1:
+        stages, _, _, _ = ppmod._get_pipeline_metadata(dims, p, model)
+        vp = lay["vp"]
+        check(stages == p.pipeline_parallel_degree * vp,
+              f"{stages} virtual stages, layout has pp x vp = {p.pipeline_parallel_degree * vp}")
+    with torch.device("meta"):
+        net = model.build()
+    n = sum(t.numel() for t in net.parameters())
+    err = abs(n - pred["params"]) / n
+    check(err < 0.005, f"torchtitan builds {n / 1e9:.3f} B parameters, pplan says "
+                       f"{pred['params'] / 1e9:.3f} B ({100 * err:.2f} %)")
+    return f"loaded: {cfg.model_spec.name if hasattr(cfg.model_spec, 'name') else ''} " \
+           f"{n / 1e9:.2f} B parameters (pplan {pred['params'] / 1e9:.2f} B)"
+
+
+# ---- Megatron ------------------------------------------------------------------
+
+# Megatron-LM's training arguments (megatron/training/arguments.py) that are
+# not TransformerConfig fields: run-level settings and the ones
+# core_transformer_config_from_args translates under another name.
+MEGATRON_TRAINING = {
+    "micro_batch_size", "global_batch_size", "seq_length", "max_position_embeddings",
+    "position_embedding_type", "rotary_base", "rotary_percent", "rope_type",
+    "untie_embeddings_and_output_weights", "use_distributed_optimizer",
+    "overlap_grad_reduce", "overlap_param_gather", "use_megatron_fsdp", "use_custom_fsdp",
+    "data_parallel_sharding_strategy", "ckpt_format", "group_query_attention",
+    "num_layers_per_virtual_pipeline_stage", "num_virtual_stages_per_pipeline_rank",
+    "swiglu", "disable_bias_linear", "norm_epsilon", "num_experts",
+    "no_gradient_accumulation_fusion", "tp_comm_overlap", "bf16", "fp16",
+    "use_flash_attn", "attention_backend", "transformer_impl", "fp8_format",
+    "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+    "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
+    "pipeline_model_parallel_layout", "make_vocab_size_divisible_by", "padded_vocab_size",
+    "vocab_size", "apply_layernorm_1p", "no_masked_softmax_fusion", "no_bias_swiglu_fusion",
+    "no_rope_fusion", "use_rotary_position_embeddings", "recompute_activations",
+    "distribute_saved_activations", "sequence_parallel", "window_size",
+    "no_persist_layer_norm", "fp8", "fp8_recipe", "moe_layer_freq",
+    "fine_grained_activation_offloading", "offload_modules", "num_query_groups",
+    "context_parallel_size", "expert_tensor_parallel_size", "moe_router_load_balancing_type",
+    "moe_aux_loss_coeff", "moe_router_dtype", "moe_permute_fusion", "overlap_moe_expert_parallel_comm",
+    "delay_wgrad_compute", "use_tp_pp_dp_mapping", "ddp_average_in_collective",
+    "accumulate_allreduce_grads_in_fp32", "grad_reduce_in_bf16", "tokenizer_type",
+    "rotary_scaling_factor", "mtp_num_layers", "moe_router_topk_scaling_factor",
+    "moe_router_score_function", "moe_router_enable_expert_bias", "moe_router_num_groups",
+    "moe_router_group_topk", "moe_shared_expert_overlap", "cp_comm_type",
+    "pipeline_model_parallel_size", "tensor_model_parallel_size", "expert_model_parallel_size",
+    "recompute_granularity", "recompute_method", "recompute_num_layers", "recompute_modules",
+}
+
+
+def megatron_args(path):
+    text = open(path).read()
+    m = re.search(r"^MEGATRON_ARGS=\((.*?)^\)", text, re.S | re.M)
+    check(m, "no MEGATRON_ARGS=( ... ) array")
+    body = "\n".join(l for l in m.group(1).splitlines() if not l.strip().startswith("#"))
+    words = shlex.split(body)
+    args = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        check(w.startswith("--"), f"{w!r} is not a flag")
+        name = w[2:].replace("-", "_")
+        check(name not in args, f"--{w[2:]} given twice")
+        if i + 1 < len(words) and not words[i + 1].startswith("--"):
+            args[name] = words[i + 1]
+            i += 2
+        else:
+            args[name] = True
+            i += 1
+    return args
+
+
+def number(v):
+    if v is True:
+        return True
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+
+def check_megatron(path, gpus, asked, pred):
+    import torch
+    import torch.nn.functional as F
+    from megatron.core.transformer.transformer_config import (
+        MLATransformerConfig, TransformerConfig)
+
+    args = {k: number(v) for k, v in megatron_args(path).items()}
+    cls = MLATransformerConfig if args.get("multi_latent_attention") else TransformerConfig
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = [k for k in args if k not in fields and k not in MEGATRON_TRAINING]
+    check(not unknown, "flags Megatron-LM does not have: " + ", ".join("--" + k.replace("_", "-") for k in unknown))
+    kw = {k: v for k, v in args.items() if k in fields}
+    # core_transformer_config_from_args's renames
+    kw["layernorm_epsilon"] = args.get("norm_epsilon", 1e-5)
+    if "num_experts" in args:
+        kw["num_moe_experts"] = args["num_experts"]
+    if args.get("swiglu"):
+        kw["gated_linear_unit"] = True
+        kw["activation_func"] = F.silu
+    kw["add_bias_linear"] = not args.get("disable_bias_linear", False)
+    kw["gradient_accumulation_fusion"] = not args.get("no_gradient_accumulation_fusion", False)
+    if args.get("group_query_attention"):
+        kw["num_query_groups"] = args["num_query_groups"]
+    for k in ("tensor_model_parallel_size", "pipeline_model_parallel_size",
+              "expert_model_parallel_size", "context_parallel_size",
+              "expert_tensor_parallel_size", "sequence_parallel",
+              "recompute_granularity", "recompute_method", "recompute_num_layers",
+              "bf16", "fp16", "rotary_scaling_factor", "rope_type"):
+        if k in args and k in fields:
+            kw[k] = args[k]
+    if "moe_layer_freq" in args:
+        kw["moe_layer_freq"] = eval(args["moe_layer_freq"], {"__builtins__": {}})
+    if "num_layers_per_virtual_pipeline_stage" in args:
+        per_rank = args["num_layers"] // args["pipeline_model_parallel_size"]
+        kw["virtual_pipeline_model_parallel_size"] = per_rank // args["num_layers_per_virtual_pipeline_stage"]
+    if kw.get("bf16"):
+        kw["params_dtype"] = torch.bfloat16
+        kw["pipeline_dtype"] = torch.bfloat16
+    cfg = cls(**kw)
+    got = (cfg.tensor_model_parallel_size, cfg.pipeline_model_parallel_size,
+           cfg.expert_model_parallel_size, cfg.context_parallel_size)
+    want = (asked["tp"], asked["pp"], asked["ep"], asked["cp"])
+    check(got == want, f"degrees tp,pp,ep,cp {got}, asked {want}")
+    check(cfg.num_layers == pred["num_layers"] and cfg.hidden_size == pred["hidden_size"],
+          "layers or hidden size differ from pplan's model")
+    check(asked["gbs"] % (args["micro_batch_size"] * asked["dp"]) == 0,
+          "global batch not a multiple of micro batch x dp")
+    return f"loaded as {cls.__name__}"
+
+
+# ---- DeepSpeed -----------------------------------------------------------------
+
+class Mpu:
+    def __init__(self, dp):
+        self.dp = dp
+
+    def get_data_parallel_world_size(self):
+        return self.dp
+
+
+def check_deepspeed(path, gpus, asked, pred):
+    from deepspeed.runtime import config as dsconfig
+
+    # no process group here: DeepSpeedConfig asks for a rank before the mpu
+    dsconfig.dist.get_rank = lambda *a, **k: 0
+    DeepSpeedConfig = dsconfig.DeepSpeedConfig
+    doc = json.load(open(path))
+    cfg = DeepSpeedConfig(doc, mpu=Mpu(asked["dp"]))
+    check(cfg.train_batch_size == asked["gbs"], f"train_batch_size {cfg.train_batch_size}")
+    check(cfg.train_micro_batch_size_per_gpu * cfg.gradient_accumulation_steps * asked["dp"]
+          == asked["gbs"], "micro x accumulation x dp is not the global batch")
+    return f"loaded: ZeRO stage {cfg.zero_optimization_stage}"
+
+
+CHECKS = (("torchtitan", "torchtitan.sh", check_torchtitan),
+          ("megatron", "megatron.sh", check_megatron),
+          ("deepspeed", "deepspeed.json", check_deepspeed))
+
+
+def main(d):
+    global loaded, total
+    cases = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".case"))
+    skipped = 0
+    for c in cases:
+        model, gpus, layout = open(os.path.join(d, c + ".case")).read().split()
+        asked = layout_of(layout)
+        pred = json.load(open(os.path.join(d, c + ".json")))["model"]
+        for fw, ext, fn in CHECKS:
+            path = os.path.join(d, f"{c}.{ext}")
+            if not os.path.exists(path):
+                continue
+            total += 1
+            try:
+                msg = fn(path, int(gpus), asked, pred)
+                if msg.startswith("skipped"):
+                    skipped += 1
+                    total -= 1
+                else:
+                    loaded += 1
+                print(f"{model} {layout} {fw}: {msg}", flush=True)
+            except (Exception, SystemExit) as e:  # the framework's own error is the finding
+                failures.append(f"{model} {layout} {fw}")
+                print(f"{model} {layout} {fw}: FAILED: {type(e).__name__}: {e}", flush=True)
+    print(f"conformance: {loaded} of {total} configs load into the frameworks"
+          f" ({skipped} not expressible, said in their notes)")
+    return 0 if loaded == total and total > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,42 @@
+#!/bin/sh
+# run.sh: pplan's emitted configs loaded into the real frameworks
+# (conformance.py).  Needs the pinned frameworks in a virtual environment
+# (requirements.txt; cmake/install-deps.sh --frameworks builds it at
+# /opt/pplan-frameworks, or PPLAN_FRAMEWORKS names another).  Without it
+# the test is skipped (exit 77), unless PPLAN_CONFORMANCE=require.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN names the pplan binary}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PY=${PPLAN_FRAMEWORKS:-/opt/pplan-frameworks}/bin/python
+if ! "$PY" -c "import torchtitan, megatron.core, deepspeed" 2>/dev/null; then
+	echo "conformance: no framework environment at $PY (cmake/install-deps.sh --frameworks)"
+	[ "${PPLAN_CONFORMANCE:-}" = require ] && exit 1
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+# MODEL GPUS LAYOUT: dense, pipelined, interleaved, MoE with expert
+# parallelism, MLA, and one model torchtitan has no config for.
+while read -r model gpus layout; do
+	n=$((n + 1))
+	echo "$model $gpus $layout" >"$tmp/$n.case"
+	for fmt in torchtitan megatron; do
+		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --emit $fmt \
+			>"$tmp/$n.$fmt.sh" 2>&1 || { echo "pplan --emit $fmt failed for $model $layout"; cat "$tmp/$n.$fmt.sh"; exit 1; }
+	done
+	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --json "$tmp/$n.json" >/dev/null 2>&1 || exit 1
+	case $layout in *ep=*) ;; *)
+		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --emit deepspeed \
+			>"$tmp/$n.deepspeed.json" 2>/dev/null || exit 1 ;;
+	esac
+done <<CASES
+llama3-8b 8 tp=2,dp=4,gbs=32,mbs=1,zero=3
+llama3-70b 64 tp=8,pp=4,dp=2,gbs=64,mbs=1,zero=1,recompute=selective
+llama3-70b 512 tp=8,pp=2,dp=32,vp=8,gbs=512,mbs=1,zero=1
+qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=256,mbs=1
+deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
+gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
+gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
+CASES
+"$PY" "$HERE/conformance.py" "$tmp"
