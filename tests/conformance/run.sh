@@ -17,7 +17,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
 # MODEL GPUS LAYOUT: dense, pipelined, interleaved, MoE with expert
-# parallelism, MLA, and one model torchtitan has no config for.
+# parallelism, MLA, models torchtitan has no config for, and Hugging Face
+# config.json files (tests/fixtures/hf), which must find the same configs.
+HF=${PPLAN_SOURCE_DIR:-$HERE/../..}/tests/fixtures/hf
 while read -r model gpus layout; do
 	n=$((n + 1))
 	echo "$model $gpus $layout" >"$tmp/$n.case"
@@ -38,5 +40,8 @@ qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=256,mbs=1
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
 gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
+mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1
+$HF/Qwen3-30B-A3B.json 16 dp=16,ep=16,gbs=256,mbs=1,zero=3
+$HF/Meta-Llama-3-8B.json 16 tp=2,pp=2,dp=4,gbs=64,mbs=1
 CASES
 "$PY" "$HERE/conformance.py" "$tmp"
