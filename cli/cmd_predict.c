@@ -3,10 +3,12 @@
  * term, and optionally pplan.prediction/1 JSON.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_common.h"
+#include "cli_from.h"
 #include "emit.h"
 #include "jsonio.h"
 #include "predict.h"
@@ -19,7 +21,8 @@ static void usage(FILE *f)
 {
 	const struct fw_layout_defaults *d = &framework_default()->layout;
 	fprintf(f,
-		"usage: pplan predict (--model NAME|FILE | --params N) --layout STR [options]\n\n"
+		"usage: pplan predict (--model NAME|FILE | --params N) --layout STR [options]\n"
+		"       pplan predict --from FORMAT (FILE | - | -- ARGS...) [--model NAME|FILE] [options]\n\n"
 		"  --layout STR           tp=8,pp=4,dp=16,mbs=1,vp=2,sp=on,recompute=selective,zero=1,schedule=interleaved\n"
 		"                         omitted keys: degrees 1 (dp fills the GPUs), mbs 1, schedule 1f1b\n"
 		"                         (interleaved when vp > 1), gbs from the batch options below; sp,\n"
@@ -28,7 +31,11 @@ static void usage(FILE *f)
 		framework_default()->label, d->sp ? "on" : "off", recompute_name(d->recompute),
 		d->zero);
 	cli_common_usage(f);
-	fprintf(f, "  --closed-form          bubble time from the closed forms (no event simulation)\n"
+	fprintf(f, "  --from FORMAT          price a launch configuration a job already runs: megatron\n"
+		   "                         (a launch script or its arguments), nemo (a recipe override),\n"
+		   "                         torchtitan (a torchrun line) or deepspeed (ds_config.json, with\n"
+		   "                         --model); what it leaves out is the framework's default\n"
+		   "  --closed-form          bubble time from the closed forms (no event simulation)\n"
 		   "  --emit FORMAT          print only the layout's launch config: megatron, nemo,\n"
 		   "                         torchtitan or deepspeed\n"
 		   "  --help                 this text\n");
@@ -66,6 +73,54 @@ static void print_groups(FILE *f, const struct job *in, const struct layout *l)
 	}
 }
 
+/* The words after --, each single-quoted, as one text to read. */
+static char *from_words(int n, char **w)
+{
+	size_t len = 1;
+	char *s, *o;
+	for (int i = 0; i < n; i++)
+		len += 3 + 4 * strlen(w[i]);
+	if (!(s = o = malloc(len)))
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		*o++ = '\'';
+		for (const char *c = w[i]; *c; c++)
+			if (*c == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = *c;
+			}
+		*o++ = '\'';
+		*o++ = ' ';
+	}
+	*o = '\0';
+	return s;
+}
+
+/* --from: the job from a launch configuration. */
+static enum pplan_status predict_from(struct job *in, enum emit_format fmt, const char *src,
+				      int words, const char *layout_arg,
+				      struct launch_job *lj, struct layout *l, struct perr *e)
+{
+	const char *where = words ? "the arguments" : src;
+	struct model_spec given;
+	enum pplan_status st;
+	if (layout_arg)
+		return perr_set(e, PPLAN_EINPUT,
+				"--layout and --from conflict: the launch configuration is the layout");
+	if (in->params_arg)
+		return perr_set(e, PPLAN_EINPUT,
+				"--params and --from conflict: the model is the file's, or --model's");
+	if (in->model_arg && (st = model_resolve(in->model_arg, &given, e)) != PPLAN_OK)
+		return st;
+	st = words ? launch_read_text(fmt, src, where, in->model_arg ? &given : NULL, lj, e)
+		   : launch_read(fmt, src, in->model_arg ? &given : NULL, lj, e);
+	if (st != PPLAN_OK || (st = cli_from_job(in, where, lj, e)) != PPLAN_OK)
+		return st;
+	return cli_from_resolve(in, where, lj, l, e);
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -73,6 +128,7 @@ int cmd_predict(int argc, char **argv)
 		{ "layout", required_argument, NULL, 'l' },
 		{ "closed-form", no_argument, NULL, 'F' },
 		{ "emit", required_argument, NULL, 'e' },
+		{ "from", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -80,9 +136,11 @@ int cmd_predict(int argc, char **argv)
 	struct perr e = { { 0 } };
 	struct layout l;
 	struct prediction p;
-	const char *layout_arg = NULL;
-	int closed_form = 0, emit = 0;
-	enum emit_format emit_fmt = EMIT_MEGATRON;
+	const char *layout_arg = NULL, *src = NULL;
+	char *joined = NULL;
+	int closed_form = 0, emit = 0, from = 0;
+	enum emit_format emit_fmt = EMIT_MEGATRON, from_fmt = EMIT_MEGATRON;
+	static struct launch_job lj;
 	FILE *out;
 	enum pplan_status st;
 	int c;
@@ -114,6 +172,15 @@ int cmd_predict(int argc, char **argv)
 			emit = 1;
 			continue;
 		}
+		if (c == 'f') {
+			if (emit_format_parse(optarg, &from_fmt) != 0) {
+				fprintf(stderr, "pplan predict: --from must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
+					optarg);
+				return 2;
+			}
+			from = 1;
+			continue;
+		}
 		r = cli_common_option(&in, c, optarg, &e);
 		if (r < 0)
 			return cli_fail(PPLAN_EINPUT, &e);
@@ -123,7 +190,19 @@ int cmd_predict(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
+	if (from && optind < argc && !strcmp(argv[optind - 1], "--")) {
+		if (!(src = joined = from_words(argc - optind, argv + optind))) {
+			fprintf(stderr, "pplan: out of memory\n");
+			return 1;
+		}
+	} else if (from && optind + 1 == argc) {
+		src = argv[optind++];
+	} else if (from && optind == argc) {
+		fprintf(stderr, "pplan predict: --from %s needs what to read: a file, '-' for standard input, or the arguments after --\n",
+			emit_format_name(from_fmt));
+		return 2;
+	}
+	if (optind < argc && !joined) {
 		fprintf(stderr, "pplan predict: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
@@ -131,13 +210,17 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "pplan predict: --emit and --json - conflict: both want stdout to themselves\n");
 		return 2;
 	}
-	if (!layout_arg) {
+	if (from) {
+		st = predict_from(&in, from_fmt, src, joined != NULL, layout_arg, &lj, &l, &e);
+		free(joined);
+		if (st != PPLAN_OK)
+			return cli_fail(st, &e);
+	} else if (!layout_arg) {
 		fprintf(stderr, "pplan predict: --layout is required (e.g. --layout tp=8,pp=4)\n");
 		return 2;
-	}
-	st = job_resolve_layout(&in, layout_arg, &l, &e);
-	if (st != PPLAN_OK)
+	} else if ((st = job_resolve_layout(&in, layout_arg, &l, &e)) != PPLAN_OK) {
 		return cli_fail(st, &e);
+	}
 	in.opts.use_des = !closed_form;
 	st = predict_layout(&in.model, &in.cluster, &l, &in.opts, &p, &e);
 	if (st != PPLAN_OK)
@@ -151,6 +234,13 @@ int cmd_predict(int argc, char **argv)
 	if (!out)
 		out = stderr;
 	cli_print_config(out, "predict", &in);
+	if (from) {
+		fprintf(out, "# from      %s (%s)\n", joined ? "the arguments" : src,
+			emit_format_name(from_fmt));
+		cli_from_notes(out, "# note      ", &lj);
+		if (emit)
+			cli_from_notes(stderr, "pplan: note: ", &lj);
+	}
 	layout_format(&l, lbuf, sizeof lbuf);
 	fprintf(out, "# layout    %s (%ld %s per step)\n", lbuf, p.microbatches,
 		p.microbatches == 1 ? "microbatch" : "microbatches");

@@ -88,6 +88,12 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor, --use-distributed-optimizer and --no-gradient-accumulation-fusion");
 	if (in->m->mlp == MLP_GEGLU)
 		note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
+	if (in->m->attn_sinks || in->m->attn_bias || in->m->mlp_bias || in->m->moe_bias)
+		note(n, "the model's attention sinks and attention, MLP or expert biases have no argument here (pplan priced them): these arguments define the model without them");
+	if (in->m->shared_gate)
+		note(n, "the shared expert's sigmoid gate (Qwen2-MoE) has no Megatron-LM argument: these arguments leave it out");
+	if (in->m->mlp == MLP_RELU)
+		note(n, "Megatron-LM has no ReLU switch (its default is GeLU, the same FLOPs and memory): the activation needs a custom layer spec");
 	if (in->m->alibi)
 		note(n, "the model's positions are ALiBi, which Megatron-Core does not have (BLOOM trained with Megatron-DeepSpeed): these arguments leave Megatron's learned absolute positions");
 }
@@ -217,7 +223,11 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 			m->kv_heads);
 	if (m->head_dim > 0 && m->head_dim != m->hidden / m->heads)
 		fprintf(f, "%s--kv-channels %ld\n", pre, m->head_dim);
-	fprintf(f, "%s--max-position-embeddings %ld\n", pre, o->seq);
+	/* the tokenizer sets the vocabulary; --vocab-size says which (it is
+	 * what Megatron's NullTokenizer takes, and pplan reads it back) */
+	fprintf(f, "%s--vocab-size %ld\n", pre, m->vocab);
+	fprintf(f, "%s--max-position-embeddings %ld\n", pre,
+		m->pos_embedding > o->seq ? m->pos_embedding : o->seq);
 	megatron_position_args(f, m, pre);
 	if (m->norm_eps > 0)
 		fprintf(f, "%s--norm-epsilon %g\n", pre, m->norm_eps);
@@ -395,7 +405,7 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 		   "from nemo.collections.llm.recipes.precision.mixed_precision import %s\n",
 		o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
 		: o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed");
-	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
+	if (l->tp > 1)
 		fprintf(f, "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n");
 	fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
 		recipe ? recipe : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
@@ -459,8 +469,9 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	fprintf(f, "recipe.trainer.plugins = %s()\n",
 		o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
 		: o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed");
-	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
-		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True))\n");
+	if (l->tp > 1) /* said either way: a recipe may add the callback itself */
+		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=%s))\n",
+			o->b.tp_overlap != FW_TPO_NONE ? "True" : "False");
 }
 
 /* ---- torchtitan ----------------------------------------------------------------- */
@@ -469,29 +480,54 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
  * known by their shape: a zoo name, an HF config.json or a pplan.model/1
  * file of the same architecture finds the same entry. */
 struct titan_model {
-	const char *module, *config, *fp8_config;
+	const char *module, *config, *fp8_config, *zoo;
 	int layers;
 	long hidden;
 	int experts;
 	const char *remark;
 };
 
+/* The zoo model of the same shape, where the zoo has one. */
+static const struct titan_model titan_models[] = {
+	{ "llama3", "llama3_8b", NULL, "llama3.1-8b", 32, 4096, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
+	{ "llama3", "llama3_70b", NULL, "llama3.1-70b", 80, 8192, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
+	{ "llama3", "llama3_405b", NULL, "llama3.1-405b", 126, 16384, 0, NULL },
+	{ "qwen3", "qwen3_30b_a3b", NULL, "qwen3-30b-a3b", 48, 2048, 128, NULL },
+	{ "deepseek_v3", "deepseek_v3_671b", "deepseek_v3_671b_float8", "deepseek-v3", 61, 7168, 256, NULL },
+	{ "deepseek_v3", "deepseek_v3_16b", NULL, NULL, 27, 2048, 64, NULL },
+	{ "gpt_oss", "gpt_oss_20b", NULL, "gpt-oss-20b", 24, 2880, 32, NULL },
+	{ "gpt_oss", "gpt_oss_120b", NULL, "gpt-oss-120b", 36, 2880, 128, NULL },
+};
+#define TITAN_MODELS (sizeof titan_models / sizeof titan_models[0])
+
 static const struct titan_model *titan_model(const struct model_spec *m)
 {
-	static const struct titan_model map[] = {
-		{ "llama3", "llama3_8b", NULL, 32, 4096, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
-		{ "llama3", "llama3_70b", NULL, 80, 8192, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
-		{ "llama3", "llama3_405b", NULL, 126, 16384, 0, NULL },
-		{ "qwen3", "qwen3_30b_a3b", NULL, 48, 2048, 128, NULL },
-		{ "deepseek_v3", "deepseek_v3_671b", "deepseek_v3_671b_float8", 61, 7168, 256, NULL },
-		{ "deepseek_v3", "deepseek_v3_16b", NULL, 27, 2048, 64, NULL },
-		{ "gpt_oss", "gpt_oss_20b", NULL, 24, 2880, 32, NULL },
-		{ "gpt_oss", "gpt_oss_120b", NULL, 36, 2880, 128, NULL },
-	};
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (map[i].layers == m->layers && map[i].hidden == m->hidden &&
-		    map[i].experts == m->num_experts)
-			return &map[i];
+	for (size_t i = 0; i < TITAN_MODELS; i++)
+		if (titan_models[i].layers == m->layers && titan_models[i].hidden == m->hidden &&
+		    titan_models[i].experts == m->num_experts)
+			return &titan_models[i];
+	return NULL;
+}
+
+int emit_titan_config(const char *module, const char *config, const char **zoo, int *fp8)
+{
+	for (size_t i = 0; i < TITAN_MODELS; i++) {
+		const struct titan_model *t = &titan_models[i];
+		int is_fp8 = t->fp8_config && strcmp(config, t->fp8_config) == 0;
+		if (strcmp(module, t->module) != 0 || (strcmp(config, t->config) != 0 && !is_fp8))
+			continue;
+		*zoo = t->zoo;
+		*fp8 = is_fp8;
+		return 0;
+	}
+	return -1;
+}
+
+const char *emit_nemo_zoo(const char *recipe)
+{
+	for (size_t i = 0; i < sizeof nemo_recipes / sizeof nemo_recipes[0]; i++)
+		if (strcmp(nemo_recipes[i].recipe, recipe) == 0)
+			return nemo_recipes[i].zoo;
 	return NULL;
 }
 

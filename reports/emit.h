@@ -49,4 +49,11 @@ enum emit_format emit_format_for(const struct framework *fw);
  * line, then one "note:" line per thing Megatron-LM cannot express. */
 void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *indent);
 
+/* For the readers (launch_read.h): the torchtitan config `module`/`config`
+ * names, with *zoo the zoo model of its shape (NULL when the zoo has none)
+ * and *fp8 whether it is the float8 variant; -1 for a config pplan does
+ * not know.  The zoo model of a NeMo recipe's name (NULL: none). */
+int emit_titan_config(const char *module, const char *config, const char **zoo, int *fp8);
+const char *emit_nemo_zoo(const char *recipe);
+
 #endif

@@ -59,6 +59,12 @@ static enum pplan_status resolve_model(struct job *in, struct perr *e)
 	if (in->model_arg && in->params_arg)
 		return perr_set(e, PPLAN_EINPUT,
 				"--model and --params conflict: give one of them");
+	if (in->model_given) {
+		in->model = *in->model_given;
+		snprintf(in->model_note, sizeof in->model_note, "%s",
+			 in->model_given_note ? in->model_given_note : "");
+		return PPLAN_OK;
+	}
 	if (in->model_arg) {
 		enum pplan_status st = model_resolve(in->model_arg, &in->model, e);
 		size_t len = strlen(in->model_arg), used = strlen(e->msg);
@@ -189,12 +195,13 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	if (in->seq) {
 		in->opts.seq = in->seq;
 		in->model.seq = in->seq; /* layout_check divides this one */
-		snprintf(in->seq_note, sizeof in->seq_note, "--seq");
+		snprintf(in->seq_note, sizeof in->seq_note, "%s", in->from_where ? in->from_where : "--seq");
 	} else {
 		snprintf(in->seq_note, sizeof in->seq_note, "the model's");
 	}
 	snprintf(in->precision_note, sizeof in->precision_note, "%s",
-		 in->precision_arg ? "--precision" : "default");
+		 in->from_where && in->precision_arg ? in->from_where
+		 : in->precision_arg ? "--precision" : "default");
 	if (in->cpu_ranks)
 		in->opts.precision = PREC_FP32;
 	else if (in->precision_arg &&
@@ -408,11 +415,16 @@ enum pplan_status job_resolve_layout(struct job *in, const char *layout_arg,
 				     struct layout *l, struct perr *e)
 {
 	unsigned set = 0;
-	enum reject why = REJECT_NONE;
 	enum pplan_status st = layout_parse(layout_arg, l, &set, e);
+	return st != PPLAN_OK ? st : job_resolve_parsed(in, l, set, e);
+}
 
-	if (st != PPLAN_OK)
-		return st;
+enum pplan_status job_resolve_parsed(struct job *in, struct layout *l, unsigned set,
+				     struct perr *e)
+{
+	enum reject why = REJECT_NONE;
+	enum pplan_status st;
+
 	if (!in->gpus && !in->nodes && !in->cluster_arg) {
 		long dp = (set & LK_DP) ? l->dp : 1;
 		in->gpus = (long)l->tp * l->pp * l->cp * dp;
@@ -444,7 +456,8 @@ enum pplan_status job_resolve_layout(struct job *in, const char *layout_arg,
 		l->gbs = in->global_batch;
 	} else if (!in->gbs && !in->tokens_per_step) {
 		in->global_batch = l->gbs;
-		snprintf(in->gbs_note, sizeof in->gbs_note, "gbs in --layout");
+		snprintf(in->gbs_note, sizeof in->gbs_note, "%s",
+			 in->from_where ? in->from_where : "gbs in --layout");
 	} else {
 		return perr_set(e, PPLAN_EINPUT,
 				"gbs in --layout and --global-batch/--tokens-per-step conflict: give one");

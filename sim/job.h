@@ -37,6 +37,10 @@ struct job {
 	const char *tp_overlap_arg;   /* --tp-comm-overlap as given (for the hint) */
 	struct fw_switches switches;  /* --tp-comm-overlap ... as given */
 	const char *profile_arg;      /* --profile FILE */
+	const struct model_spec *model_given; /* the model itself (read from a launch config) */
+	const char *model_given_note; /* where it came from */
+	const char *from_where;       /* the launch configuration read (NULL: none): the
+				       * origin of what it gave in the notes */
 	enum job_ranks ranks;         /* who runs it: a framework (a plan) or pplan exec */
 	struct cost_params profile_constants; /* its constants (opts.params points here) */
 	struct curve_set curves;      /* its measured curves (opts.curves points here) */
@@ -80,6 +84,9 @@ enum pplan_status job_resolve(struct job *j, int need_gpus, struct perr *e);
  * checks it against the model. */
 enum pplan_status job_resolve_layout(struct job *j, const char *layout_arg,
 				     struct layout *l, struct perr *e);
+/* The same for a layout already parsed, `set` its LK_ keys (layout.h). */
+enum pplan_status job_resolve_parsed(struct job *j, struct layout *l, unsigned set,
+				     struct perr *e);
 
 /* The machine the job runs on, once it is known: pplan exec's measured
  * CPU ranks (when no profile describes them) or the GPU it found (when

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# cli_from.sh: `pplan predict --from FORMAT SOURCE` prices a launch
+# configuration a team already runs.  For every emitter and the zoo's
+# families (GPT with learned positions, Llama dense and GQA, Nemotron's
+# squared ReLU, Mixtral, fine-grained MoE with and without shared experts,
+# MLA, uneven stages, interleaving, context parallelism, FSDP, offloading)
+# the config --emit writes, read back, is the same job: the same layout,
+# the same parameter count and the same predicted step time to the last
+# digit of the JSON (the second method: the job priced from --layout).
+# Launch configurations written by hand (a script with torchrun and shell
+# syntax, the words after --) are read as the framework reads them, and
+# bad input is one sentence and exit 2.
+set -u
+B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+ko() {
+	failed=$((failed + 1))
+	echo "FAIL: $*"
+}
+field() { # FILE KEY: a JSON value as cJSON prints it (a string with its quotes), first occurrence
+	grep -o '"'"$2"'":[[:space:]]*\("[^"]*"\|[^,}]*\)' "$1" | head -1 | sed 's/^[^:]*:[[:space:]]*//'
+}
+
+# roundtrip FORMAT GPUS MODEL LAYOUT [PREDICT ARGS...]: --emit, then --from.
+# The read-back gets what the file cannot hold: the GPU count, the model
+# for DeepSpeed, the version of a Megatron-family framework.
+roundtrip() {
+	local fmt=$1 gpus=$2 model=$3 layout=$4 keep=() args=() a
+	shift 4
+	for a in "$@"; do # --key=value, the predict options of the original
+		args+=("${a%%=*}" "${a#*=}")
+		case $a in --framework=*) keep+=("${a%%=*}" "${a#*=}") ;; esac
+	done
+	[ "$fmt" = deepspeed ] && keep+=(--model "$model")
+	if ! "$B" predict --model "$model" --gpus "$gpus" --layout "$layout" "${args[@]}" \
+		--json "$tmp/a.json" >/dev/null 2>"$tmp/err"; then
+		ko "$fmt $model $layout: the original does not price: $(cat "$tmp/err")"
+		return
+	fi
+	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" "${args[@]}" \
+		--emit "$fmt" >"$tmp/conf" 2>/dev/null
+	if ! "$B" predict --from "$fmt" "$tmp/conf" --gpus "$gpus" "${keep[@]}" \
+		--json "$tmp/b.json" >"$tmp/out" 2>"$tmp/err"; then
+		ko "$fmt $model $layout: read back: $(cat "$tmp/err")"
+		return
+	fi
+	for k in string params step_time_s; do
+		if [ "$(field "$tmp/a.json" $k)" = "$(field "$tmp/b.json" $k)" ]; then
+			ok
+		else
+			ko "$fmt $model $layout: $k $(field "$tmp/a.json" $k) priced, $(field "$tmp/b.json" $k) read back"
+		fi
+	done
+}
+
+# Megatron-LM (and the Megatron family's versions)
+roundtrip megatron 8 gpt3-1.3b dp=8,gbs=64
+roundtrip megatron 64 llama3-70b tp=8,pp=2,dp=4,gbs=64
+roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,vp=2,gbs=32
+roundtrip megatron 64 llama3-70b tp=4,pp=4,dp=2,cp=2,vp=5,gbs=512 --rank-order=tp-cp-pp-dp
+roundtrip megatron 16 llama3-8b tp=4,dp=4,gbs=32 --precision=fp8 --tp-comm-overlap=off
+roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 --framework=megatron-lm:2.5
+roundtrip megatron 16 llama3-8b tp=2,dp=8,gbs=64,recompute=selective,recompute_modules=core_attn+mlp
+roundtrip megatron 16 nemotron4-15b tp=4,dp=4,gbs=64,recompute=full
+roundtrip megatron 64 mixtral-8x7b tp=2,pp=2,dp=16,ep=8,gbs=256
+roundtrip megatron 64 qwen3-30b-a3b tp=2,dp=32,ep=8,gbs=256
+roundtrip megatron 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,zero=3
+roundtrip megatron 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,offload=expert_fc1+moe_act --moe-dispatcher=flex
+roundtrip megatron 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2
+roundtrip megatron 64 deepseek-v2 pp=2,dp=32,ep=16,gbs=512,pp_embed=1,pp_loss=1
+# NeMo 2.0
+roundtrip nemo 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64,recompute=selective --framework=nemo
+roundtrip nemo 64 llama3.1-70b tp=4,pp=4,dp=4,vp=5,gbs=64 --framework=nemo
+roundtrip nemo 64 mixtral-8x7b tp=2,pp=2,dp=16,ep=8,gbs=256 --framework=nemo
+roundtrip nemo 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,zero=3 --framework=nemo
+roundtrip nemo 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2 --framework=nemo
+roundtrip nemo 16 llama3-8b tp=4,dp=4,gbs=32 --framework=nemo --tp-comm-overlap=off
+# torchtitan 0.3 (its experts are not tensor-parallel: etp=1 where ep > 1)
+roundtrip torchtitan 64 llama3.1-70b tp=8,dp=8,gbs=64 --framework=torchtitan
+roundtrip torchtitan 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64 --framework=torchtitan
+roundtrip torchtitan 16 llama3.1-8b tp=2,pp=4,dp=2,vp=2,gbs=64 --framework=torchtitan
+roundtrip torchtitan 16 llama3.1-8b dp=16,gbs=64,zero=3,recompute=full --framework=torchtitan
+roundtrip torchtitan 64 qwen3-30b-a3b tp=2,dp=32,ep=8,etp=1,gbs=256 --framework=torchtitan
+roundtrip torchtitan 16 gpt-oss-20b dp=16,ep=8,gbs=64 --framework=torchtitan
+# DeepSpeed (the model from --model)
+roundtrip deepspeed 64 gpt3-13b tp=4,pp=2,dp=8,gbs=256 --framework=deepspeed
+roundtrip deepspeed 16 llama2-7b dp=16,gbs=256,zero=3 --framework=deepspeed
+roundtrip deepspeed 16 llama2-7b tp=2,dp=8,gbs=256,recompute=full --framework=deepspeed --precision=fp16
+
+# What a framework cannot express is priced as what it runs: Megatron-LM's
+# 1F1B for zb-h1 (its note says so), torchtitan's etp=1 for an EP layout.
+"$B" predict --model llama3-8b --gpus 16 --layout tp=2,pp=4,dp=2,gbs=32,schedule=zb-h1 --emit megatron >"$tmp/zb.sh" 2>/dev/null
+"$B" predict --from megatron "$tmp/zb.sh" --gpus 16 --json "$tmp/zb.json" >/dev/null 2>&1
+[ "$(field "$tmp/zb.json" schedule)" = '"1f1b"' ] && ok || ko "zb-h1 emitted for Megatron-LM reads back as its 1F1B"
+
+# A launch script as teams write it: torchrun sizes the world, a bash
+# array, comments, continuations, quotes, --flag=value, unrelated flags.
+cat >"$tmp/train.sh" <<'EOF'
+#!/bin/bash
+# Llama-2 7B on two nodes
+GPT_ARGS=(
+    --num-layers 32 --hidden-size 4096 --num-attention-heads 32   # the shape
+    --ffn-hidden-size 11008 --swiglu --normalization RMSNorm
+    --untie-embeddings-and-output-weights --disable-bias-linear
+    --position-embedding-type rope --vocab-size 32000
+    --seq-length 4096 --max-position-embeddings 4096
+    --hidden-dropout 0 --attention-dropout 0
+    --micro-batch-size=2 --global-batch-size 128
+    --lr 3e-4 --min-lr 3e-5 --lr-decay-style cosine
+    --tokenizer-type Llama2Tokenizer --tokenizer-model "/data/tok.model"
+)
+PARALLEL=(--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 \
+          --sequence-parallel --use-distributed-optimizer --bf16)
+torchrun --nnodes 2 --nproc_per_node 8 pretrain_gpt.py "${GPT_ARGS[@]}" "${PARALLEL[@]}" \
+    --save /ckpt --load /ckpt
+EOF
+"$B" predict --from megatron "$tmp/train.sh" --json "$tmp/t.json" >"$tmp/out" 2>&1
+"$B" predict --model llama2-7b --gpus 16 --seq 4096 \
+	--layout tp=2,pp=2,dp=4,mbs=2,gbs=128,sp=on,zero=1 --overlap-grad-reduce off \
+	--overlap-param-gather off --tp-comm-overlap off --grad-reduce-dtype fp32 --json "$tmp/t2.json" >/dev/null 2>&1
+[ "$(field "$tmp/t.json" string)" = "$(field "$tmp/t2.json" string)" ] && ok ||
+	ko "the launch script's layout $(field "$tmp/t.json" string), by hand $(field "$tmp/t2.json" string)"
+# Megatron-LM's defaults for what a script leaves out: no overlap, no TP overlap, fp32 reduction
+[ "$(field "$tmp/t.json" step_time_s)" = "$(field "$tmp/t2.json" step_time_s)" ] && ok ||
+	ko "the launch script prices $(field "$tmp/t.json" step_time_s) s, the same job by hand $(field "$tmp/t2.json" step_time_s) s"
+[ "$(field "$tmp/t.json" params)" = 6738415616 ] && ok || ko "Llama-2 7B from its arguments: $(field "$tmp/t.json" params) parameters, want 6738415616"
+grep -q "^# from      .*train.sh (megatron)" "$tmp/out" && ok || ko "the header names the file read"
+
+# the words after --, and standard input
+"$B" predict --from megatron --gpus 8 --json "$tmp/w.json" -- --num-layers 32 --hidden-size 4096 \
+	--num-attention-heads 32 --vocab-size 51200 --seq-length 2048 --tensor-model-parallel-size 8 \
+	--global-batch-size 32 --bf16 >/dev/null 2>"$tmp/err" && ok || ko "the arguments after --: $(cat "$tmp/err")"
+[ "$(field "$tmp/w.json" string)" = '"tp=8,pp=1,dp=1,cp=1,ep=1,vp=1,mbs=1,gbs=32,sp=off,recompute=none,zero=0,schedule=1f1b"' ] && ok ||
+	ko "the arguments after --: layout $(field "$tmp/w.json" string)"
+"$B" predict --model llama3-70b --gpus 64 --layout tp=8,dp=8,gbs=64 --framework torchtitan --emit torchtitan 2>/dev/null |
+	"$B" predict --from torchtitan - --json "$tmp/s.json" >/dev/null 2>"$tmp/err" && ok || ko "standard input: $(cat "$tmp/err")"
+[ "$(field "$tmp/s.json" num_layers)" = 80 ] && ok || ko "torchtitan's llama3_70b from standard input"
+
+# bad input: one sentence, exit 2
+bad() { # NEEDLE ARGS...
+	local needle=$1 rc
+	shift
+	"$B" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 2 ] || ! grep -qF -- "$needle" "$tmp/err" || [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+		ko "pplan $*: exit $rc, want 2 and '$needle' in one line: $(cat "$tmp/err")"
+	else
+		ok
+	fi
+}
+printf -- '--num-layers $L --hidden-size 4096\n' >"$tmp/var.sh"
+bad "a shell expression" predict --from megatron "$tmp/var.sh" --gpus 8
+printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 1000 --seq-length 2048\n' >"$tmp/fp32.sh"
+bad "trains in fp32" predict --from megatron "$tmp/fp32.sh" --gpus 8
+printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --bf16\n' >"$tmp/novocab.sh"
+bad "no --vocab-size" predict --from megatron "$tmp/novocab.sh" --gpus 8
+printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 1000 --seq-length 2048 --bf16\n' >"$tmp/nogpus.sh"
+bad "does not say how many GPUs" predict --from megatron "$tmp/nogpus.sh"
+bad "conflict" predict --from megatron "$tmp/train.sh" --layout tp=2
+bad "conflicts with" predict --from megatron "$tmp/train.sh" --seq 8192
+bad "conflict with the 16 processes" predict --from megatron "$tmp/train.sh" --gpus 32
+bad "--model llama3-70b has 80" predict --from megatron "$tmp/train.sh" --model llama3-70b
+bad "--from must be megatron, nemo, torchtitan or deepspeed" predict --from mosaic x
+bad "needs what to read" predict --from megatron
+bad "cannot open" predict --from megatron "$tmp/missing.sh" --gpus 8
+printf '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}}' >"$tmp/ds.json"
+bad "give it with --model" predict --from deepspeed "$tmp/ds.json" --gpus 8
+printf '{"train_batch_size": 64,' >"$tmp/broken.json"
+bad "malformed JSON" predict --from deepspeed "$tmp/broken.json" --model llama3-8b --gpus 8
+printf '{"train_batch_size": 60, "train_micro_batch_size_per_gpu": 1, "gradient_accumulation_steps": 8, "bf16": {"enabled": true}}' >"$tmp/ds2.json"
+bad "is not train_micro_batch_size_per_gpu" predict --from deepspeed "$tmp/ds2.json" --model llama3-8b
+printf 'torchrun -m torchtitan.train --module llama3 --config my_llama\n' >"$tmp/tt.sh"
+bad "names no model pplan knows" predict --from torchtitan "$tmp/tt.sh" --gpus 8
+bad "conflicts with" predict --from torchtitan "$tmp/tt.sh" --gpus 8 --model llama3-8b --framework megatron-core
+
+echo "cli_from: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,187 @@
+/*
+ * test_launch_read.c: Megatron-LM's arguments define the model pplan
+ * priced.  Every zoo model's arguments, as --emit megatron writes them,
+ * read back (reports/launch_read.c) into the same architecture: every
+ * field Megatron-LM has a flag for, and the same parameter count, which
+ * model.c computes from the fields (so a lost flag shows as a different
+ * count).  What Megatron-Core has no flag for is named: GeGLU, ReLU, ALiBi,
+ * and GPT-OSS's attention sinks and biases; those models are checked on
+ * the rest.  Hand-written arguments take Megatron-LM's own defaults
+ * (argparse defaults of megatron/training/arguments.py: ffn 4h, or
+ * 4h x 2/3 rounded down to a multiple of 64 with --swiglu; learned
+ * absolute positions; dropout 0.1; top-2 routing).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "emit.h"
+#include "launch_read.h"
+#include "train_opts.h"
+
+/* The Megatron arguments of model m on one GPU. */
+static char *emitted(const struct model_spec *m)
+{
+	struct cluster c;
+	struct layout l;
+	struct train_opts o;
+	struct perr e = { { 0 } };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(cluster_preset("dgx-h100", 8, &c, &e) == PPLAN_OK, "%s", e.msg);
+	layout_default(&l);
+	l.gbs = 8;
+	train_opts_default(&o, m);
+	cr_assert(f);
+	emit_config(f, NULL, EMIT_MEGATRON, &(struct emit_input){ m, &c, &l, &o, NULL });
+	fclose(f);
+	return buf;
+}
+
+/* Megatron-Core has no flag for these: the model read back lacks them. */
+static int inexpressible(const struct model_spec *m)
+{
+	return m->mlp == MLP_GEGLU || m->mlp == MLP_RELU || m->alibi || m->attn_sinks || m->attn_bias || m->mlp_bias ||
+	       m->moe_bias || m->shared_gate || (m->norms_per_layer && m->norms_per_layer != 2);
+}
+
+Test(launch_read, every_zoo_model_reads_back_from_its_megatron_arguments)
+{
+	int n, exact = 0;
+	const struct model_spec *z = model_zoo(&n);
+	for (int i = 0; i < n; i++) {
+		const struct model_spec *m = &z[i];
+		struct launch_job lj;
+		struct perr e = { { 0 } };
+		char *text = emitted(m);
+		const struct model_spec *r = &lj.model;
+		cr_assert(launch_read_text(EMIT_MEGATRON, text, "args", NULL, &lj, &e) == PPLAN_OK,
+			  "%s: %s", m->name, e.msg);
+		free(text);
+		cr_expect_eq(r->layers, m->layers, "%s layers", m->name);
+		cr_expect_eq(r->hidden, m->hidden, "%s hidden", m->name);
+		cr_expect_eq(r->ffn, m->ffn, "%s ffn", m->name);
+		cr_expect_eq(r->heads, m->heads, "%s heads", m->name);
+		cr_expect_eq(r->kv_heads, m->kv_heads, "%s kv heads", m->name);
+		cr_expect_eq(r->head_dim, m->head_dim > 0 ? m->head_dim : m->hidden / m->heads,
+			     "%s head dim", m->name);
+		cr_expect_eq(r->vocab, m->vocab, "%s vocab", m->name);
+		cr_expect_eq(r->seq, m->seq, "%s seq", m->name);
+		cr_expect_eq(r->norm, m->norm, "%s norm", m->name);
+		cr_expect_eq(r->tied_embeddings, m->tied_embeddings, "%s tied", m->name);
+		cr_expect_eq(r->no_dropout, m->no_dropout, "%s dropout", m->name);
+		cr_expect_eq(r->qk_norm, m->qk_norm, "%s qk norm", m->name);
+		cr_expect_eq(r->qkv_bias, m->qkv_bias, "%s qkv bias", m->name);
+		cr_expect_eq(r->num_experts, m->num_experts, "%s experts", m->name);
+		cr_expect_eq(r->top_k, m->top_k, "%s top k", m->name);
+		cr_expect_eq(model_moe_layers(r), model_moe_layers(m), "%s MoE layers", m->name);
+		cr_expect_eq(model_is_mla(r), model_is_mla(m), "%s MLA", m->name);
+		cr_expect_eq(r->kv_lora_rank, m->kv_lora_rank, "%s kv lora rank", m->name);
+		cr_expect_eq(r->q_lora_rank, m->q_lora_rank, "%s q lora rank", m->name);
+		cr_expect_str_eq(r->rope_scaling, m->rope_scaling, "%s rope scaling", m->name);
+		if (!m->pos_embedding && !m->alibi)
+			cr_expect_eq(r->rope_theta, m->rope_theta > 0 ? m->rope_theta : 10000.0,
+				     "%s rope base", m->name);
+		if (m->mlp != MLP_GEGLU && m->mlp != MLP_RELU)
+			cr_expect_eq(r->mlp, m->mlp, "%s activation", m->name);
+		if (inexpressible(m))
+			continue;
+		cr_expect_eq(r->linear_bias, m->linear_bias, "%s biases", m->name);
+		cr_expect_eq(r->pos_embedding, m->pos_embedding, "%s positions", m->name);
+		cr_expect_eq(model_params_total(r), model_params_total(m), "%s: %.0f parameters read back, %.0f priced",
+			     m->name, model_params_total(r), model_params_total(m));
+		cr_expect_eq(model_params_active(r), model_params_active(m), "%s active", m->name);
+		exact++;
+	}
+	/* all but grok1 (GeGLU), opt-175b (ReLU), bloom (ALiBi), qwen2-57b
+	 * (the shared expert's gate) and the two GPT-OSS (sinks, biases) */
+	cr_expect_geq(exact, n - 6, "%d of %d zoo models read back whole", exact, n);
+}
+
+/* A hand-written Megatron-LM command line takes Megatron-LM's defaults. */
+Test(launch_read, megatron_defaults_for_what_the_arguments_leave_out)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	const char *args =
+		"torchrun --nproc-per-node 8 --nnodes 4 pretrain_gpt.py \\\n"
+		"  --num-layers 24 --hidden-size 2048 --num-attention-heads 16 --swiglu\n"
+		"  --vocab-size 50304 --seq-length 2048 --micro-batch-size 2 --bf16\n"
+		"  --num-experts 8 --tensor-model-parallel-size 2 --sequence-parallel\n";
+	cr_assert(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	/* 4h x 2/3 = 5461.33, rounded down to a multiple of 64: 5440 */
+	cr_expect_eq(lj.model.ffn, 5440);
+	cr_expect_eq(lj.model.kv_heads, 16);
+	cr_expect_eq(lj.model.pos_embedding, 2048, "learned absolute positions, 2048 rows");
+	cr_expect_eq(lj.model.no_dropout, 0, "dropout 0.1");
+	cr_expect_eq(lj.model.top_k, 2);
+	cr_expect_eq(lj.model.tied_embeddings, 1);
+	cr_expect_eq(lj.model.linear_bias, 1);
+	cr_expect_eq(lj.l.tp, 2);
+	cr_expect_eq(lj.l.mbs, 2);
+	cr_expect_eq(lj.l.sp, 1);
+	cr_expect_eq(lj.zero, 0, "no distributed optimizer");
+	cr_expect_eq(lj.switches.overlap_grad_reduce, 0);
+	cr_expect_eq(lj.switches.tp_overlap, FW_TPO_NONE);
+	cr_expect_eq(lj.switches.grad_bytes, 4);
+	cr_expect_eq(lj.nodes, 4);
+	cr_expect_eq(lj.gpus_per_node, 8);
+	cr_expect(!(lj.set & LK_GBS), "no global batch: the caller's Megatron default");
+	cr_expect_eq(lj.n_notes, 1, "the dispatcher (allgather by default) is said");
+}
+
+/* torchtitan's stage count: layers + first- and last-stage weights over
+ * layers_per_stage, rounded up (pipeline_parallel.py); 2 stages a rank
+ * for a multi-stage schedule that gives none. */
+Test(launch_read, torchtitan_stages)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	cr_assert(launch_read_text(EMIT_TORCHTITAN,
+				   "torchrun -m torchtitan.train --module llama3 --config llama3_8b "
+				   "--parallelism.pipeline_parallel_degree 4 "
+				   "--parallelism.pipeline_parallel_schedule Interleaved1F1B "
+				   "--parallelism.pipeline_parallel_layers_per_stage 2 "
+				   "--parallelism.pipeline_parallel_first_stage_less_layers 0 "
+				   "--parallelism.pipeline_parallel_last_stage_less_layers 0",
+				   "line", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.l.vp, 4, "32 layers / 2 = 16 stages over 4 ranks");
+	cr_expect_eq(lj.model.layers, 32);
+	cr_expect_eq(lj.zero, 2, "FSDP with pipelining: torchtitan's default keeps the weights after the forward");
+	cr_assert(launch_read_text(EMIT_TORCHTITAN,
+				   "--module llama3 --config llama3_8b --parallelism.pipeline_parallel_degree 4 "
+				   "--parallelism.pipeline_parallel_schedule Interleaved1F1B",
+				   "line", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.l.vp, 2);
+	/* 32 + 1 + 1 = 34 units do not split over 8 stages: torchtitan splits
+	 * unevenly, pplan prices 32 layers evenly and says so */
+	cr_expect_eq(lj.l.pp_embed, 0);
+	cr_expect_eq(lj.n_notes, 2, "the uneven split and the recomputation left to the config");
+	cr_assert(launch_read_text(EMIT_TORCHTITAN,
+				   "--module llama3 --config llama3_8b --parallelism.pipeline_parallel_degree 2",
+				   "line", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.l.vp, 1);
+	cr_expect(lj.l.pp_embed && lj.l.pp_loss, "torchtitan's default: the embedding and the loss count as layers (34 = 2 x 17)");
+}
+
+Test(launch_read, shell_quoting)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	cr_assert(launch_read_text(EMIT_MEGATRON,
+				   "ARGS=( --num-layers 61 --hidden-size 7168 --num-attention-heads 128 "
+				   "--vocab-size 129280 --seq-length 4096 --bf16 --num-experts 256 "
+				   "--moe-layer-freq \"([0]*3+[1]*58)\" # three dense layers\n"
+				   "--moe-router-topk '8' ) ; echo done",
+				   "args", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.model.dense_layers, 3);
+	cr_expect_eq(model_moe_layers(&lj.model), 58);
+	cr_expect_eq(lj.model.top_k, 8);
+	cr_expect_neq(launch_read_text(EMIT_MEGATRON, "--num-layers \"32", "args", NULL, &lj, &e),
+		      PPLAN_OK);
+	cr_expect(strstr(e.msg, "quote is not closed"), "%s", e.msg);
+}
