@@ -317,8 +317,17 @@ void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *inden
 
 /* ---- the header every output opens with -------------------------------------- */
 
+/* What each format was checked against: the frameworks' own code, in
+ * tests/conformance, where it installs here. */
+static const char *const checked[EMIT_COUNT] = {
+	"Megatron-Core 0.16.1 (its TransformerConfig; the newest megatron-core on PyPI) and Megatron-LM's training arguments, by tests/conformance",
+	"NeMo 2 recipe names and MegatronStrategy fields of NeMo 25.09; no test loads them (NeMo and Megatron-Bridge need Transformer Engine, which does not install without a GPU)",
+	"torchtitan 0.3.0 (its ConfigManager, ParallelDims and stage split), by tests/conformance",
+	"DeepSpeed 0.19.8 (its DeepSpeedConfig), by tests/conformance",
+};
+
 static void header(FILE *f, const char *lead, const struct emit_input *in,
-		   const char *what)
+		   const char *what, enum emit_format fmt)
 {
 	const struct cluster *c = in->c;
 	char lb[256];
@@ -332,6 +341,7 @@ static void header(FILE *f, const char *lead, const struct emit_input *in,
 		cluster_gpus(c), c->gpu.name, c->num_nodes, c->num_nodes == 1 ? "" : "s",
 		c->gpus_per_node);
 	fprintf(f, "%s layout %s\n", lead, lb);
+	fprintf(f, "%s checked against %s\n", lead, checked[fmt]);
 	if (in->p)
 		fprintf(f, "%s predicted %.3f s per step, %.1f %% MFU, %.1f GiB per GPU\n",
 			lead, in->p->step_time_s, 100 * in->p->mfu,
@@ -347,7 +357,7 @@ static void comment_notes(FILE *f, const char *lead, const struct notes *n)
 static void emit_megatron(FILE *f, const struct emit_input *in)
 {
 	struct notes n = { .n = 0 };
-	header(f, "#", in, "Megatron-LM arguments");
+	header(f, "#", in, "Megatron-LM arguments", EMIT_MEGATRON);
 	fprintf(f, "# pretrain_gpt.py, one process per GPU (torchrun --nproc-per-node %d --nnodes %d);\n"
 		   "# add tokenizer, data, optimizer, learning-rate and checkpoint arguments\n",
 		in->c->gpus_per_node, in->c->num_nodes);
@@ -374,6 +384,31 @@ static const struct { const char *zoo, *recipe; } nemo_recipes[] = {
 	{ "gpt-oss-20b", "gpt_oss_20b" }, { "gpt-oss-120b", "gpt_oss_120b" },
 };
 
+/* The same architecture: shapes, vocabulary and context extension (a
+ * zoo name, an HF config.json or a pplan.model/1 file of it). */
+static int same_arch(const struct model_spec *a, const struct model_spec *b)
+{
+	return a->layers == b->layers && a->hidden == b->hidden && a->ffn == b->ffn &&
+	       a->heads == b->heads && a->kv_heads == b->kv_heads && a->vocab == b->vocab &&
+	       a->num_experts == b->num_experts && model_expert_ffn(a) == model_expert_ffn(b) &&
+	       strcmp(a->rope_scaling, b->rope_scaling) == 0;
+}
+
+/* NeMo's recipe for m: by its zoo name, else by its architecture. */
+static const char *nemo_recipe(const struct model_spec *m)
+{
+	const size_t n = sizeof nemo_recipes / sizeof nemo_recipes[0];
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(nemo_recipes[i].zoo, m->name) == 0)
+			return nemo_recipes[i].recipe;
+	for (size_t i = 0; i < n; i++) {
+		const struct model_spec *z = model_find(nemo_recipes[i].zoo);
+		if (z && same_arch(z, m))
+			return nemo_recipes[i].recipe;
+	}
+	return NULL;
+}
+
 static void emit_nemo(FILE *f, const struct emit_input *in)
 {
 	const struct layout *l = in->l;
@@ -381,10 +416,8 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	const char *recipe = NULL;
 	struct notes n = { .n = 0 };
 
-	for (size_t i = 0; i < sizeof nemo_recipes / sizeof nemo_recipes[0]; i++)
-		if (strcmp(nemo_recipes[i].zoo, in->m->name) == 0)
-			recipe = nemo_recipes[i].recipe;
-	header(f, "#", in, "NeMo 2.0 recipe override");
+	recipe = nemo_recipe(in->m);
+	header(f, "#", in, "NeMo 2.0 recipe override", EMIT_NEMO);
 	if (!recipe) {
 		char b[256];
 		snprintf(b, sizeof b, "NeMo has no recipe named for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
@@ -618,7 +651,7 @@ static void emit_torchtitan(FILE *f, const struct emit_input *in)
 	int gpn = (int)(cluster_gpus(in->c) < in->c->gpus_per_node
 			? cluster_gpus(in->c) : in->c->gpus_per_node);
 
-	header(f, "#", in, "torchtitan 0.3 launch line");
+	header(f, "#", in, "torchtitan 0.3 launch line", EMIT_TORCHTITAN);
 	titan_notes(in, tm, &n);
 	sched = titan_schedule(l, &n);
 	comment_notes(f, "#", &n);
@@ -698,6 +731,7 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 		layout_format(l, lb, sizeof lb);
 		fprintf(notes_f, "pplan %s (git %s): DeepSpeed config for %s, %s\n", PPLAN_VERSION,
 			PPLAN_GIT_HASH, in->m->name, lb);
+		fprintf(notes_f, "pplan: checked against %s\n", checked[EMIT_DEEPSPEED]);
 		for (int i = 0; i < n.n; i++)
 			fprintf(notes_f, "pplan: note: %s\n", n.text[i]);
 	}

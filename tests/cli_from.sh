@@ -12,6 +12,7 @@
 # bad input is one sentence and exit 2.
 set -u
 B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
+S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -79,6 +80,10 @@ roundtrip nemo 64 mixtral-8x7b tp=2,pp=2,dp=16,ep=8,gbs=256 --framework=nemo
 roundtrip nemo 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,zero=3 --framework=nemo
 roundtrip nemo 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2 --framework=nemo
 roundtrip nemo 16 llama3-8b tp=4,dp=4,gbs=32 --framework=nemo --tp-comm-overlap=off
+# a Hugging Face config.json finds NeMo's recipe by its architecture
+roundtrip nemo 16 "$S/tests/fixtures/hf/Meta-Llama-3-8B.json" tp=2,dp=8,gbs=64 --framework=nemo
+grep -q "^recipe = llm.llama3_8b.pretrain_recipe" "$tmp/conf" && ok || ko "Meta-Llama-3-8B.json: NeMo's llama3_8b recipe"
+grep -q "^# checked against NeMo 2 recipe names" "$tmp/conf" && ok || ko "the NeMo override names what it was checked against"
 # torchtitan 0.3 (its experts are not tensor-parallel: etp=1 where ep > 1)
 roundtrip torchtitan 64 llama3.1-70b tp=8,dp=8,gbs=64 --framework=torchtitan
 roundtrip torchtitan 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64 --framework=torchtitan
