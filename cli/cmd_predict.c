@@ -163,22 +163,13 @@ int cmd_predict(int argc, char **argv)
 			layout_arg = optarg;
 			continue;
 		}
-		if (c == 'e') {
-			if (emit_format_parse(optarg, &emit_fmt) != 0) {
-				fprintf(stderr, "pplan predict: --emit must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
-					optarg);
+		if (c == 'e' || c == 'f') {
+			if (emit_format_parse(optarg, c == 'e' ? &emit_fmt : &from_fmt) != 0) {
+				fprintf(stderr, "pplan predict: --%s must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
+					c == 'e' ? "emit" : "from", optarg);
 				return 2;
 			}
-			emit = 1;
-			continue;
-		}
-		if (c == 'f') {
-			if (emit_format_parse(optarg, &from_fmt) != 0) {
-				fprintf(stderr, "pplan predict: --from must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
-					optarg);
-				return 2;
-			}
-			from = 1;
+			*(c == 'e' ? &emit : &from) = 1;
 			continue;
 		}
 		r = cli_common_option(&in, c, optarg, &e);

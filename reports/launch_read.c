@@ -28,7 +28,7 @@ struct words {
 	char *buf;        /* the words, each NUL-terminated */
 	size_t *start;    /* where each begins in buf */
 	unsigned char *var; /* the word has an unquoted or double-quoted '$' */
-	size_t n, cap, len;
+	size_t n, cap;
 };
 
 static void words_free(struct words *w)
@@ -77,8 +77,7 @@ static enum pplan_status split_words(const char *text, const char *where,
 		return perr_set(e, PPLAN_ENOMEM, "out of memory reading %s", where);
 	for (size_t i = 0; i <= n; i++) {
 		char c = text[i];
-		if (c == '\0' || (!in && strchr(" \t\r\n();|&", c)) ||
-		    (in && strchr(" \t\r\n();|&", c))) {
+		if (c == '\0' || strchr(" \t\r\n();|&", c)) {
 			if (in) {
 				w->buf[o++] = '\0';
 				if (words_push(w, start, var) != 0)
@@ -190,6 +189,16 @@ static int parse_double(const char *s, double *out)
 	if (*end || !isfinite(v) || v < 0)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* Is v one of the '|'-separated names? */
+static int one_of(const char *v, const char *names)
+{
+	size_t n = v ? strlen(v) : 0;
+	for (const char *p = names; v && *p; p += strcspn(p, "|"), p += *p == '|')
+		if (strcspn(p, "|") == n && !strncmp(p, v, n))
+			return 1;
 	return 0;
 }
 
@@ -396,21 +405,20 @@ static enum pplan_status megatron_model_flag(struct reader *r, struct megatron *
 		return PPLAN_OK;
 	}
 	if (!strcmp(n, "--rope-type")) {
-		if (f->value && !strcmp(f->value, "yarn"))
-			snprintf(m->rope_scaling, sizeof m->rope_scaling, "yarn");
-		else if (!f->value || strcmp(f->value, "rope") != 0)
+		if (!one_of(f->value, "rope|yarn"))
 			return bad_value(r, n, f->value, f->var, "rope or yarn");
+		if (!strcmp(f->value, "yarn"))
+			snprintf(m->rope_scaling, sizeof m->rope_scaling, "yarn");
 		return PPLAN_OK;
 	}
 	if (!strcmp(n, "--position-embedding-type")) {
-		if (!f->value || (strcmp(f->value, "rope") && strcmp(f->value, "learned_absolute") &&
-				  strcmp(f->value, "yarn") && strcmp(f->value, "none")))
+		if (!one_of(f->value, "rope|learned_absolute|yarn|none"))
 			return bad_value(r, n, f->value, f->var, "rope, yarn, learned_absolute or none");
 		snprintf(g->pos_type, sizeof g->pos_type, "%s", f->value);
 		return PPLAN_OK;
 	}
 	if (!strcmp(n, "--normalization")) {
-		if (!f->value || (strcmp(f->value, "RMSNorm") && strcmp(f->value, "LayerNorm")))
+		if (!one_of(f->value, "RMSNorm|LayerNorm"))
 			return bad_value(r, n, f->value, f->var, "LayerNorm or RMSNorm");
 		g->rmsnorm = !strcmp(f->value, "RMSNorm");
 		return PPLAN_OK;
@@ -424,8 +432,7 @@ static enum pplan_status megatron_model_flag(struct reader *r, struct megatron *
 		return PPLAN_OK;
 	}
 	if (!strcmp(n, "--moe-token-dispatcher-type")) {
-		if (!f->value || (strcmp(f->value, "alltoall") && strcmp(f->value, "flex") &&
-				  strcmp(f->value, "allgather") && strcmp(f->value, "alltoall_seq")))
+		if (!one_of(f->value, "alltoall|flex|allgather|alltoall_seq"))
 			return bad_value(r, n, f->value, f->var, "alltoall, allgather or flex");
 		snprintf(g->dispatcher, sizeof g->dispatcher, "%s", f->value);
 		return PPLAN_OK;
@@ -477,7 +484,7 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 	if (!strcmp(n, "--account-for-loss-in-pipeline-split"))
 		return l->pp_loss = 1, o->set |= LK_PP_LOSS, PPLAN_OK;
 	if (!strcmp(n, "--recompute-granularity")) {
-		if (!f->value || (strcmp(f->value, "selective") && strcmp(f->value, "full")))
+		if (!one_of(f->value, "selective|full"))
 			return bad_value(r, n, f->value, f->var, "selective or full");
 		snprintf(g->granularity, sizeof g->granularity, "%s", f->value);
 		return PPLAN_OK;
@@ -667,8 +674,8 @@ static enum pplan_status read_megatron(struct reader *r, const struct words *w,
 		}
 		f = flag_at(w, i, name, sizeof name);
 		next = f.next;
-		for (char *c = name + 2; *c; c++)
-			if (*c == '_' && strcmp(name, "--nproc_per_node") != 0)
+		for (char *c = name + 2; *c; c++) /* argparse's dashes */
+			if (*c == '_')
 				*c = '-';
 		if ((st = launcher_flag(r, &f, &used)) != PPLAN_OK)
 			return st;
