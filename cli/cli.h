@@ -8,6 +8,7 @@
 
 int cmd_search(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);

@@ -46,6 +46,45 @@ static int parse_whole(const char *arg, long *out, long max, struct perr *e,
 	return 1;
 }
 
+/* A positive finite number no larger than max, times scale, into *out. */
+static int parse_positive(const char *arg, double max, double scale, double *out,
+			  struct perr *e, const char *what)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0) || !(v <= max))
+		return perr_set(e, PPLAN_EINPUT, "%s, got '%s'", what, arg), -1;
+	*out = v * scale;
+	return 1;
+}
+
+static int goodput_option(struct goodput_opts *g, int opt, const char *arg, struct perr *e)
+{
+	switch (opt) {
+	case OPT_GOODPUT:
+		return parse_positive(arg, 1.0, 1.0, &g->fixed, e,
+				      "--goodput must be a fraction of wall-clock time above 0 and at most 1 (0.9)");
+	case OPT_GPU_MTBI:
+		return parse_positive(arg, 1e9, 1.0, &g->gpu_mtbi_hours, e,
+				      "--gpu-mtbi-hours must be a positive number of GPU-hours between interruptions");
+	case OPT_RESTART_MIN:
+		return parse_positive(arg, 1e6, 60.0, &g->restart_s, e,
+				      "--restart-min must be a positive number of minutes");
+	case OPT_CKPT_INTERVAL_MIN:
+		return parse_positive(arg, 1e6, 60.0, &g->interval_s, e,
+				      "--checkpoint-interval-min must be a positive number of minutes");
+	case OPT_STORAGE_GBS:
+		return parse_positive(arg, 1e9, 1e9, &g->storage_bps, e,
+				      "--storage-gbs must be a positive checkpoint write bandwidth in GB/s");
+	case OPT_GPU_HOUR_COST:
+		return parse_positive(arg, 1e6, 1.0, &g->gpu_hour_cost, e,
+				      "--gpu-hour-cost must be a positive price per GPU-hour (2.5)");
+	default: return 0;
+	}
+}
+
 int cli_common_option(struct job *in, int opt, const char *arg,
 		      struct perr *e)
 {
@@ -149,7 +188,7 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 					"--train-tokens must be a positive number of tokens (e.g. 15T), got '%s'",
 					arg), -1;
 		return 1;
-	default: return 0;
+	default: return goodput_option(&in->goodput_opts, opt, arg, e);
 	}
 }
 

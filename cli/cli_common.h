@@ -23,7 +23,8 @@ enum cli_opt {
 	OPT_PRECISION, OPT_MAX_MEMORY, OPT_JSON, OPT_RANK_ORDER, OPT_TRAIN_TOKENS,
 	OPT_FRAMEWORK, OPT_TP_COMM_OVERLAP, OPT_NO_FLASH, OPT_GRAD_REDUCE_DTYPE,
 	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER, OPT_PROFILE,
-	OPT_MOE_DISPATCHER,
+	OPT_MOE_DISPATCHER, OPT_GOODPUT, OPT_GPU_MTBI, OPT_RESTART_MIN,
+	OPT_CKPT_INTERVAL_MIN, OPT_STORAGE_GBS, OPT_GPU_HOUR_COST,
 };
 
 /* Long options shared by the subcommands. */
@@ -50,7 +51,13 @@ enum cli_opt {
 	{ "overlap-grad-reduce", required_argument, NULL, OPT_OVERLAP_GRAD_REDUCE }, \
 	{ "overlap-param-gather", required_argument, NULL, OPT_OVERLAP_PARAM_GATHER }, \
 	{ "profile", required_argument, NULL, OPT_PROFILE },                 \
-	{ "moe-dispatcher", required_argument, NULL, OPT_MOE_DISPATCHER }
+	{ "moe-dispatcher", required_argument, NULL, OPT_MOE_DISPATCHER },    \
+	{ "goodput", required_argument, NULL, OPT_GOODPUT },                 \
+	{ "gpu-mtbi-hours", required_argument, NULL, OPT_GPU_MTBI },         \
+	{ "restart-min", required_argument, NULL, OPT_RESTART_MIN },         \
+	{ "checkpoint-interval-min", required_argument, NULL, OPT_CKPT_INTERVAL_MIN }, \
+	{ "storage-gbs", required_argument, NULL, OPT_STORAGE_GBS },         \
+	{ "gpu-hour-cost", required_argument, NULL, OPT_GPU_HOUR_COST }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */
@@ -65,9 +72,19 @@ void cli_print_provenance(FILE *f, const char *cmd);
  * it came from. */
 void cli_print_config(FILE *f, const char *cmd, const struct job *in);
 
+/* A table's layout cell: "tp8 pp16 dp64 vp8 emb+loss mbs1 sp+ rc-none z1
+ * interleaved" (cp, ep and etp only when used, the rank order only when
+ * not the default). */
+void cli_short_layout(const struct layout *l, const struct rank_order *o, char *buf,
+		      size_t len);
+
 /* Shared usage lines for the options above; GPUs, presets and defaults
  * come from the tables and sim/defaults.h. */
 void cli_common_usage(FILE *f);
+
+/* "# goodput ..." (the share of wall-clock time that trains and its
+ * terms) when a time to train is asked. */
+void cli_print_goodput(FILE *f, const struct job *in);
 
 /* The `pplan predict` command line that reproduces l as resolved from in
  * (every option that changes the answer), with `order` the rank order and
@@ -82,8 +99,9 @@ void cli_predict_hint(FILE *f, const struct job *in,
 		      const struct layout *l, const struct rank_order *order,
 		      int closed_form);
 
-/* Time to train in->train_tokens tokens at p's throughput on in's GPUs:
- * "12.3 days, 4.83 M GPU-hours" into buf. */
+/* Time to train in->train_tokens tokens at p's throughput on in's GPUs,
+ * with the job's goodput: "66.1 days, 26.0 M GPU-hours" into buf, and
+ * ", $65.0 M" when --gpu-hour-cost gave a price. */
 void cli_train_time(char *buf, size_t len, const struct job *in,
 		    const struct prediction *p);
 

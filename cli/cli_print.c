@@ -27,6 +27,43 @@ static const char *plural(long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+static const char *rc_short(enum recompute r)
+{
+	return r == RECOMPUTE_NONE ? "rc-none" : r == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full";
+}
+
+/* The table's layout cell: degrees, then the inner choices; cp and ep
+ * only when used, the expert TP degree when it is not tp (else two rows
+ * of an MoE model would read alike), the stage split when not even
+ * ("emb+loss": the embedding and the loss as layers; "f4/l2": Megatron's
+ * first/last stage layers), the rank order only when not the default. */
+void cli_short_layout(const struct layout *l, const struct rank_order *o,
+			 char *buf, size_t len)
+{
+	struct rank_order d;
+	char ord[32] = "", cpep[32] = "", split[24] = "";
+	rank_order_default(&d);
+	if (o && !rank_order_eq(o, &d)) {
+		char s[24];
+		rank_order_format(o, s, sizeof s);
+		snprintf(ord, sizeof ord, " %s", s);
+	}
+	if (l->cp > 1 || l->ep > 1)
+		snprintf(cpep, sizeof cpep, " cp%d ep%d", l->cp, l->ep);
+	if (layout_etp(l) != l->tp) {
+		size_t n = strlen(cpep);
+		snprintf(cpep + n, sizeof cpep - n, " etp%d", layout_etp(l));
+	}
+	if (l->pp_embed || l->pp_loss)
+		snprintf(split, sizeof split, " %s%s%s", l->pp_embed ? "emb" : "",
+			 l->pp_embed && l->pp_loss ? "+" : "", l->pp_loss ? "loss" : "");
+	else if (l->pp_first > 0 || l->pp_last > 0)
+		snprintf(split, sizeof split, " f%d/l%d", l->pp_first, l->pp_last);
+	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d%s mbs%d sp%s %s z%d %s%s", l->tp,
+		 l->pp, l->dp, cpep, l->vp, split, l->mbs, l->sp ? "+" : "-",
+		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);
+}
+
 void cli_print_provenance(FILE *f, const char *cmd)
 {
 	fprintf(f, "# pplan %s %s (git %s)\n", cmd, PPLAN_VERSION, PPLAN_GIT_HASH);
@@ -98,6 +135,7 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 	fprintf(f, "# constants %s\n", in->profile_arg ? in->profile_arg
 						      : "embedded (the fit on validation/calibration.json)");
 	print_unfitted(f, in);
+	cli_print_goodput(f, in);
 }
 
 void cli_common_usage(FILE *f)
@@ -127,9 +165,18 @@ void cli_common_usage(FILE *f)
 		"  --max-memory-gib X     usable memory per GPU (default: %.0f %% of the GPU's)\n"
 		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
 		"  --train-tokens N       tokens to train on: print days and GPU-hours (e.g. 15T)\n"
+		"  --gpu-hour-cost USD    price per GPU-hour: the cost of training (with --train-tokens)\n"
+		"  --goodput F            share of wall-clock time that trains (default: derived from\n"
+		"                         the next four, sim/MODEL.md \"Goodput\")\n"
+		"  --gpu-mtbi-hours H     GPU-hours between interruptions per GPU (default %.0f: Llama 3's\n"
+		"                         466 in 54 days on 16,384 GPUs)\n"
+		"  --restart-min M        minutes to restart after one (default %.0f)\n"
+		"  --checkpoint-interval-min M  minutes of training between checkpoints (default: Daly's optimum)\n"
+		"  --storage-gbs G        checkpoint write bandwidth, GB/s (default %.3f per GPU: Llama 3's 2 TB/s)\n"
 		"  --json FILE            write the JSON report ('-': stdout, and nothing else there)\n",
 		DEFAULT_TOKENS_PER_GPU, DEFAULT_MIN_BATCH_TOKENS / 1e6,
-		100 * DEFAULT_MEMORY_FRACTION);
+		100 * DEFAULT_MEMORY_FRACTION, GOODPUT_GPU_MTBI_HOURS, GOODPUT_RESTART_S / 60,
+		GOODPUT_STORAGE_BPS_PER_GPU / 1e9);
 	framework_names(list, sizeof list);
 	fprintf(f,
 		"  --framework NAME[:V]   the training software (default %s); known: %s\n"
@@ -251,11 +298,61 @@ void cli_predict_hint(FILE *f, const struct job *in,
 void cli_train_time(char *buf, size_t len, const struct job *in,
 		    const struct prediction *p)
 {
-	double s = in->train_tokens / p->tokens_per_s;
-	double gpu_h = s * (double)cluster_gpus(&in->cluster) / 3600.0;
-	char h[32];
-	units_format_count(h, sizeof h, gpu_h);
-	snprintf(buf, len, "%.1f days, %s GPU-hours", s / 86400.0, h);
+	struct job_train_time t = job_train_time(in, p);
+	char h[32], c[32];
+	units_format_count(h, sizeof h, t.gpu_hours);
+	snprintf(buf, len, "%.1f days, %s GPU-hours", t.seconds / 86400.0, h);
+	if (t.cost > 0) {
+		units_format_count(c, sizeof c, t.cost);
+		snprintf(buf + strlen(buf), len - strlen(buf), ", $%s", c);
+	}
+}
+
+static void format_bytes(char *buf, size_t len, double b)
+{
+	if (b >= 1e12)
+		snprintf(buf, len, "%.2f TB", b / 1e12);
+	else
+		snprintf(buf, len, "%.1f GB", b / 1e9);
+}
+
+static void format_minutes(char *buf, size_t len, double s)
+{
+	if (s >= 5400)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else if (s >= 90)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else
+		snprintf(buf, len, "%.1f s", s);
+}
+
+void cli_print_goodput(FILE *f, const struct job *in)
+{
+	const struct goodput *g = &in->goodput;
+	char every[32], restart[32], save[32], interval[32], bytes[32];
+
+	if (!(in->train_tokens > 0))
+		return;
+	if (g->fixed) {
+		fprintf(f, "# goodput   %.1f %% of wall-clock time trains (--goodput)\n",
+			100 * g->fraction);
+	} else {
+		format_minutes(every, sizeof every, g->mtbi_s);
+		format_minutes(restart, sizeof restart, g->restart_s);
+		format_minutes(save, sizeof save, g->save_s);
+		format_minutes(interval, sizeof interval, g->interval_s);
+		format_bytes(bytes, sizeof bytes, g->ckpt_bytes);
+		fprintf(f, "# goodput   %.1f %% of wall-clock time trains: interrupted every %s (%s), %s to restart%s; a %s checkpoint saved in %s every %s of training (%s): %.1f %% lost to failures, %.1f %% to checkpoints\n",
+			100 * g->fraction, every,
+			in->goodput_opts.gpu_mtbi_hours > 0 ? "--gpu-mtbi-hours"
+							    : "Llama 3's interruption rate",
+			restart, in->goodput_opts.restart_s > 0 ? "" : " (assumed)", bytes, save,
+			interval, g->interval_derived ? "Daly's optimum" : "--checkpoint-interval-min",
+			100 * g->lost_failures, 100 * g->lost_checkpoint);
+	}
+	if (in->goodput_opts.gpu_hour_cost > 0)
+		fprintf(f, "# price     $%.2f per GPU-hour of wall-clock time (--gpu-hour-cost)\n",
+			in->goodput_opts.gpu_hour_cost);
 }
 
 enum pplan_status cli_write_json(const char *path, struct cJSON *doc,

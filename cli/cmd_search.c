@@ -105,43 +105,6 @@ static void list_clusters(void)
 	}
 }
 
-static const char *rc_short(enum recompute r)
-{
-	return r == RECOMPUTE_NONE ? "rc-none" : r == RECOMPUTE_SELECTIVE ? "rc-sel" : "rc-full";
-}
-
-/* The table's layout cell: degrees, then the inner choices; cp and ep
- * only when used, the expert TP degree when it is not tp (else two rows
- * of an MoE model would read alike), the stage split when not even
- * ("emb+loss": the embedding and the loss as layers; "f4/l2": Megatron's
- * first/last stage layers), the rank order only when not the default. */
-static void short_layout(const struct layout *l, const struct rank_order *o,
-			 char *buf, size_t len)
-{
-	struct rank_order d;
-	char ord[32] = "", cpep[32] = "", split[24] = "";
-	rank_order_default(&d);
-	if (o && !rank_order_eq(o, &d)) {
-		char s[24];
-		rank_order_format(o, s, sizeof s);
-		snprintf(ord, sizeof ord, " %s", s);
-	}
-	if (l->cp > 1 || l->ep > 1)
-		snprintf(cpep, sizeof cpep, " cp%d ep%d", l->cp, l->ep);
-	if (layout_etp(l) != l->tp) {
-		size_t n = strlen(cpep);
-		snprintf(cpep + n, sizeof cpep - n, " etp%d", layout_etp(l));
-	}
-	if (l->pp_embed || l->pp_loss)
-		snprintf(split, sizeof split, " %s%s%s", l->pp_embed ? "emb" : "",
-			 l->pp_embed && l->pp_loss ? "+" : "", l->pp_loss ? "loss" : "");
-	else if (l->pp_first > 0 || l->pp_last > 0)
-		snprintf(split, sizeof split, " f%d/l%d", l->pp_first, l->pp_last);
-	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d%s mbs%d sp%s %s z%d %s%s", l->tp,
-		 l->pp, l->dp, cpep, l->vp, split, l->mbs, l->sp ? "+" : "-",
-		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);
-}
-
 static void commas(char *buf, size_t len, long v)
 {
 	char tmp[32];
@@ -330,7 +293,7 @@ static void print_table(FILE *f, const struct search_result *r)
 		char cells[NCOLS][96];
 		const char *cp[NCOLS];
 		snprintf(cells[0], 96, "%d", i + 1);
-		short_layout(&r->top_layouts[i], &r->top_orders[i], cells[1], 96);
+		cli_short_layout(&r->top_layouts[i], &r->top_orders[i], cells[1], 96);
 		snprintf(cells[2], 96, "%.3f", p->step_time_s);
 		snprintf(cells[3], 96, "%.0f", p->tokens_per_s);
 		snprintf(cells[4], 96, "%.0f", p->tflops_per_gpu);
@@ -360,7 +323,7 @@ static void print_families(FILE *f, const struct job *in,
 		const struct search_family_result *fr = &r->family[fi];
 		char lb[128];
 		if (fr->found) {
-			short_layout(&fr->layout, &fr->order, lb, sizeof lb);
+			cli_short_layout(&fr->layout, &fr->order, lb, sizeof lb);
 			fprintf(f, "  %-15s %8.3f s  %5.1f %% MFU  %5.1f GiB  %s",
 				family_name((enum family)fi), fr->pred.step_time_s,
 				100 * fr->pred.mfu, fr->pred.mem.total / GIB, lb);

@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
 	{ "search", cmd_search, "rank every parallel layout of a model on a cluster" },
 	{ "predict", cmd_predict, "explain one layout: memory and time, term by term" },
+	{ "plan", cmd_plan, "fewest GPUs, days and cost to train N tokens by a deadline; clusters compared" },
 	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 	{ "calibrate", cmd_calibrate, "measure this machine (mpirun): GEMMs, bandwidth, collectives" },
 	{ "exec", cmd_exec, "run one layout for real under mpirun or srun and measure it" },

@@ -15,7 +15,7 @@ apt-get update -qq
 apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends \
   build-essential cmake pkg-config git ca-certificates \
   libopenmpi-dev openmpi-bin libhwloc-dev hwloc libcjson-dev \
-  libcriterion-dev libopenblas-dev zlib1g-dev chromium >/dev/null
+  libcriterion-dev libopenblas-dev zlib1g-dev chromium jq >/dev/null
 if [ "${1:-}" = "--ci" ]; then
   apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends \
     clang libclang-rt-14-dev valgrind >/dev/null
@@ -32,4 +32,4 @@ if [ "${1:-}" = "--ci" ] || [ "${1:-}" = "--frameworks" ]; then
   DS_BUILD_OPS=0 "$venv/bin/pip" install -q -r "$req"
   echo "install-deps: torchtitan, Megatron-Core and DeepSpeed for the conformance test are in $venv"
 fi
-echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion, OpenBLAS, zlib and Chromium (the report page's browser test) are installed"
+echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion, OpenBLAS, zlib, Chromium (the report page's browser test) and jq (the tests' JSON checks) are installed"

@@ -56,8 +56,12 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 	cJSON_AddNumberToObject(doc, "evaluated", (double)r->evaluated);
 	cJSON_AddNumberToObject(doc, "feasible", (double)r->feasible);
 	cJSON_AddNumberToObject(doc, "search_time_s", r->seconds);
-	if (in->train_tokens > 0)
+	if (in->train_tokens > 0) {
 		cJSON_AddNumberToObject(doc, "train_tokens", in->train_tokens);
+		cJSON_AddNumberToObject(doc, "goodput", in->goodput.fraction);
+		if (in->goodput_opts.gpu_hour_cost > 0)
+			cJSON_AddNumberToObject(doc, "gpu_hour_cost", in->goodput_opts.gpu_hour_cost);
+	}
 	jrej = cJSON_AddObjectToObject(doc, "rejected");
 	for (int i = 0; i < n_rej; i++)
 		cJSON_AddNumberToObject(jrej, reject_key(rej[i]), (double)r->rejected[rej[i]]);
@@ -71,10 +75,11 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 		cJSON_AddItemToObject(it, "layout", report_layout_json(&r->top_layouts[i], &o));
 		cJSON_AddStringToObject(it, "rank_order", os);
 		if (in->train_tokens > 0) {
-			double s = in->train_tokens / r->top_preds[i].tokens_per_s;
-			cJSON_AddNumberToObject(it, "train_time_s", s);
-			cJSON_AddNumberToObject(it, "train_gpu_hours",
-						s * (double)cluster_gpus(&in->cluster) / 3600);
+			struct job_train_time t = job_train_time(in, &r->top_preds[i]);
+			cJSON_AddNumberToObject(it, "train_time_s", t.seconds);
+			cJSON_AddNumberToObject(it, "train_gpu_hours", t.gpu_hours);
+			if (t.cost > 0)
+				cJSON_AddNumberToObject(it, "train_cost", t.cost);
 		}
 		cJSON_AddItemToArray(arr, it);
 	}
@@ -92,7 +97,7 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 			cJSON_AddNumberToObject(it, "memory_gib", fr->pred.mem.total / GIB);
 			if (in->train_tokens > 0)
 				cJSON_AddNumberToObject(it, "train_time_s",
-							in->train_tokens / fr->pred.tokens_per_s);
+							job_train_time(in, &fr->pred).seconds);
 		} else {
 			cJSON_AddStringToObject(it, "reason", reject_key(fr->why));
 			if (fr->any_oom)
@@ -148,9 +153,9 @@ enum pplan_status search_out_csv(const char *path, const struct job *in,
 			p->time.dp_comm_exposed, p->time.bubble, p->bubble_fraction,
 			p->time.optimizer);
 		if (in->train_tokens > 0 && n < cap) {
-			double s = in->train_tokens / p->tokens_per_s;
-			n += (size_t)snprintf(buf + n, cap - n, ",%.6g,%.6g", s,
-					      s * (double)cluster_gpus(&in->cluster) / 3600);
+			struct job_train_time t = job_train_time(in, p);
+			n += (size_t)snprintf(buf + n, cap - n, ",%.6g,%.6g", t.seconds,
+					      t.gpu_hours);
 		}
 		if (n < cap)
 			n += (size_t)snprintf(buf + n, cap - n, "\n");

@@ -133,12 +133,21 @@ static enum pplan_status size_cluster(struct job *in, struct perr *e)
 	return cluster_size(c, nodes, (int)gpn, e);
 }
 
+static int cluster_is_file(const struct job *in)
+{
+	return in->cluster_arg && (strchr(in->cluster_arg, '/') || strstr(in->cluster_arg, ".json"));
+}
+
+int job_names_size(const struct job *j)
+{
+	return j->gpus || j->nodes || cluster_is_file(j) || j->profile_arg;
+}
+
 static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 					 struct perr *e)
 {
 	enum pplan_status st;
-	int is_file = in->cluster_arg && (strchr(in->cluster_arg, '/') ||
-					  strstr(in->cluster_arg, ".json"));
+	int is_file = cluster_is_file(in);
 
 	if (in->cluster_arg && in->gpu_arg)
 		return perr_set(e, PPLAN_EINPUT,
@@ -408,6 +417,9 @@ enum pplan_status job_resolve(struct job *in, int need_gpus, struct perr *e)
 	    (st = resolve_training(in, e)) != PPLAN_OK ||
 	    (st = resolve_batch(in, e)) != PPLAN_OK)
 		return st;
+	if (cluster_gpus(&in->cluster) > 0)
+		return goodput_compute(&in->goodput_opts, cluster_gpus(&in->cluster),
+				       model_params_total(&in->model), &in->goodput, e);
 	return PPLAN_OK;
 }
 
@@ -543,4 +555,13 @@ void job_price_free(struct job_price *pr)
 	run_timeline_free(&pr->tl);
 	free(pr->stage_mem);
 	pr->stage_mem = NULL;
+}
+
+struct job_train_time job_train_time(const struct job *j, const struct prediction *p)
+{
+	struct job_train_time t = { 0 };
+	t.seconds = goodput_train_seconds(&j->goodput, j->train_tokens, p->tokens_per_s);
+	t.gpu_hours = t.seconds * (double)cluster_gpus(&j->cluster) / 3600.0;
+	t.cost = t.gpu_hours * j->goodput_opts.gpu_hour_cost;
+	return t;
 }

@@ -18,6 +18,7 @@
 
 #include "cost.h"
 #include "curves.h"
+#include "goodput.h"
 #include "memory.h"
 #include "run.h"
 
@@ -50,6 +51,7 @@ struct job {
 	int layout_cp;                /* the layout's cp, once known (0 before) */
 	long gpus, nodes, gpus_per_node, seq, gbs, tokens_per_step;
 	double train_tokens;     /* tokens to train on; 0 = not asked */
+	struct goodput_opts goodput_opts; /* checkpoints, interruptions, price */
 	double max_memory_gib;
 	/* resolved */
 	struct model_spec model;
@@ -57,6 +59,7 @@ struct job {
 	struct train_opts opts;
 	int cpu_ranks;           /* the machine is CPU ranks (a CPU profile's, or pplan exec's) */
 	long global_batch;       /* sequences */
+	struct goodput goodput;  /* of this many GPUs (sim/goodput.h) */
 	char model_note[192];    /* "the zoo model nearest --params 70B" */
 	char gbs_note[256];      /* where the global batch comes from */
 	char seq_note[64];
@@ -76,6 +79,10 @@ void job_init(struct job *j);
 /* Resolves model, cluster and options; `need_gpus` demands a size
  * (--gpus, --nodes, or a cluster file that sizes itself). */
 enum pplan_status job_resolve(struct job *j, int need_gpus, struct perr *e);
+
+/* The job says how many GPUs it has: --gpus, --nodes, a cluster file
+ * (which sizes itself) or a profile (its ranks). */
+int job_names_size(const struct job *j);
 
 /* Parses the layout string, sizes the cluster from it when no size is
  * given, resolves the job (job_resolve), completes the layout with the
@@ -111,5 +118,13 @@ struct job_price {
 enum pplan_status job_price(const struct job *j, const struct layout *l, int timeline,
 			    struct job_price *out, struct perr *e);
 void job_price_free(struct job_price *pr);
+
+/* What training j->train_tokens tokens at p's throughput takes: wall-clock
+ * seconds with the job's goodput, GPU-hours of wall-clock time, and their
+ * cost when a price was given (else 0). */
+struct job_train_time {
+	double seconds, gpu_hours, cost;
+};
+struct job_train_time job_train_time(const struct job *j, const struct prediction *p);
 
 #endif

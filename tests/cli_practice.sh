@@ -409,7 +409,7 @@ run predict --model llama3-8b --gpus 8 --layout dp=8,gbs=8 &&
 	has "$tmp/out" "\(1 microbatch per step\)" "one microbatch, singular"
 
 # ---- CSV beside JSON, and time to train -------------------------------------------
-run search --model llama3-8b --gpus 64 --top 4 --csv "$tmp/s.csv" --json "$tmp/s.json" --train-tokens 15T && {
+run search --model llama3-8b --gpus 64 --top 4 --csv "$tmp/s.csv" --json "$tmp/s.json" --train-tokens 15T --goodput 1 && {
 	n=$(wc -l <"$tmp/s.csv")
 	if [ "$n" -eq 5 ]; then ok; else ko "CSV has $n lines, want a header and 4 rows"; fi
 	has "$tmp/s.csv" "^rank,layout,rank_order,step_time_s,.*,bubble_time_s,bubble_fraction," "CSV header with units"
