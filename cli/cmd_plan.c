@@ -191,7 +191,7 @@ enum { NCOLS = sizeof cols / sizeof cols[0] };
 static void rung_cells(const struct plan_rung *g, int layout_i, char cells[NCOLS][96])
 {
 	const struct prediction *p = &g->r.top_preds[layout_i];
-	struct job_train_time t = job_train_time(g->job, p);
+	struct job_train_time t = layout_i == 0 ? g->t : job_train_time(g->job, p);
 	snprintf(cells[0], 96, "%ld", cluster_gpus(&g->job->cluster));
 	cli_short_layout(&g->r.top_layouts[layout_i], &g->r.top_orders[layout_i], cells[1], 96);
 	snprintf(cells[2], 96, "%.3f", p->step_time_s);

@@ -388,11 +388,7 @@ static void print_best(FILE *f, const struct job *in,
 
 static void print_no_fit(const struct job *in, const struct search_result *r)
 {
-	double need = -1;
-	for (int f = 0; f < FAM_COUNT; f++)
-		if (r->family[f].any_oom &&
-		    (need < 0 || r->family[f].min_oom_bytes < need))
-			need = r->family[f].min_oom_bytes;
+	double need = search_min_oom_bytes(r);
 	if (need > 0)
 		fprintf(stderr, "pplan: no layout of %s fits on %ld GPUs: the smallest needs %.1f GiB per GPU, the cap is %.1f (--max-memory-gib)\n",
 			in->model.name, cluster_gpus(&in->cluster), need / GIB,

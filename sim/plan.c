@@ -32,10 +32,7 @@ int plan_sizes(long gpn, long max_gpus, long *out, int cap)
 static void no_fit_reason(const struct job *j, const struct search_result *r, char *buf,
 			  size_t len)
 {
-	double need = -1;
-	for (int f = 0; f < FAM_COUNT; f++)
-		if (r->family[f].any_oom && (need < 0 || r->family[f].min_oom_bytes < need))
-			need = r->family[f].min_oom_bytes;
+	double need = search_min_oom_bytes(r);
 	if (need > 0)
 		snprintf(buf, len, "nothing fits: the smallest layout needs %.1f GiB per GPU, the cap is %.1f GiB",
 			 need / GIB, j->opts.max_memory_gib > 0 ? j->opts.max_memory_gib

@@ -620,3 +620,12 @@ int search_rejects_sorted(const struct search_result *r, enum reject *out)
 	}
 	return n;
 }
+
+double search_min_oom_bytes(const struct search_result *r)
+{
+	double need = -1;
+	for (int f = 0; f < FAM_COUNT; f++)
+		if (r->family[f].any_oom && (need < 0 || r->family[f].min_oom_bytes < need))
+			need = r->family[f].min_oom_bytes;
+	return need;
+}

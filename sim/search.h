@@ -98,6 +98,10 @@ enum pplan_status search_run(const struct model_spec *m,
 
 void search_free(struct search_result *r);
 
+/* The least memory per GPU that any out-of-memory layout of r needed, in
+ * bytes; -1 when none was out of memory. */
+double search_min_oom_bytes(const struct search_result *r);
+
 /* The reasons r rejected layouts for, into out[0..n), most frequent first
  * (ties: the earlier check); returns n.  out holds REJECT_COUNT. */
 int search_rejects_sorted(const struct search_result *r, enum reject *out);
