@@ -28,6 +28,10 @@ enum cli_opt {
 };
 
 /* Long options shared by the subcommands. */
+#define CLI_RANK_TOLERANCE_USAGE \
+	"  --rank-tolerance PCT   layouts within PCT %% of the fastest step rank by memory headroom,\n" \
+	"                         then simplicity (default %.0f; 0: by step time alone)\n"
+
 #define CLI_COMMON_OPTIONS                                                   \
 	{ "model", required_argument, NULL, OPT_MODEL },                     \
 	{ "params", required_argument, NULL, OPT_PARAMS },                   \
@@ -81,6 +85,29 @@ void cli_short_layout(const struct layout *l, const struct rank_order *o, char *
 /* Shared usage lines for the options above; GPUs, presets and defaults
  * come from the tables and sim/defaults.h. */
 void cli_common_usage(FILE *f);
+
+/* "# accuracy ...": the band of the job's GPU generation and precision
+ * (sim/accuracy.h), whether it is the nearest one's, and the best
+ * published MFU a prediction is flagged above. */
+void cli_print_accuracy(FILE *f, const struct job *in);
+
+/* The "# caution" (constants no run fitted) and "# accuracy" lines of the
+ * header, for a job whose header was not printed (plan's other clusters). */
+void cli_print_trust(FILE *f, const struct job *in);
+
+/* A table's MFU cell, in %: "56.0", or "56.0!" above the best published
+ * MFU for the job's GPU and precision. */
+void cli_mfu_cell(char *buf, size_t len, const struct job *in, double mfu);
+
+/* --rank-tolerance PCT (a percentage from 0 to 100) as a fraction into
+ * *out; -1 with one sentence on stderr, naming cmd, for anything else. */
+int cli_parse_rank_tolerance(const char *cmd, const char *arg, double *out);
+
+/* "# ranking ...": how the table is ordered (search_params.tolerance),
+ * with the fastest layout's rank when the tolerance moved it. */
+struct search_result;
+void cli_print_ranking(FILE *f, const struct job *in, double tolerance,
+		       const struct search_result *r);
 
 /* "# goodput ..." (the share of wall-clock time that trains and its
  * terms) when a time to train is asked. */

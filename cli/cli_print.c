@@ -10,12 +10,15 @@
 #include "emit.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
+#include "accuracy.h"
 #include "defaults.h"
+#include "search.h"
 #include "jsonio.h"
 #include "version.h"
 #include "units.h"
@@ -134,8 +137,51 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 	}
 	fprintf(f, "# constants %s\n", in->profile_arg ? in->profile_arg
 						      : "embedded (the fit on validation/calibration.json)");
-	print_unfitted(f, in);
+	cli_print_trust(f, in);
 	cli_print_goodput(f, in);
+}
+
+void cli_print_trust(FILE *f, const struct job *in)
+{
+	print_unfitted(f, in);
+	cli_print_accuracy(f, in);
+}
+
+/* Did the calibration runs use this framework's family? */
+static int calibrated_framework(const struct framework *fw)
+{
+	return !strncmp(fw->name, "megatron", 8) || !strncmp(fw->name, "nemo", 4);
+}
+
+void cli_print_accuracy(FILE *f, const struct job *in)
+{
+	struct accuracy a;
+	accuracy_for(in->cluster.gpu.arch, in->opts.precision, &a);
+	if (a.n == 0)
+		return;
+	fprintf(f, "# accuracy  step time off by %+.1f..%+.1f %% in 80 %% of %d %s %s runs left out of the fit (leave-one-source-out)",
+		a.lo_pct, a.hi_pct, a.n, gpu_arch_name(a.arch), a.fp8 ? "fp8" : "bf16/fp16");
+	if (a.nearest)
+		fprintf(f, ", the nearest to %s %s, which has none: read it as the least of its error",
+			gpu_arch_name(in->cluster.gpu.arch), precision_name(in->opts.precision));
+	if (!calibrated_framework(in->opts.fw))
+		fprintf(f, "; no calibration run used %s", in->opts.fw->label);
+	if (in->profile_arg)
+		fprintf(f, "; measured with the embedded constants, not --profile");
+	fprintf(f, "; memory %+.1f..%+.1f %% (%d measured peaks); ", a.mem_lo_pct, a.mem_hi_pct, a.mem_n);
+	if (a.published_mfu > 0)
+		fprintf(f, "best published MFU %.1f %% (%s): an MFU above it is marked !\n",
+			100 * a.published_mfu, a.published_run);
+	else
+		fprintf(f, "no published MFU on %s %s to check against\n",
+			gpu_arch_name(in->cluster.gpu.arch), precision_name(in->opts.precision));
+}
+
+void cli_mfu_cell(char *buf, size_t len, const struct job *in, double mfu)
+{
+	struct accuracy a;
+	accuracy_for(in->cluster.gpu.arch, in->opts.precision, &a);
+	snprintf(buf, len, "%.1f%s", 100 * mfu, accuracy_above_published(&a, mfu) ? "!" : "");
 }
 
 void cli_common_usage(FILE *f)
@@ -324,6 +370,38 @@ static void format_minutes(char *buf, size_t len, double s)
 		snprintf(buf, len, "%.0f min", s / 60);
 	else
 		snprintf(buf, len, "%.1f s", s);
+}
+
+int cli_parse_rank_tolerance(const char *cmd, const char *arg, double *out)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= 0) || v > 100) {
+		fprintf(stderr, "pplan %s: --rank-tolerance must be a percentage of the fastest step time from 0 to 100, got '%s'\n",
+			cmd, arg);
+		return -1;
+	}
+	*out = v / 100;
+	return 0;
+}
+
+void cli_print_ranking(FILE *f, const struct job *in, double tolerance,
+		       const struct search_result *r)
+{
+	double cap = in->opts.max_memory_gib > 0 ? in->opts.max_memory_gib
+						 : in->cluster.gpu.mem_gib;
+	if (!(tolerance > 0)) {
+		fprintf(f, "# ranking   by predicted step time (--rank-tolerance 0)\n");
+		return;
+	}
+	fprintf(f, "# ranking   within %.3g %% of the fastest step: by memory headroom (steps of %.1f GiB, %.0f %% of the cap), then fewer parallel dimensions, TP in a node, no virtual stages; the rest by step time (--rank-tolerance)",
+		100 * tolerance, SEARCH_HEADROOM_STEP * cap, 100 * SEARCH_HEADROOM_STEP);
+	if (r->n_top > 0 && r->fastest > 0)
+		fprintf(f, "; the fastest is rank %d, %.3f s", r->fastest + 1,
+			r->top_preds[r->fastest].step_time_s);
+	fprintf(f, "\n");
 }
 
 void cli_print_goodput(FILE *f, const struct job *in)

@@ -46,8 +46,9 @@ static void usage(FILE *f)
 		"  --top K                layouts shown at one size (default 5)\n"
 		"  --compare-clusters A[:USD],B[:USD],...   the same job on each cluster preset, each at\n"
 		"                         its price per GPU-hour: GPUs, days, GPU-hours, cost side by side\n"
-		"  --closed-form          price layouts in closed form (faster, no event simulation)\n",
-		PLAN_DEFAULT_MAX_GPUS);
+		"  --closed-form          price layouts in closed form (faster, no event simulation)\n"
+		CLI_RANK_TOLERANCE_USAGE,
+		PLAN_DEFAULT_MAX_GPUS, 100 * SEARCH_TOLERANCE_DEFAULT);
 	cli_common_usage(f);
 	fprintf(f, "  --help                 this text\n");
 }
@@ -89,6 +90,7 @@ static int parse_args(int argc, char **argv, struct job *in, struct plan_args *a
 		{ "top", required_argument, NULL, 't' },
 		{ "compare-clusters", required_argument, NULL, 'c' },
 		{ "closed-form", no_argument, NULL, 'F' },
+		{ "rank-tolerance", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -105,6 +107,10 @@ static int parse_args(int argc, char **argv, struct job *in, struct plan_args *a
 		switch (c) {
 		case 'h': usage(stdout); *rc = 0; return -1;
 		case 'F': a->rq.closed_form = 1; continue;
+		case 'R':
+			if (cli_parse_rank_tolerance("plan", optarg, &a->rq.tolerance) < 0)
+				return -1;
+			continue;
 		case 'T': c = OPT_TRAIN_TOKENS; break;
 		case 'd':
 			a->rq.days = strtod(optarg, &end);
@@ -195,7 +201,7 @@ static void rung_cells(const struct plan_rung *g, int layout_i, char cells[NCOLS
 	snprintf(cells[0], 96, "%ld", cluster_gpus(&g->job->cluster));
 	cli_short_layout(&g->r.top_layouts[layout_i], &g->r.top_orders[layout_i], cells[1], 96);
 	snprintf(cells[2], 96, "%.3f", p->step_time_s);
-	snprintf(cells[3], 96, "%.1f", 100 * p->mfu);
+	cli_mfu_cell(cells[3], 96, g->job, p->mfu);
 	snprintf(cells[4], 96, "%.1f", p->mem.total / GIB);
 	snprintf(cells[5], 96, "%.1f", 100 * g->job->goodput.fraction);
 	snprintf(cells[6], 96, "%.1f", t.seconds / 86400);
@@ -207,17 +213,26 @@ static void rung_cells(const struct plan_rung *g, int layout_i, char cells[NCOLS
 	cells[9][0] = '\0';
 }
 
-static void print_row(FILE *f, char cells[NCOLS][96])
+/* Prints a row; returns 1 when its MFU is marked ! (cli_mfu_cell). */
+static int print_row(FILE *f, char cells[NCOLS][96])
 {
 	const char *cp[NCOLS];
 	for (int k = 0; k < NCOLS; k++)
 		cp[k] = cells[k];
 	table_row(f, cols, NCOLS, cp);
+	return strchr(cells[3], '!') != NULL;
+}
+
+static void print_flag_note(FILE *f, int flagged)
+{
+	if (flagged)
+		fprintf(f, "# !: an MFU above the best published for this GPU and precision (# accuracy): read it as optimistic\n");
 }
 
 static void print_ladder(FILE *f, const struct plan_result *res)
 {
 	long none_from = 0, none_to = 0;
+	int flagged = 0;
 	table_header(f, cols, NCOLS);
 	for (int i = 0; i < res->n; i++) {
 		const struct plan_rung *g = &res->rungs[i];
@@ -239,12 +254,14 @@ static void print_ladder(FILE *f, const struct plan_result *res)
 		snprintf(cells[9], 96, "%s%s%s", i == res->answer ? "<- answer" : "",
 			 i == res->answer && i == res->cheapest ? ", " : "",
 			 i == res->cheapest ? "fewest GPU-h" : "");
-		print_row(f, cells);
+		flagged |= print_row(f, cells);
 	}
+	print_flag_note(f, flagged);
 }
 
 static void print_layouts(FILE *f, const struct plan_rung *g, double days)
 {
+	int flagged = 0;
 	table_header(f, cols, NCOLS);
 	for (int i = 0; i < g->r.n_top; i++) {
 		char cells[NCOLS][96];
@@ -252,8 +269,9 @@ static void print_layouts(FILE *f, const struct plan_rung *g, double days)
 		if (days > 0)
 			snprintf(cells[9], 96, "%s", job_train_time(g->job, &g->r.top_preds[i]).seconds <=
 							     days * 86400 ? "meets" : "late");
-		print_row(f, cells);
+		flagged |= print_row(f, cells);
 	}
+	print_flag_note(f, flagged);
 }
 
 static void print_answer(FILE *f, const struct plan_rung *g, const char *what)
@@ -316,6 +334,7 @@ static int run_one(const struct job *in, struct plan_args *a)
 	head = &res.rungs[res.answer >= 0 ? res.answer : res.fastest >= 0 ? res.fastest : 0];
 	out = cli_text_stream(in);
 	cli_print_config(out, "plan", head->job);
+	cli_print_ranking(out, head->job, a->rq.tolerance, &head->r);
 	units_format_count(n, sizeof n, in->train_tokens);
 	if (res.n == 1) {
 		fprintf(out, "# plan      %s tokens on %ld GPUs%s\n#\n", n, cluster_gpus(&head->job->cluster),
@@ -375,7 +394,7 @@ static int run_compare(const struct job *in, struct plan_args *a)
 	struct perr e = { { 0 } };
 	enum pplan_status st = PPLAN_OK;
 	FILE *out;
-	int done = 0, rc = 0;
+	int done = 0, rc = 0, first = -1;
 	char n[32];
 
 	a->rq.top_k = 1;
@@ -396,14 +415,11 @@ static int run_compare(const struct job *in, struct plan_args *a)
 		return cli_fail(st, &e);
 	}
 	out = cli_text_stream(in);
-	{
-		int first = -1;
-		for (int i = 0; i < done && first < 0; i++)
-			if (pick[i] >= 0)
-				first = i;
-		if (first >= 0)
-			cli_print_config(out, "plan", res[first].rungs[pick[first]].job);
-	}
+	for (int i = 0; i < done && first < 0; i++)
+		if (pick[i] >= 0)
+			first = i;
+	if (first >= 0)
+		cli_print_config(out, "plan", res[first].rungs[pick[first]].job);
 	units_format_count(n, sizeof n, in->train_tokens);
 	if (a->days_given)
 		fprintf(out, "# compare   %s tokens within %.1f days: the fewest GPUs of each cluster that meet it\n#\n",
@@ -429,7 +445,7 @@ static int run_compare(const struct job *in, struct plan_args *a)
 			snprintf(cells[0], 96, "%s", a->cluster[i]);
 			snprintf(cells[1], 96, "%ld", cluster_gpus(&g->job->cluster));
 			cli_short_layout(&g->r.top_layouts[0], &g->r.top_orders[0], cells[2], 96);
-			snprintf(cells[3], 96, "%.1f", 100 * p->mfu);
+			cli_mfu_cell(cells[3], 96, g->job, p->mfu);
 			snprintf(cells[4], 96, "%.1f", 100 * g->job->goodput.fraction);
 			snprintf(cells[5], 96, "%.1f", g->t.seconds / 86400);
 			units_format_count(cells[6], 96, g->t.gpu_hours);
@@ -444,6 +460,13 @@ static int run_compare(const struct job *in, struct plan_args *a)
 		for (int k = 0; k < NCCOLS; k++)
 			cp[k] = cells[k];
 		table_row(out, ccols, NCCOLS, cp);
+	}
+	for (int i = 0, said = 0; i < done; i++) {
+		if (pick[i] < 0 || i == first)
+			continue;
+		fprintf(out, "%s# %s (the header above is %s's):\n", said++ ? "" : "#\n", a->cluster[i],
+			a->cluster[first]);
+		cli_print_trust(out, res[i].rungs[pick[i]].job);
 	}
 	cli_text_close(out);
 	if (rc)
@@ -470,6 +493,7 @@ int cmd_plan(int argc, char **argv)
 
 	job_init(&in);
 	memset(&a, 0, sizeof a);
+	a.rq.tolerance = SEARCH_TOLERANCE_DEFAULT;
 	if (parse_args(argc, argv, &in, &a, &rc) < 0)
 		return rc;
 	return a.n_clusters ? run_compare(&in, &a) : run_one(&in, &a);

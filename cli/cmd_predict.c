@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "accuracy.h"
 #include "cli_common.h"
 #include "cli_from.h"
 #include "emit.h"
@@ -45,6 +46,46 @@ static void term(FILE *f, const char *name, double v, double total, const char *
 {
 	fprintf(f, "  %-26s %12.3f %-4s %6.1f %%\n", name, v, unit,
 		total > 0 ? 100.0 * v / total : 0.0);
+}
+
+/* The step time (memory: what = 1) a measured run falls within, 80 % of
+ * the time (sim/accuracy.h; the # accuracy line says what it rests on). */
+static void print_band(FILE *out, const struct job *in, const struct prediction *p, int memory)
+{
+	struct accuracy a;
+	double lo, hi;
+	accuracy_for(in->cluster.gpu.arch, in->opts.precision, &a);
+	if (a.n == 0)
+		return;
+	if (memory) {
+		accuracy_memory(&a, p->mem.total / GIB, &lo, &hi);
+		fprintf(out, "  %-26s %6.3f to %.3f GiB (80 %% of measured peaks, # accuracy)\n",
+			"total, measured within", lo, hi);
+		if (p->feasible && hi > in->opts.max_memory_gib)
+			fprintf(out, "  %-26s the band's top passes the %.1f GiB cap: it may not fit\n", "",
+				in->opts.max_memory_gib);
+	} else {
+		accuracy_time(&a, p->step_time_s, &lo, &hi);
+		fprintf(out, "  %-26s %6.3f to %.3f s (80 %% of measured runs, # accuracy)\n",
+			"step, measured within", lo, hi);
+	}
+}
+
+static void print_mfu(FILE *out, const struct job *in, const struct prediction *p)
+{
+	struct accuracy a;
+	double lo, hi;
+	accuracy_for(in->cluster.gpu.arch, in->opts.precision, &a);
+	fprintf(out, "  %-26s %12.1f %%", "MFU", 100.0 * p->mfu);
+	if (a.n > 0) {
+		accuracy_mfu(&a, p->mfu, &lo, &hi);
+		fprintf(out, " (80 %% band %.1f to %.1f %%)", 100 * lo, 100 * hi);
+	}
+	if (accuracy_above_published(&a, p->mfu))
+		fprintf(out, " ! above the best published for %s %s, %.1f %% (%s)",
+			gpu_arch_name(in->cluster.gpu.arch), precision_name(in->opts.precision),
+			100 * a.published_mfu, a.published_run);
+	fprintf(out, "\n");
 }
 
 static void print_groups(FILE *f, const struct job *in, const struct layout *l)
@@ -251,6 +292,7 @@ int cmd_predict(int argc, char **argv)
 	term(out, "activations", p.mem.activations / GIB, p.mem.total / GIB, "GiB");
 	term(out, "other (context, buffers)", p.mem.other / GIB, p.mem.total / GIB, "GiB");
 	term(out, "total", p.mem.total / GIB, p.mem.total / GIB, "GiB");
+	print_band(out, &in, &p, 1);
 	fprintf(out, "\nstep time (critical path)\n");
 	term(out, "compute", p.time.compute, p.step_time_s, "s");
 	term(out, "recompute", p.time.recompute, p.step_time_s, "s");
@@ -262,9 +304,10 @@ int cmd_predict(int argc, char **argv)
 	term(out, "bubble time", p.time.bubble, p.step_time_s, "s");
 	term(out, "optimizer step", p.time.optimizer, p.step_time_s, "s");
 	term(out, "step", p.step_time_s, p.step_time_s, "s");
+	print_band(out, &in, &p, 0);
 	fprintf(out, "\n  %-26s %12.0f tok/s\n", "throughput", p.tokens_per_s);
 	fprintf(out, "  %-26s %12.1f TFLOP/s per GPU (model FLOPs)\n", "achieved", p.tflops_per_gpu);
-	fprintf(out, "  %-26s %12.1f %%\n", "MFU", 100.0 * p.mfu);
+	print_mfu(out, &in, &p);
 	fprintf(out, "  %-26s %12.1f %%\n", "HFU (with recompute)", 100.0 * p.hfu);
 	fprintf(out, "  %-26s %12.1f %% (mean share of the span a stage idles)\n",
 		"bubble fraction", 100.0 * p.bubble_fraction);

@@ -41,6 +41,7 @@ static void usage(FILE *f)
 		"  --top K                layouts to print (default %d)\n"
 		"  --max-mbs N            largest micro-batch tried (default %d)\n"
 		"  --closed-form          rank by the closed-form bubble only (no event simulation)\n"
+		CLI_RANK_TOLERANCE_USAGE
 		"  --csv FILE             write the ranked layouts as CSV\n"
 		"  --emit FORMAT          print only the best layout's launch config: megatron, nemo,\n"
 		"                         torchtitan or deepspeed\n"
@@ -51,7 +52,7 @@ static void usage(FILE *f)
 		"\nSearched: tp x pp x cp x ep x vp (up to %d) x micro-batch x sp x recomputation x ZeRO x\n"
 		"schedule, under rank orders tp-cp-dp-pp and tp-cp-pp-dp (Megatron-LM's --use-tp-pp-dp-mapping);\n"
 		"cp up to %d, only where each rank keeps %ld tokens or more of the sequence, unless nothing fits without.\n",
-		d.top_k, d.max_mbs, d.max_vp, d.max_cp, d.cp_min_tokens);
+		d.top_k, d.max_mbs, 100 * d.tolerance, d.max_vp, d.max_cp, d.cp_min_tokens);
 }
 
 static void list_models(void)
@@ -168,6 +169,7 @@ static int parse_args(int argc, char **argv, struct job *in,
 		{ "list-clusters", no_argument, NULL, 'C' },
 		{ "list-gpus", no_argument, NULL, 'G' },
 		{ "closed-form", no_argument, NULL, 'F' },
+		{ "rank-tolerance", required_argument, NULL, 'T' },
 		{ "csv", required_argument, NULL, 'c' },
 		{ "emit", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
@@ -188,6 +190,10 @@ static int parse_args(int argc, char **argv, struct job *in,
 		case 'C': list_clusters(); *rc = 0; return -1;
 		case 'G': list_gpus(); *rc = 0; return -1;
 		case 'F': a->closed_form = 1; continue;
+		case 'T':
+			if (cli_parse_rank_tolerance("search", optarg, &a->sp.tolerance) < 0)
+				return -1;
+			continue;
 		case 'c':
 			if (output_check(optarg, "--csv", &e) != PPLAN_OK) {
 				*rc = cli_fail(PPLAN_EINPUT, &e);
@@ -266,6 +272,7 @@ static void print_header(FILE *f, const struct job *in,
 	fprintf(f, "# evaluated %s %s in %.3f s (%.0f layouts/s); %s fit in memory\n",
 		ev, plural(r->evaluated, "layout", "layouts"), r->seconds,
 		r->seconds > 0 ? r->evaluated / r->seconds : 0.0, fe);
+	cli_print_ranking(f, in, a->sp.tolerance, r);
 	fprintf(f, "# rejected:");
 	for (int i = 0; i < n_rej; i++) {
 		commas(buf, sizeof buf, r->rejected[rej[i]]);
@@ -285,8 +292,9 @@ static const struct table_col cols[] = {
 };
 enum { NCOLS = sizeof cols / sizeof cols[0] };
 
-static void print_table(FILE *f, const struct search_result *r)
+static void print_table(FILE *f, const struct job *in, const struct search_result *r)
 {
+	int flagged = 0;
 	table_header(f, cols, NCOLS);
 	for (int i = 0; i < r->n_top; i++) {
 		const struct prediction *p = &r->top_preds[i];
@@ -297,7 +305,8 @@ static void print_table(FILE *f, const struct search_result *r)
 		snprintf(cells[2], 96, "%.3f", p->step_time_s);
 		snprintf(cells[3], 96, "%.0f", p->tokens_per_s);
 		snprintf(cells[4], 96, "%.0f", p->tflops_per_gpu);
-		snprintf(cells[5], 96, "%.1f", 100 * p->mfu);
+		cli_mfu_cell(cells[5], 96, in, p->mfu);
+		flagged |= strchr(cells[5], '!') != NULL;
 		snprintf(cells[6], 96, "%.1f", p->mem.total / GIB);
 		snprintf(cells[7], 96, "%.2f", p->time.compute);
 		snprintf(cells[8], 96, "%.2f", p->time.recompute);
@@ -311,6 +320,8 @@ static void print_table(FILE *f, const struct search_result *r)
 			cp[k] = cells[k];
 		table_row(f, cols, NCOLS, cp);
 	}
+	if (flagged)
+		fprintf(f, "# !: an MFU above the best published for this GPU and precision (# accuracy): read it as optimistic\n");
 	fprintf(f, "# bubble_time: the pipeline's fill and drain on the critical path; bubble_frac: the mean share of\n"
 		   "# the pipeline span in which a stage computes nothing (docs/design.md), so the two need not agree\n");
 }
@@ -324,12 +335,14 @@ static void print_families(FILE *f, const struct job *in,
 		char lb[128];
 		if (fr->found) {
 			cli_short_layout(&fr->layout, &fr->order, lb, sizeof lb);
-			fprintf(f, "  %-15s %8.3f s  %5.1f %% MFU  %5.1f GiB  %s",
+			char mfu[16];
+			cli_mfu_cell(mfu, sizeof mfu, in, fr->pred.mfu);
+			fprintf(f, "  %-15s %8.3f s  %5s %% MFU  %5.1f GiB  %s",
 				family_name((enum family)fi), fr->pred.step_time_s,
-				100 * fr->pred.mfu, fr->pred.mem.total / GIB, lb);
-			if (r->n_top > 0 && fr->pred.step_time_s > r->top_preds[0].step_time_s)
-				fprintf(f, "  (%.2fx the best)",
-					fr->pred.step_time_s / r->top_preds[0].step_time_s);
+				mfu, fr->pred.mem.total / GIB, lb);
+			if (r->n_top > 0 && fr->pred.step_time_s > r->top_preds[r->fastest].step_time_s)
+				fprintf(f, "  (%.2fx the fastest)",
+					fr->pred.step_time_s / r->top_preds[r->fastest].step_time_s);
 			if (in->train_tokens > 0) {
 				char tt[64];
 				cli_train_time(tt, sizeof tt, in, &fr->pred);
@@ -360,6 +373,26 @@ static struct emit_input best_input(const struct job *in,
 				    &r->top_preds[0] };
 }
 
+/* Why rank 1 is not the fastest layout: the headroom and simplicity it
+ * was ranked for (search_params.tolerance). */
+static void print_why_not_fastest(FILE *f, const struct job *in,
+				  const struct search_result *r)
+{
+	const struct prediction *b = &r->top_preds[0], *q = &r->top_preds[r->fastest];
+	int gpn = in->cluster.gpus_per_node;
+	double more = (q->mem.total - b->mem.total) / GIB;
+	int simpler = search_simplicity(&r->top_layouts[0], gpn) <
+		      search_simplicity(&r->top_layouts[r->fastest], gpn);
+
+	fprintf(f, "  ranked above the fastest (rank %d: %.2f %% faster at %.1f GiB) for ",
+		r->fastest + 1, 100 * (b->step_time_s / q->step_time_s - 1), q->mem.total / GIB);
+	if (more > 0)
+		fprintf(f, "%.1f GiB more headroom%s", more, simpler ? " and a simpler layout" : "");
+	else
+		fprintf(f, "a simpler layout");
+	fprintf(f, "; --rank-tolerance 0 books the fastest\n");
+}
+
 static void print_best(FILE *f, const struct job *in,
 		       const struct search_args *a, const struct search_result *r)
 {
@@ -375,6 +408,8 @@ static void print_best(FILE *f, const struct job *in,
 		fprintf(f, " (rank order %s)", os);
 	}
 	fprintf(f, "\n");
+	if (r->fastest > 0)
+		print_why_not_fastest(f, in, r);
 	if (in->train_tokens > 0) {
 		char tt[64], n[32];
 		cli_train_time(tt, sizeof tt, in, &r->top_preds[0]);
@@ -434,7 +469,7 @@ int cmd_search(int argc, char **argv)
 	if (r.n_top == 0)
 		fprintf(out, "no layout fits: see the strategy families below\n");
 	else
-		print_table(out, &r);
+		print_table(out, &in, &r);
 	print_families(out, &in, &r);
 	if (r.n_top > 0)
 		print_best(out, &in, &a, &r);

@@ -461,6 +461,9 @@ static cJSON *case_json(const struct vcase *vc, const struct outcome *r)
 	cJSON_AddStringToObject(jc, "id", vc->id);
 	cJSON_AddStringToObject(jc, "source", vc->label);
 	cJSON_AddStringToObject(jc, "framework", vc->framework_given);
+	cJSON_AddStringToObject(jc, "gpu", vc->cluster.gpu.name);
+	cJSON_AddStringToObject(jc, "gpu_arch", gpu_arch_name(vc->cluster.gpu.arch));
+	cJSON_AddStringToObject(jc, "precision", precision_name(vc->opts.precision));
 	cJSON_AddBoolToObject(jc, "predicted", vc->predictable);
 	if (!vc->predictable)
 		cJSON_AddStringToObject(jc, "skip_reason", vc->skip_reason);

@@ -73,6 +73,7 @@ static cJSON *doc_start(const struct plan_request *rq, const struct job *j, cons
 	else
 		cJSON_AddNullToObject(doc, "deadline_days");
 	cJSON_AddNumberToObject(doc, "max_gpus", (double)rq->max_gpus);
+	cJSON_AddNumberToObject(doc, "rank_tolerance", rq->tolerance);
 	return doc;
 }
 

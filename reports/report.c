@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "accuracy.h"
 #include "jsonio.h"
 #include "units.h"
 
@@ -150,6 +151,53 @@ cJSON *report_prediction_fields(const struct prediction *p)
 	return o;
 }
 
+static cJSON *range_json(double lo, double hi)
+{
+	cJSON *a = cJSON_CreateArray();
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(lo));
+	cJSON_AddItemToArray(a, cJSON_CreateNumber(hi));
+	return a;
+}
+
+cJSON *report_accuracy_json(const struct cluster *c, const struct train_opts *o,
+			    const struct prediction *p)
+{
+	struct accuracy a;
+	cJSON *j = cJSON_CreateObject();
+	double lo, hi;
+
+	accuracy_for(c->gpu.arch, o->precision, &a);
+	cJSON_AddStringToObject(j, "basis", "leave-one-source-out errors of validation/calibration.json");
+	if (a.n > 0) {
+		cJSON_AddStringToObject(j, "gpu_arch", gpu_arch_name(a.arch));
+		cJSON_AddStringToObject(j, "precision_class", a.fp8 ? "fp8" : "bf16/fp16");
+		cJSON_AddBoolToObject(j, "nearest", a.nearest);
+		cJSON_AddNumberToObject(j, "cases", a.n);
+		cJSON_AddItemToObject(j, "step_time_error_pct", range_json(a.lo_pct, a.hi_pct));
+		cJSON_AddNumberToObject(j, "memory_cases", a.mem_n);
+		cJSON_AddItemToObject(j, "memory_error_pct", range_json(a.mem_lo_pct, a.mem_hi_pct));
+		if (p) {
+			accuracy_time(&a, p->step_time_s, &lo, &hi);
+			cJSON_AddItemToObject(j, "step_time_s", range_json(lo, hi));
+			accuracy_mfu(&a, p->mfu, &lo, &hi);
+			cJSON_AddItemToObject(j, "mfu", range_json(lo, hi));
+			accuracy_memory(&a, p->mem.total / (1024.0 * 1024.0 * 1024.0), &lo, &hi);
+			cJSON_AddItemToObject(j, "memory_gib", range_json(lo, hi));
+		}
+	} else {
+		cJSON_AddNullToObject(j, "gpu_arch");
+	}
+	if (a.published_mfu > 0) {
+		cJSON_AddNumberToObject(j, "published_mfu", a.published_mfu);
+		cJSON_AddStringToObject(j, "published_run", a.published_run);
+	} else {
+		cJSON_AddNullToObject(j, "published_mfu");
+	}
+	if (p)
+		cJSON_AddBoolToObject(j, "mfu_above_published", accuracy_above_published(&a, p->mfu));
+	return j;
+}
+
 cJSON *report_prediction_json(const struct model_spec *m,
 			      const struct cluster *c, const struct layout *l,
 			      const struct train_opts *o,
@@ -169,5 +217,6 @@ cJSON *report_prediction_json(const struct model_spec *m,
 		cJSON_AddItemToObject(doc, it->string, it);
 	}
 	cJSON_Delete(fields);
+	cJSON_AddItemToObject(doc, "accuracy", report_accuracy_json(c, o, p));
 	return doc;
 }

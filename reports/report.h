@@ -22,7 +22,13 @@ cJSON *report_framework_json(const struct train_opts *o);
 /* The prediction fields of pplan.prediction/1 (no schema, no inputs). */
 cJSON *report_prediction_fields(const struct prediction *p);
 
-/* A whole pplan.prediction/1 document. */
+/* How far to trust p (sim/accuracy.h): the band of the GPU generation
+ * and precision, and, with p, its step time, MFU and memory ranges and
+ * whether its MFU is above the best published; p NULL: the band alone. */
+cJSON *report_accuracy_json(const struct cluster *c, const struct train_opts *o,
+			    const struct prediction *p);
+
+/* A whole pplan.prediction/1 document (with its "accuracy"). */
 cJSON *report_prediction_json(const struct model_spec *m,
 			      const struct cluster *c, const struct layout *l,
 			      const struct train_opts *o,

@@ -56,6 +56,10 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 	cJSON_AddNumberToObject(doc, "evaluated", (double)r->evaluated);
 	cJSON_AddNumberToObject(doc, "feasible", (double)r->feasible);
 	cJSON_AddNumberToObject(doc, "search_time_s", r->seconds);
+	cJSON_AddNumberToObject(doc, "rank_tolerance", sp->tolerance);
+	cJSON_AddItemToObject(doc, "accuracy", report_accuracy_json(&in->cluster, &in->opts, NULL));
+	if (r->n_top > 0)
+		cJSON_AddNumberToObject(doc, "fastest_rank", r->fastest + 1);
 	if (in->train_tokens > 0) {
 		cJSON_AddNumberToObject(doc, "train_tokens", in->train_tokens);
 		cJSON_AddNumberToObject(doc, "goodput", in->goodput.fraction);
@@ -74,6 +78,8 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 		rank_order_format(&o.order, os, sizeof os);
 		cJSON_AddItemToObject(it, "layout", report_layout_json(&r->top_layouts[i], &o));
 		cJSON_AddStringToObject(it, "rank_order", os);
+		cJSON_AddItemToObject(it, "accuracy",
+				      report_accuracy_json(&in->cluster, &in->opts, &r->top_preds[i]));
 		if (in->train_tokens > 0) {
 			struct job_train_time t = job_train_time(in, &r->top_preds[i]);
 			cJSON_AddNumberToObject(it, "train_time_s", t.seconds);

@@ -63,6 +63,7 @@ static enum pplan_status price_size(const struct job *given, long gpus,
 	search_params_default(&sp);
 	sp.gbs = out->job->global_batch;
 	sp.top_k = rq->top_k > 0 ? rq->top_k : 1;
+	sp.tolerance = rq->tolerance;
 	if (given->order_arg) {
 		sp.n_orders = 1;
 		sp.orders[0] = out->job->opts.order;

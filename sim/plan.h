@@ -20,6 +20,7 @@ struct plan_request {
 	int top_k;            /* layouts kept per size */
 	int closed_form;      /* price layouts in closed form, not simulated */
 	int rungs_after;      /* sizes priced past the answer (to show the trade) */
+	double tolerance;     /* search_params.tolerance */
 };
 
 /* One size of the ladder. */

@@ -66,6 +66,7 @@ void search_params_default(struct search_params *sp)
 	sp->n_orders = 2;
 	rank_order_default(&sp->orders[0]);
 	rank_order_parse("tp-cp-pp-dp", &sp->orders[1], NULL);
+	sp->tolerance = SEARCH_TOLERANCE_DEFAULT;
 }
 
 struct state {
@@ -471,6 +472,92 @@ static void sort_top(struct search_result *r)
 	}
 }
 
+/* ---- the practitioner's ranking (search_params.tolerance) ------------------ */
+
+int search_simplicity(const struct layout *l, int gpus_per_node)
+{
+	int dims = (l->tp > 1) + (l->pp > 1) + (l->cp > 1) + (l->dp > 1) + (l->ep > 1);
+	return 4 * dims + 2 * (l->tp > gpus_per_node) + (l->vp > 1);
+}
+
+struct rank_key {
+	int in_band;
+	long headroom;       /* whole steps of SEARCH_HEADROOM_STEP of the cap */
+	int simplicity;
+	double step_s;
+};
+
+static struct rank_key rank_key_of(const struct state *s, int i, double band_s)
+{
+	const struct prediction *p = &s->r->top_preds[i];
+	double cap = (s->o->max_memory_gib > 0 ? s->o->max_memory_gib : s->c->gpu.mem_gib) *
+		     1024.0 * 1024.0 * 1024.0;
+	return (struct rank_key){
+		p->step_time_s <= band_s,
+		(long)floor((cap - p->mem.total) / (SEARCH_HEADROOM_STEP * cap)),
+		search_simplicity(&s->r->top_layouts[i], s->c->gpus_per_node),
+		p->step_time_s };
+}
+
+/* Does a rank before b?  In the band: more headroom, then simpler, then
+ * faster; the band before the rest; the rest by speed. */
+static int ranks_before(const struct rank_key *a, const struct rank_key *b)
+{
+	if (a->in_band != b->in_band)
+		return a->in_band;
+	if (a->in_band && a->headroom != b->headroom)
+		return a->headroom > b->headroom;
+	if (a->in_band && a->simplicity != b->simplicity)
+		return a->simplicity < b->simplicity;
+	return a->step_s < b->step_s;
+}
+
+/* Re-ranks the speed-sorted top list: the layouts within the tolerance
+ * of the fastest by headroom and simplicity (stable: ties keep the
+ * enumeration's order). */
+static void rank_practical(struct state *s)
+{
+	struct search_result *r = s->r;
+	double band_s;
+	struct rank_key *k;
+
+	r->fastest = 0;
+	r->n_band = r->n_top > 0;
+	if (r->n_top < 2 || !(s->sp->tolerance > 0))
+		return;
+	k = malloc((size_t)r->n_top * sizeof *k);
+	if (!k)
+		return; /* speed order stands */
+	band_s = r->top_preds[0].step_time_s * (1 + s->sp->tolerance);
+	for (int i = 0; i < r->n_top; i++)
+		k[i] = rank_key_of(s, i, band_s);
+	for (int i = 1; i < r->n_top; i++) { /* insertion sort: stable, n is small */
+		struct rank_key ki = k[i];
+		struct prediction p = r->top_preds[i];
+		struct layout l = r->top_layouts[i];
+		struct rank_order o = r->top_orders[i];
+		int j = i;
+		while (j > 0 && ranks_before(&ki, &k[j - 1])) {
+			k[j] = k[j - 1];
+			r->top_preds[j] = r->top_preds[j - 1];
+			r->top_layouts[j] = r->top_layouts[j - 1];
+			r->top_orders[j] = r->top_orders[j - 1];
+			j--;
+		}
+		k[j] = ki;
+		r->top_preds[j] = p;
+		r->top_layouts[j] = l;
+		r->top_orders[j] = o;
+	}
+	r->n_band = 0;
+	for (int i = 0; i < r->n_top; i++) {
+		r->n_band += k[i].in_band;
+		if (r->top_preds[i].step_time_s < r->top_preds[r->fastest].step_time_s)
+			r->fastest = i;
+	}
+	free(k);
+}
+
 /* Simulates the kept candidates and the families' best, re-ranks, and
  * trims the list to top_k. */
 static void simulate_survivors(struct state *s)
@@ -483,8 +570,6 @@ static void simulate_survivors(struct state *s)
 		s->failed = predict_check(&r->top_layouts[i], &r->top_preds[i], &s->err);
 	}
 	sort_top(r);
-	if (r->n_top > s->sp->top_k)
-		r->n_top = s->sp->top_k;
 	for (int f = 0; f < FAM_COUNT && !s->failed; f++) {
 		struct search_family_result *fr = &r->family[f];
 		struct train_opts o = *s->o;
@@ -562,7 +647,7 @@ enum pplan_status search_run(const struct model_spec *m,
 			     .gpus = cluster_gpus(c) };
 	/* Rank by the closed forms, keep 4K+16 candidates, simulate their
 	 * pipelines and rank again (BENCHMARKS.md: how much that changes). */
-	s->keep = o->use_des ? 4 * sp->top_k + 16 : sp->top_k;
+	s->keep = 4 * sp->top_k + 16; /* and the tolerance's band within them */
 	r->top_layouts = calloc((size_t)s->keep, sizeof *r->top_layouts);
 	r->top_preds = calloc((size_t)s->keep, sizeof *r->top_preds);
 	r->top_orders = calloc((size_t)s->keep, sizeof *r->top_orders);
@@ -577,8 +662,12 @@ enum pplan_status search_run(const struct model_spec *m,
 		widen_cp(s);
 	if (!s->failed && o->use_des)
 		simulate_survivors(s);
-	else if (r->n_top > sp->top_k)
+	if (!s->failed)
+		rank_practical(s);
+	if (r->n_top > sp->top_k)
 		r->n_top = sp->top_k;
+	if (r->n_band > r->n_top)
+		r->n_band = r->n_top;
 	explain_families(s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -38,7 +38,16 @@ struct search_params {
 	 * Megatron-LM allows without CP and EP only). */
 	int n_orders;
 	struct rank_order orders[2];
+	/* The practitioner's ranking (sim/MODEL.md 10, "Ranking"): layouts
+	 * within this fraction of the fastest step time rank by memory
+	 * headroom, in steps of SEARCH_HEADROOM_STEP of the cap, then by
+	 * simplicity (fewer parallel dimensions, TP inside a node, no
+	 * virtual stages), then by speed.  0: by speed alone. */
+	double tolerance;
 };
+
+#define SEARCH_TOLERANCE_DEFAULT 0.01
+#define SEARCH_HEADROOM_STEP 0.05
 
 void search_params_default(struct search_params *sp);
 
@@ -80,6 +89,9 @@ struct search_result {
 	struct rank_order *top_orders;   /* the rank order each was priced with */
 	struct prediction *top_preds;
 	int n_top;
+	int fastest;             /* index in top of the fastest step (0 unless the
+				    tolerance re-ranked) */
+	int n_band;              /* top layouts within the tolerance of the fastest */
 	struct search_family_result family[FAM_COUNT];
 	double seconds;
 	struct search_point *points;  /* with keep_points: every priced layout */
@@ -97,6 +109,11 @@ enum pplan_status search_run(const struct model_spec *m,
 			     struct search_result *out, struct perr *e);
 
 void search_free(struct search_result *r);
+
+/* The simplicity rank of l on nodes of gpus_per_node GPUs: 4 x its
+ * parallel dimensions above 1 (tp, pp, cp, dp, ep), + 2 when TP leaves a
+ * node, + 1 with virtual stages; smaller is simpler. */
+int search_simplicity(const struct layout *l, int gpus_per_node);
 
 /* The least memory per GPU that any out-of-memory layout of r needed, in
  * bytes; -1 when none was out of memory. */

@@ -68,11 +68,69 @@ judge() {
 	fi
 }
 
+# accuracy_table VALIDATE_JSON: the bands sim/accuracy.c embeds are this run's:
+# per GPU generation and precision class (fp8 or not), the count and the 10th
+# and 90th percentiles (linear between order statistics) of the
+# leave-one-source-out step-time errors, each percentile within 0.5 points;
+# the memory percentiles likewise over the measured peaks; and each published
+# MFU it flags above is no lower than the best measured MFU of that generation
+# and precision in the file (recounted: predicted MFU x predicted / measured
+# step time), and within 0.2 points of it where that run is in the file.
+accuracy_table() {
+	local q='def q(f): (f * (length - 1)) as $x | ($x | floor) as $i
+		| .[$i] + ($x - $i) * (.[[$i + 1, length - 1] | min] - .[$i]);'
+	local src="$S/sim/accuracy.c" got want
+	jq -r "$q"' [.cases[] | select(.predicted and .cross_validation_error_pct != null)
+		| {k: "\(.gpu_arch) \(if .precision == "fp8" then 1 else 0 end)", e: .cross_validation_error_pct}]
+		| group_by(.k)[] | (map(.e) | sort) as $v
+		| "\(.[0].k) \($v | length) \($v | q(0.1)) \($v | q(0.9))"' "$1" >"$tmp/bands"
+	sed -n 's/^\t{ ARCH_\([A-Z]*\), \([01]\), \([0-9]*\), \([-0-9.]*\), \([-0-9.]*\) },$/\1 \2 \3 \4 \5/p' "$src" |
+		tr 'A-Z' 'a-z' >"$tmp/embedded"
+	if [ "$(wc -l <"$tmp/bands")" -ne "$(wc -l <"$tmp/embedded")" ] || [ ! -s "$tmp/bands" ]; then
+		ko "sim/accuracy.c has $(wc -l <"$tmp/embedded") bands, validate gives $(wc -l <"$tmp/bands")"
+	fi
+	while read -r arch fp8 n lo hi; do
+		want=$(awk -v a="$arch" -v f="$fp8" '$1 == a && $2 == f' "$tmp/embedded")
+		if [ -z "$want" ]; then ko "sim/accuracy.c has no band for $arch fp8=$fp8 ($n runs)"; continue; fi
+		read -r _ _ wn wlo whi <<<"$want"
+		if [ "$wn" -eq "$n" ] && awk -v a="$lo" -v b="$wlo" -v c="$hi" -v d="$whi" \
+			'BEGIN { x = a - b; y = c - d; exit !(x * x <= 0.25 && y * y <= 0.25) }'; then
+			ok "sim/accuracy.c band $arch fp8=$fp8: $wn runs, $wlo..$whi % (validate: $lo..$hi)"
+		else ko "sim/accuracy.c band $arch fp8=$fp8 is $wn runs $wlo..$whi %, validate gives $n runs $lo..$hi %"; fi
+	done <"$tmp/bands"
+	got=$(jq -r "$q"' [.cases[] | .memory_error_pct | select(. != null)] | sort
+		| "\(length) \(q(0.1)) \(q(0.9))"' "$1")
+	want=$(sed -n 's/^#define MEM_\(N\|LO_PCT\|HI_PCT\) \(.*\)$/\2/p' "$src" | tr '\n' ' ')
+	if awk -v g="$got" -v w="$want" 'BEGIN { split(g, a, " "); split(w, b, " ");
+		x = a[2] - b[2]; y = a[3] - b[3]; exit !(a[1] == b[1] && x * x <= 0.25 && y * y <= 0.25) }'; then
+		ok "sim/accuracy.c memory band $want matches validate's $got"
+	else ko "sim/accuracy.c memory band '$want' is not validate's '$got'"; fi
+	jq -r '[.cases[] | select(.predicted and .measured_step_time_s != null)
+		| {k: "\(.gpu_arch) \(.precision)", m: (100 * .prediction.mfu * .predicted_step_time_s / .measured_step_time_s)}]
+		| group_by(.k)[] | "\(.[0].k) \(map(.m) | max)"' "$1" >"$tmp/best"
+	sed -n '/^} published\[\] = {/,/^};/p' "$src" |
+		sed -n 's/^\t{ ARCH_\([A-Z]*\), PREC_\([A-Z0-9]*\), \([0-9.]*\),.*/\1 \2 \3/p' | tr 'A-Z' 'a-z' |
+		while read -r arch prec mfu; do
+			best=$(awk -v k="$arch $prec" '$1 " " $2 == k { print $3 }' "$tmp/best")
+			if [ -z "$best" ]; then ko "published MFU for $arch $prec: no run of the file to check it against"; continue; fi
+			if awk -v p="$mfu" -v b="$best" 'BEGIN { exit !(100 * p + 0.05 >= b) }'; then
+				ok "published MFU $arch $prec $(awk -v p="$mfu" 'BEGIN { print 100 * p }') % >= the file's best $best %"
+			else ko "published MFU $arch $prec $mfu is below a measured run of the file ($best %): it would flag a real run"; fi
+		done
+	for k in "hopper bf16" "hopper fp8" "ampere fp16"; do
+		best=$(awk -v k="$k" '$1 " " $2 == k { print $3 }' "$tmp/best")
+		mfu=$(sed -n "s/^\t{ ARCH_$(echo "${k% *}" | tr a-z A-Z), PREC_$(echo "${k#* }" | tr a-z A-Z), \([0-9.]*\),.*/\1/p" "$src")
+		if [ -n "$best" ] && [ -n "$mfu" ] && awk -v p="$mfu" -v b="$best" 'BEGIN { d = 100 * p - b; exit !(d * d <= 0.04) }'; then
+			ok "published MFU $k is the file's best run ($best %)"
+		else ko "published MFU $k '$mfu' is not the file's best run ($best %) to 0.2 points"; fi
+	done
+}
+
 bound_of() { awk -v f="$1" '$1 == f { print $2, $3, $4 }' <<<"$BOUNDS"; }
 
 # ---- the calibration file, with leave-one-source-out ---------------------------
 if "$B" validate "$S/validation/calibration.json" --cross-validate source --quiet \
-	>"$tmp/cal" 2>"$tmp/err"; then
+	--json "$tmp/cal.json" >"$tmp/cal" 2>"$tmp/err"; then
 	read -r mx oo mm <<<"$(bound_of calibration.json)"
 	judge calibration.json "$mx" "$oo" "$mm" "$tmp/cal"
 	l=$(loso "$tmp/cal")
@@ -89,6 +147,7 @@ if "$B" validate "$S/validation/calibration.json" --cross-validate source --quie
 			ok "sim/cost_params.h $name $want matches validate's $got"
 		else ko "sim/cost_params.h $name '$want' is not validate's '$got' (0.3 points)"; fi
 	done
+	accuracy_table "$tmp/cal.json"
 	p=$(sed -n 's/^# \([0-9]*\) of \([0-9]*\) cases predicted.*/\1/p' "$tmp/cal")
 	if [ -n "$p" ] && [ "$p" -ge 99 ]; then ok "calibration.json: $p cases predicted"
 	else ko "calibration.json: '$p' cases predicted, fewer than 99"; fi
