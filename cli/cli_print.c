@@ -62,9 +62,10 @@ void cli_short_layout(const struct layout *l, const struct rank_order *o,
 			 l->pp_embed && l->pp_loss ? "+" : "", l->pp_loss ? "loss" : "");
 	else if (l->pp_first > 0 || l->pp_last > 0)
 		snprintf(split, sizeof split, " f%d/l%d", l->pp_first, l->pp_last);
-	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d%s mbs%d sp%s %s z%d %s%s", l->tp,
+	snprintf(buf, len, "tp%d pp%d dp%d%s vp%d%s mbs%d sp%s %s z%d%s %s%s", l->tp,
 		 l->pp, l->dp, cpep, l->vp, split, l->mbs, l->sp ? "+" : "-",
-		 rc_short(l->recompute), l->zero, schedule_name(l->schedule), ord);
+		 rc_short(l->recompute), l->zero, l->optimizer_offload ? " opt-cpu" : "",
+		 schedule_name(l->schedule), ord);
 }
 
 void cli_print_provenance(FILE *f, const char *cmd)

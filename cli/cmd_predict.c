@@ -293,6 +293,10 @@ int cmd_predict(int argc, char **argv)
 	term(out, "other (context, buffers)", p.mem.other / GIB, p.mem.total / GIB, "GiB");
 	term(out, "total", p.mem.total / GIB, p.mem.total / GIB, "GiB");
 	print_band(out, &in, &p, 1);
+	if (l.optimizer_offload)
+		fprintf(out, "  %-26s %12.3f GiB per GPU in host memory (the optimizer offloaded): %.0f GiB of the node's %.0f GiB\n",
+			"host memory", p.mem.host / GIB, p.mem.host * in.cluster.gpus_per_node / GIB,
+			cluster_host_mem_gib(&in.cluster));
 	fprintf(out, "\nstep time (critical path)\n");
 	term(out, "compute", p.time.compute, p.step_time_s, "s");
 	term(out, "recompute", p.time.recompute, p.step_time_s, "s");
@@ -303,6 +307,12 @@ int cmd_predict(int argc, char **argv)
 	term(out, "DP communication exposed", p.time.dp_comm_exposed, p.step_time_s, "s");
 	term(out, "bubble time", p.time.bubble, p.step_time_s, "s");
 	term(out, "optimizer step", p.time.optimizer, p.step_time_s, "s");
+	if (l.optimizer_offload)
+		fprintf(out, "  %-26s gradients to host %.3f s%s, CPU Adam %.3f s (the node's %d shards at %.0f GB/s of host memory), weights back %.3f s (%.0f GB/s host link)\n",
+			"  on the CPU", p.offload_d2h_s,
+			in.opts.b.sharding == FW_SHARD_DEEPSPEED && l.zero >= 2 ? " (streamed in the backward)" : "",
+			p.offload_adam_s, in.cluster.gpus_per_node, cluster_host_mem_gbps(&in.cluster),
+			p.offload_h2d_s, cluster_host_gbps(&in.cluster));
 	term(out, "step", p.step_time_s, p.step_time_s, "s");
 	print_band(out, &in, &p, 0);
 	fprintf(out, "\n  %-26s %12.0f tok/s\n", "throughput", p.tokens_per_s);

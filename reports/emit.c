@@ -163,6 +163,8 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 	}
 	if (l->zero == 1)
 		fprintf(f, "%s--use-distributed-optimizer%s", pre, sep);
+	if (l->zero == 1 && l->optimizer_offload)
+		fprintf(f, "%s--optimizer-cpu-offload --optimizer-offload-fraction 1.0%s", pre, sep);
 	else if (l->zero >= 2)
 		/* The flags Megatron-Core's Megatron FSDP guide lists: its own
 		 * buffers take the gradients, so no accumulation fusion into
@@ -490,6 +492,9 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	}
 	fprintf(f, "recipe.optim.config.use_distributed_optimizer = %s\n",
 		l->zero >= 1 ? "True" : "False");
+	if (l->optimizer_offload)
+		fprintf(f, "recipe.optim.config.optimizer_cpu_offload = True\n"
+			   "recipe.optim.config.optimizer_offload_fraction = 1.0\n");
 	if (l->zero >= 2)
 		fprintf(f, "recipe.trainer.strategy.fsdp = \"megatron\"\n"
 			   "recipe.trainer.strategy.ddp.data_parallel_sharding_strategy = \"%s\"\n"
@@ -714,8 +719,9 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 	else
 		fprintf(f, "  \"bf16\": { \"enabled\": true },\n");
 	fprintf(f, "  \"zero_optimization\": { \"stage\": %d, \"overlap_comm\": %s, \"contiguous_gradients\": true, "
-		   "\"reduce_bucket_size\": 500000000, \"allgather_bucket_size\": 500000000 },\n",
-		l->zero, o->b.overlap_grad_reduce ? "true" : "false");
+		   "\"reduce_bucket_size\": 500000000, \"allgather_bucket_size\": 500000000%s },\n",
+		l->zero, o->b.overlap_grad_reduce ? "true" : "false",
+		l->optimizer_offload ? ", \"offload_optimizer\": { \"device\": \"cpu\", \"pin_memory\": true }" : "");
 	fprintf(f, "  \"tensor_parallel\": { \"autotp_size\": %d },\n", l->tp);
 	fprintf(f, "  \"pipeline\": { \"stages\": %d, \"partition\": \"uniform\" },\n", l->pp);
 	if (l->cp > 1)

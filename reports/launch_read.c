@@ -507,6 +507,16 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 	}
 	if (!strcmp(n, "--use-distributed-optimizer"))
 		return g->dist_opt = 1, PPLAN_OK;
+	if (!strcmp(n, "--optimizer-cpu-offload"))
+		return l->optimizer_offload = 1, o->set |= LK_OPTIMIZER_OFFLOAD, PPLAN_OK;
+	if (!strcmp(n, "--optimizer-offload-fraction")) {
+		char *end;
+		double v = f->value ? strtod(f->value, &end) : 0;
+		if (!f->value || *end || v != 1.0)
+			return bad_value(r, n, f->value, f->var,
+					 "1.0 (pplan prices the whole optimizer offloaded)");
+		return PPLAN_OK;
+	}
 	if (!strcmp(n, "--use-megatron-fsdp") || !strcmp(n, "--use-custom-fsdp"))
 		return g->fsdp = 1, PPLAN_OK;
 	if (!strcmp(n, "--overlap-grad-reduce"))

@@ -135,6 +135,7 @@ cJSON *report_prediction_fields(const struct prediction *p)
 	cJSON_AddNumberToObject(mem, "optimizer", p->mem.optimizer / GIB);
 	cJSON_AddNumberToObject(mem, "activations", p->mem.activations / GIB);
 	cJSON_AddNumberToObject(mem, "other", p->mem.other / GIB);
+	cJSON_AddNumberToObject(mem, "host", p->mem.host / GIB);
 	cJSON_AddNumberToObject(mem, "stage", p->mem.stage);
 	cJSON_AddNumberToObject(mem, "inflight_microbatches", p->mem.inflight);
 	t = cJSON_AddObjectToObject(o, "time_s");
@@ -148,6 +149,9 @@ cJSON *report_prediction_fields(const struct prediction *p)
 	cJSON_AddNumberToObject(t, "dp_comm_total", p->time.dp_comm_total);
 	cJSON_AddNumberToObject(t, "bubble", p->time.bubble);
 	cJSON_AddNumberToObject(t, "optimizer", p->time.optimizer);
+	cJSON_AddNumberToObject(t, "offload_d2h", p->offload_d2h_s);
+	cJSON_AddNumberToObject(t, "offload_cpu_adam", p->offload_adam_s);
+	cJSON_AddNumberToObject(t, "offload_h2d", p->offload_h2d_s);
 	return o;
 }
 

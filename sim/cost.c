@@ -28,6 +28,19 @@
  * (norm, zeroing). */
 #define ADAM_BYTES_PER_PARAM 30.0
 #define GRAD_PASS_BYTES 4.0
+/* Optimizer offload (sim/MODEL.md 7): the CPU's Adam step reads the fp32
+ * master weight, both moments and the fp32 gradient and writes the three
+ * states and the half-precision weight, 4 x 4 + 3 x 4 + 2 = 30 bytes a
+ * parameter, at a share of the node's memory bandwidth (a prior: no
+ * measured offload run fitted it; STREAM-like kernels reach 60-80 % of a
+ * two-socket server's, Adam's several streams with the SIMD update about
+ * half). */
+#define CPU_ADAM_BYTES_PER_PARAM 30.0
+/* The share of a node's host memory the offloaded states may take: the
+ * rest for the OS, the data loader, pinned staging buffers and the
+ * checkpoint copy (a judgment value, as the GPU cap's 90 %). */
+#define HOST_MEM_FRACTION 0.8
+#define CPU_ADAM_BW_EFF 0.5
 
 /* ---- chunks, edges and stages --------------------------------------------- */
 
@@ -277,16 +290,40 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 	tb->dp_comm_exposed = rs_exposed + ag_exposed;
 }
 
-static double optimizer_step(const struct cost_ctx *x, const struct stage_params *sp)
+/* The optimizer step on the CPU: the gradient shard to host memory
+ * (hidden behind the backward where ZeRO-Offload streams it, after the
+ * reduce-scatter under Megatron-Core), the node's GPUs' shards through
+ * CPU Adam at the node's memory bandwidth, the updated half-precision
+ * shard back over each GPU's host link. */
+static double offloaded_step(const struct cost_ctx *x, double local, struct prediction *p)
+{
+	double link = cluster_host_gbps(x->c) * 1e9;
+	double node = cluster_host_mem_gbps(x->c) * 1e9 * CPU_ADAM_BW_EFF;
+	double grad_b = x->o->b.grad_bytes;
+	int streamed = x->o->b.sharding == FW_SHARD_DEEPSPEED && x->l->zero >= 2;
+	p->offload_d2h_s = grad_b * local / link;
+	p->offload_adam_s = CPU_ADAM_BYTES_PER_PARAM * local * x->c->gpus_per_node / node;
+	p->offload_h2d_s = 2.0 * local / link;
+	return (streamed ? 0 : p->offload_d2h_s) + p->offload_adam_s + p->offload_h2d_s;
+}
+
+static double optimizer_step(const struct cost_ctx *x, const struct stage_params *sp,
+			     struct prediction *p)
 {
 	int n = x->l->dp * x->l->cp;
 	double ne = layout_expert_dp(x->l);
 	double local = x->l->zero >= 1 ? sp->dense / n + sp->expert / ne
 				       : sp->dense + sp->expert;
+	double adam;
+	p->offload_d2h_s = p->offload_adam_s = p->offload_h2d_s = 0;
+	if (x->l->optimizer_offload)
+		return offloaded_step(x, local, p) +
+		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
+		       x->k->step_fixed_ms * 1e-3;
 	/* measured (--profile): the AdamW kernel's rate on the bytes it
 	 * moves (28 per parameter, and the compute copy below fp32) */
-	double adam = curve_set_bw(x->o->curves, CURVE_BW_OPTIMIZER,
-				   (28.0 + (x->ab < 4 ? x->ab : 0)) * local);
+	adam = curve_set_bw(x->o->curves, CURVE_BW_OPTIMIZER,
+			    (28.0 + (x->ab < 4 ? x->ab : 0)) * local);
 	if (adam >= 0)
 		return adam + hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
 	return hbm_time(&x->run, ADAM_BYTES_PER_PARAM * local +
@@ -367,6 +404,14 @@ static void predict_memory(const struct cost_ctx *x, struct prediction *p)
 		p->reject = REJECT_OOM;
 		snprintf(p->reject_msg, sizeof p->reject_msg,
 			 "needs %.1f GiB per GPU, has %.1f GiB", p->mem.total / GIB, cap / GIB);
+	} else if (p->mem.host * x->c->gpus_per_node >
+		   HOST_MEM_FRACTION * cluster_host_mem_gib(x->c) * GIB) {
+		p->feasible = 0;
+		p->reject = REJECT_HOST_OOM;
+		snprintf(p->reject_msg, sizeof p->reject_msg,
+			 "the offloaded optimizer needs %.0f GiB of host memory per node, %.0f %% of its %.0f GiB is %.0f",
+			 p->mem.host * x->c->gpus_per_node / GIB, 100 * HOST_MEM_FRACTION,
+			 cluster_host_mem_gib(x->c), HOST_MEM_FRACTION * cluster_host_mem_gib(x->c));
 	}
 }
 
@@ -459,7 +504,7 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	stage_times(&x, p, &st);
 	largest_stage_params(&x, &sp);
 	dp_reduction(&x, &sp, &st, p);
-	p->optimizer_s = optimizer_step(&x, &sp);
+	p->optimizer_s = optimizer_step(&x, &sp, p);
 	assemble_step(&x, &st, p);
 	throughput(&x, p);
 	framework_reject(&x, p);

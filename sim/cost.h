@@ -58,6 +58,10 @@ struct prediction {
 	double dp_gather_exposed_s;    /* the ZeRO-1/2 parameter all-gather's part that
 					* the next step's forward does not hide */
 	double optimizer_s;
+	/* Optimizer offload's terms (0 without): the gradient shard to host
+	 * memory, CPU Adam, the updated weights back (optimizer_s holds the
+	 * exposed ones). */
+	double offload_d2h_s, offload_adam_s, offload_h2d_s;
 };
 
 /* Predicts l for m on c.  Infeasible layouts (out of memory, invalid)

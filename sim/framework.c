@@ -30,7 +30,8 @@
 	.layout = { RECOMPUTE_NONE, 1, 1 }, \
 	.can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1, \
 	.can_cp = 1, .can_ep = 1, .precisions = ALL_PREC, \
-	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1
+	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1, \
+	.optim_offload = FW_OFFLOAD_MEGATRON
 
 static const struct framework table[] = {
 	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
@@ -101,7 +102,8 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
-	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1 },
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1,
+	  .optim_offload = FW_OFFLOAD_MEGATRON },
 	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
 	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap,
 	 * fp8_params in fp8 runs. */
@@ -152,7 +154,8 @@ static const struct framework table[] = {
 	  .partition = PART_DEEPSPEED,
 	  .layout = { RECOMPUTE_FULL, 0, 1 },
 	  .can_flash = 1, .can_ep = 1, .precisions = HALF_PREC,
-	  .schedules = S(SCHED_1F1B), .max_zero = 3, .zero_with_pp = 1 },
+	  .schedules = S(SCHED_1F1B), .max_zero = 3, .zero_with_pp = 1,
+	  .optim_offload = FW_OFFLOAD_DEEPSPEED },
 	/* DeepSpeed on its own (a model of the user's, ZeRO). */
 	{ .name = "deepspeed", .versions = "",
 	  .year_from = 2020, .year_to = 2022, .label = "DeepSpeed (2020-2022)",
@@ -163,7 +166,8 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_FULL, 0, 1 },
 	  .can_flash = 1, .can_dp_overlap = 1, .can_ep = 1,
 	  .precisions = HALF_PREC, .schedules = S(SCHED_1F1B),
-	  .max_zero = 3, .zero_with_pp = 1 },
+	  .max_zero = 3, .zero_with_pp = 1,
+	  .optim_offload = FW_OFFLOAD_DEEPSPEED },
 	{ .name = "deepspeed", .versions = "",
 	  .year_from = 2023, .year_to = 2030, .label = "DeepSpeed (2023-)",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
@@ -173,7 +177,8 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_FULL, 0, 1 },
 	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 0, .can_ep = 1,
 	  .precisions = HALF_PREC, .schedules = S(SCHED_1F1B),
-	  .max_zero = 3, .zero_with_pp = 1 },
+	  .max_zero = 3, .zero_with_pp = 1,
+	  .optim_offload = FW_OFFLOAD_DEEPSPEED },
 	/* GPT-NeoX: Megatron layers on DeepSpeed's PipelineEngine, ZeRO-1
 	 * with overlap_comm in its configurations, activation checkpointing
 	 * on; flash attention from 2.0. */
@@ -862,5 +867,10 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 	if ((l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss) &&
 	    fw->partition != PART_FIRST_LAST)
 		return REJECT_FW_UNEVEN;
+	/* Megatron-Core's HybridDeviceOptimizer wraps the distributed
+	 * optimizer (zero 1), not Megatron FSDP. */
+	if (l->optimizer_offload && (fw->optim_offload == FW_OFFLOAD_NONE ||
+				     (fw->optim_offload == FW_OFFLOAD_MEGATRON && l->zero != 1)))
+		return REJECT_FW_OFFLOAD;
 	return REJECT_NONE;
 }

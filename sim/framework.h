@@ -74,6 +74,8 @@ struct fw_layout_defaults {
 #define FW_SCHED_BIT(s) (1u << (s))
 #define FW_PREC_BIT(p) (1u << (p))
 
+enum fw_offload { FW_OFFLOAD_NONE = 0, FW_OFFLOAD_MEGATRON, FW_OFFLOAD_DEEPSPEED };
+
 struct framework {
 	const char *name;                /* "megatron-core" */
 	const char *versions;            /* space-separated versions of this row */
@@ -102,6 +104,10 @@ struct framework {
 	 * planning default of sim/defaults.h. */
 	int batch_microbatches;
 	/* What the framework can do at all. */
+	/* Optimizer CPU offload (layout.optimizer_offload): none, Megatron-Core's
+	 * HybridDeviceOptimizer (gradients stay on the GPU), or DeepSpeed's
+	 * ZeRO-Offload (reduced gradients stream to host memory). */
+	enum fw_offload optim_offload;
 	int can_flash, can_tp_overlap, can_dp_overlap, can_sp, can_cp, can_ep;
 	unsigned precisions;             /* FW_PREC_BIT */
 	unsigned schedules;              /* FW_SCHED_BIT */

@@ -169,6 +169,7 @@ static const struct {
 	{ "schedule", LK_SCHEDULE }, { "etp", LK_ETP }, { "pp_first", LK_PP_FIRST },
 	{ "pp_last", LK_PP_LAST }, { "pp_embed", LK_PP_EMBED }, { "pp_loss", LK_PP_LOSS },
 	{ "recompute_modules", LK_RECOMPUTE_MODULES }, { "offload", LK_OFFLOAD },
+	{ "optimizer_offload", LK_OPTIMIZER_OFFLOAD },
 };
 
 static enum pplan_status set_key(struct layout *l, unsigned bit,
@@ -200,7 +201,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 					v);
 		l->gbs = x;
 		return PPLAN_OK;
-	case LK_SP: case LK_PP_EMBED: case LK_PP_LOSS: {
+	case LK_SP: case LK_PP_EMBED: case LK_PP_LOSS: case LK_OPTIMIZER_OFFLOAD: {
 		int on;
 		if (strcasecmp(v, "on") == 0 || strcmp(v, "1") == 0 ||
 		    strcasecmp(v, "true") == 0)
@@ -212,6 +213,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 			return perr_set(e, PPLAN_EINPUT,
 					"layout: %s must be on or off, got '%s'", key, v);
 		if (bit == LK_SP) l->sp = on;
+		else if (bit == LK_OPTIMIZER_OFFLOAD) l->optimizer_offload = on;
 		else if (bit == LK_PP_EMBED) l->pp_embed = on;
 		else l->pp_loss = on;
 		return PPLAN_OK;
@@ -279,7 +281,7 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		if (i == sizeof keys / sizeof keys[0]) {
 			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_modules offload zero schedule pp_first pp_last pp_embed pp_loss)",
+					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_modules offload optimizer_offload zero schedule pp_first pp_last pp_embed pp_loss)",
 					tok,
 					suggest_phrase(dym, sizeof dym,
 						       suggest_table(tok, keys, sizeof keys / sizeof keys[0],
@@ -348,8 +350,10 @@ void layout_format(const struct layout *l, char *buf, size_t len)
 	if (l->offload_modules && n > 0 && (size_t)n < len) {
 		char mods[128];
 		offload_modules_format(l->offload_modules, mods, sizeof mods, "+");
-		snprintf(buf + n, len - (size_t)n, ",offload=%s", mods);
+		n += snprintf(buf + n, len - (size_t)n, ",offload=%s", mods);
 	}
+	if (l->optimizer_offload && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",optimizer_offload=on");
 }
 
 int layout_etp(const struct layout *l)
@@ -541,6 +545,7 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_MODULES_SELECTIVE] = "recompute_modules needs recompute=selective",
 	[REJECT_ZERO_DP] = "zero needs dp > 1",
 	[REJECT_ZERO_PP] = "zero-2/3 with pp",
+	[REJECT_OFFLOAD_ZERO] = "optimizer offload needs zero >= 1",
 	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
 	[REJECT_FW_PRECISION] = "framework has no such precision",
 	[REJECT_FW_SP] = "framework has no sequence parallelism",
@@ -550,8 +555,10 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_FW_PIPELINE] = "framework has no pipeline parallelism",
 	[REJECT_FW_SCHEDULE] = "framework has no such schedule",
 	[REJECT_FW_UNEVEN] = "framework has no uneven stages",
+	[REJECT_FW_OFFLOAD] = "framework has no optimizer offload",
 	[REJECT_PRECISION] = "precision not supported by the GPU",
 	[REJECT_OOM] = "out of memory",
+	[REJECT_HOST_OOM] = "out of host memory",
 };
 
 const char *reject_key(enum reject r)
@@ -694,6 +701,14 @@ void reject_describe(enum reject r, const struct layout *l,
 		snprintf(buf, len, "zero=%d shards over data-parallel ranks, but dp*cp = 1",
 			 l->zero);
 		break;
+	case REJECT_OFFLOAD_ZERO:
+		snprintf(buf, len, "optimizer_offload=on moves each data-parallel rank's optimizer shard to host memory: it needs zero >= 1 (the distributed optimizer), not zero=%d",
+			 l->zero);
+		break;
+	case REJECT_FW_OFFLOAD:
+		snprintf(buf, len, "the framework has no optimizer CPU offload with zero=%d (Megatron-Core 0.10+ and Megatron-Bridge offload the distributed optimizer, zero=1; DeepSpeed's ZeRO-Offload zero 1-3)",
+			 l->zero);
+		break;
 	case REJECT_ZERO_PP:
 		snprintf(buf, len, "zero=%d (sharded gradients) does not combine with pipeline parallelism (pp=%d) in this framework",
 			 l->zero, l->pp);
@@ -784,6 +799,8 @@ static enum reject first_reject(const struct layout *l,
 	}
 	if (l->zero > 0 && l->dp * l->cp == 1)
 		return REJECT_ZERO_DP;
+	if (l->optimizer_offload && l->zero < 1)
+		return REJECT_OFFLOAD_ZERO;
 	return REJECT_NONE;
 }
 

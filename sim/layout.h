@@ -86,6 +86,10 @@ struct layout {
 	enum recompute recompute;
 	unsigned recompute_modules; /* enum recompute_module bits (selective); 0 = core_attn */
 	unsigned offload_modules;   /* enum offload_module bits; 0 = none offloaded */
+	/* 1: fp32 master weights and Adam's moments in host memory, the step
+	 * on the CPU (Megatron-Core's --optimizer-cpu-offload, DeepSpeed's
+	 * ZeRO-Offload); needs zero >= 1 (sim/MODEL.md 7) */
+	int optimizer_offload;
 	int zero;               /* 0 plain DP, 1 optimizer sharded, 2 +grads, 3 +weights */
 	enum schedule schedule;
 };
@@ -98,6 +102,7 @@ enum layout_key {
 	LK_SCHEDULE = 1 << 11, LK_ETP = 1 << 12, LK_PP_FIRST = 1 << 13,
 	LK_PP_LAST = 1 << 14, LK_PP_EMBED = 1 << 15, LK_PP_LOSS = 1 << 16,
 	LK_RECOMPUTE_MODULES = 1 << 17, LK_OFFLOAD = 1 << 18,
+	LK_OPTIMIZER_OFFLOAD = 1 << 19,
 };
 
 /* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
@@ -188,6 +193,7 @@ enum reject {
 	REJECT_MODULES_SELECTIVE,/* recompute_modules without recompute=selective */
 	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
 	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism (the framework's) */
+	REJECT_OFFLOAD_ZERO,     /* optimizer_offload without zero >= 1 */
 	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */
 	/* framework_check_layout: what the training framework cannot run */
 	REJECT_FW_PRECISION,
@@ -198,8 +204,10 @@ enum reject {
 	REJECT_FW_PIPELINE,
 	REJECT_FW_SCHEDULE,
 	REJECT_FW_UNEVEN,
+	REJECT_FW_OFFLOAD,       /* the framework has no optimizer CPU offload */
 	REJECT_PRECISION,        /* cost: the GPU has no rate for the precision */
 	REJECT_OOM,              /* cost: out of memory */
+	REJECT_HOST_OOM,         /* cost: the offloaded states exceed the node's host memory */
 	REJECT_COUNT
 };
 

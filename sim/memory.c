@@ -367,6 +367,20 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	out->optimizer = opt_b * (l->zero >= 1 ? sp.dense / dp_shard +
 						     sp.expert / ep_shard
 					       : params);
+	/* Optimizer offload: the states live in host memory; ZeRO-Offload
+	 * also streams the reduced gradient shard there (in fp32 for the
+	 * CPU step), keeping only its buckets on the GPU (sim/MODEL.md 8.2). */
+	out->host = 0;
+	if (l->optimizer_offload) {
+		double shard = sp.dense / dp_shard + sp.expert / ep_shard;
+		out->host = out->optimizer;
+		out->optimizer = 0;
+		if (o->b.sharding == FW_SHARD_DEEPSPEED) {
+			out->host += 4.0 * shard;
+			if (l->zero >= 2) /* the shard goes to the host; buckets stay (other) */
+				out->gradients = 0;
+		}
+	}
 
 	/* Activations of the microbatches in flight, plus the working set of
 	 * the layer being differentiated. */
@@ -411,7 +425,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	/* The optimizer step makes an fp32 copy of the gradient shard when
 	 * the gradients are narrower.  The activations are free by then, so
 	 * only what exceeds them (and their allocator reserve) adds. */
-	if (g_b < 4) {
+	if (g_b < 4 && !l->optimizer_offload) {
 		double shard = l->zero >= 1 ? sp.dense / dp_shard + sp.expert / ep_shard
 					    : params;
 		double freed = out->activations * (1.0 + k->mem_fragmentation);

@@ -13,6 +13,9 @@
 
 struct mem_breakdown {        /* bytes on the most-loaded GPU */
 	double weights, gradients, optimizer, activations, other, total;
+	/* In host memory, not in total: the offloaded optimizer states (and
+	 * under ZeRO-Offload the gradient shard) of this GPU. */
+	double host;
 	int stage;                /* which pipeline stage that is */
 	double inflight;          /* microbatches whose activations it holds */
 };

@@ -205,6 +205,30 @@ static int order_applies(const struct state *s, int k, const struct layout *l)
 		 same_link(&ga.pp, &gb.pp));
 }
 
+static double cap_bytes(const struct state *s)
+{
+	return (s->o->max_memory_gib > 0 ? s->o->max_memory_gib : s->c->gpu.mem_gib) *
+	       1024.0 * 1024.0 * 1024.0;
+}
+
+/* Is l out of memory by no more than what optimizer offload may move off
+ * the GPU (the states, the step's fp32 gradient copy, an upper bound of
+ * which is `other`; under ZeRO-Offload with zero >= 2 the gradient shard
+ * too), in a framework that offloads?  Offload only helps such a
+ * layout: on one that fits it adds the CPU's step. */
+static int offload_may_fit(const struct state *s, const struct layout *l,
+			   const struct prediction *p)
+{
+	double freed = p->mem.optimizer + p->mem.other; /* other: the step's fp32 gradient copy */
+	if (p->feasible || p->reject != REJECT_OOM || l->optimizer_offload || l->zero < 1 ||
+	    s->o->fw->optim_offload == FW_OFFLOAD_NONE ||
+	    (s->o->fw->optim_offload == FW_OFFLOAD_MEGATRON && l->zero != 1))
+		return 0;
+	if (s->o->b.sharding == FW_SHARD_DEEPSPEED && l->zero >= 2)
+		freed += p->mem.gradients;
+	return p->mem.total - cap_bytes(s) <= freed;
+}
+
 static void price_one(struct state *s, const struct layout *l)
 {
 	enum reject why = REJECT_NONE;
@@ -226,6 +250,15 @@ static void price_one(struct state *s, const struct layout *l)
 		}
 		s->failed = predict_check(l, &p, &s->err);
 		keep(s, l, &o.order, &p);
+		if (!s->failed && offload_may_fit(s, l, &p)) {
+			struct layout off = *l;
+			off.optimizer_offload = 1;
+			s->r->predicted++;
+			if (cost_predict(s->m, s->c, &off, &o, &p, NULL) != PPLAN_OK)
+				continue;
+			s->failed = predict_check(&off, &p, &s->err);
+			keep(s, &off, &o.order, &p);
+		}
 	}
 }
 
@@ -490,8 +523,7 @@ struct rank_key {
 static struct rank_key rank_key_of(const struct state *s, int i, double band_s)
 {
 	const struct prediction *p = &s->r->top_preds[i];
-	double cap = (s->o->max_memory_gib > 0 ? s->o->max_memory_gib : s->c->gpu.mem_gib) *
-		     1024.0 * 1024.0 * 1024.0;
+	double cap = cap_bytes(s);
 	return (struct rank_key){
 		p->step_time_s <= band_s,
 		(long)floor((cap - p->mem.total) / (SEARCH_HEADROOM_STEP * cap)),

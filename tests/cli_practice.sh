@@ -488,6 +488,39 @@ run topo --xml "$S/tests/fixtures/hwloc/nvidiaDGX2.xml" --gpu v100-sxm2 --nodes 
 run predict --cluster "$tmp/dgx2.json" --model llama3-8b --layout tp=8,dp=8 --precision fp16 &&
 	has "$tmp/out" "64 x v100-sxm2 \(4 nodes of 16\)" "the file plans 4 nodes"
 
+# ---- offload where nothing else fits (issue 22, item 2) --------------------------
+# 13B on 8 V100 32GB: without offload every layout needs more than the 28.5 GiB
+# cap (18 B a parameter: 13.0 B x 18 / 8 = 29.3 GB = 27.3 GiB before any
+# activation, even fully sharded); the search books an offloaded layout, prints
+# its host memory and the three CPU terms, and its Megatron flags name the
+# offload.  Mixtral 8x22B on 8 H100 fits only offloaded and with bf16 gradients
+# and 75 GiB (4 B a parameter of 141 B / 8 GPUs is 65.5 GiB before activations);
+# under ZeRO-Offload its 16 B a parameter of states need more host memory than
+# 80 % of a DGX H100's 2 TiB.
+run search --params 13B --gpus 8 --gpu v100-sxm2 --top 3 --json "$tmp/off.json" && {
+	has "$tmp/out" "^ +1  .* opt-cpu " "13B on 8 V100 is booked with the optimizer offloaded"
+	has "$tmp/out" "--optimizer-cpu-offload --optimizer-offload-fraction 1.0" "its flags offload"
+	jq -e 'all(.layouts[]; .layout.string | test("optimizer_offload=on"))
+		and all(.layouts[]; .memory_gib.optimizer == 0 and .memory_gib.host > 0)' \
+		"$tmp/off.json" >/dev/null && ok || ko "13B on 8 V100: a layout without offload, or offload without host memory"
+	hint=$(sed -n 's/^  predict it: pplan //p' "$tmp/out")
+	# shellcheck disable=SC2086
+	run $hint && {
+		has "$tmp/out" "^  host memory +[0-9.]+ GiB per GPU in host memory" "predict names the host memory"
+		has "$tmp/out" "^    on the CPU +gradients to host [0-9.]+ s, CPU Adam [0-9.]+ s" "predict names the CPU step's terms"
+	}
+}
+run search --model mixtral-8x22b --gpus 8 --top 1 --grad-reduce-dtype bf16 --max-memory-gib 75 &&
+	has "$tmp/out" "^ +1  .* opt-cpu " "Mixtral 8x22B on 8 H100 with bf16 gradients and 75 GiB: offloaded"
+run predict --model mixtral-8x22b --gpus 8 --framework deepspeed \
+	--layout dp=8,ep=8,zero=3,recompute=full,optimizer_offload=on &&
+	has "$tmp/out" "^CANNOT RUN: the offloaded optimizer needs [0-9]+ GiB of host memory per node, 80 % of its 2048 GiB is 1638" "ZeRO-Offload of 8x22B is out of host memory"
+refuse "needs zero >= 1" predict --model llama2-7b --gpus 8 --layout tp=8,optimizer_offload=on
+run predict --model llama2-7b --gpus 8 --framework torchtitan --layout dp=8,zero=2,optimizer_offload=on &&
+	has "$tmp/out" "^CANNOT RUN: .*no optimizer CPU offload" "torchtitan cannot offload the optimizer"
+run predict --model llama2-7b --gpus 8 --framework deepspeed --layout dp=8,zero=2,optimizer_offload=on --emit deepspeed &&
+	has "$tmp/out" '"offload_optimizer": \{ "device": "cpu"' "the DeepSpeed config offloads"
+
 # ---- every figure with its band; an MFU above the published best flagged ------
 # (issue 22, item 4).  H100 bf16's best published MFU is 55.4 % (Nemotron-4 15B,
 # sim/MODEL.md 10); Llama 3 8B on 64 H100 predicts more than that, so its MFU

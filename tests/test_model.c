@@ -160,6 +160,21 @@ Test(params, mixtral_active)
 	cr_expect_leq(fabs(model_params_active(m) - 12.9e9), 0.01 * 12.9e9);
 }
 
+Test(params, mixtral_8x22b)
+{
+	/* Per layer: attention 6144^2 x 2 + 2 x 6144 x 1024 = 88,080,384;
+	 * eight experts of 3 x 6144 x 16384 = 301,989,888; router 6144 x 8
+	 * = 49,152; two norms 12,288: 2,504,060,928, x56 = 140,227,411,968;
+	 * untied embeddings 2 x 32000 x 6144 = 393,216,000 and the final
+	 * norm 6144: 140,620,634,112 (Mistral AI: 141 B).  Active: two
+	 * experts, 692,121,600 a layer, 38,758,809,600 + 393,222,144 =
+	 * 39,152,031,744 (39 B). */
+	const struct model_spec *m = model_find("mixtral-8x22b");
+	cr_assert_not_null(m);
+	cr_expect_eq(model_params_total(m), 140620634112.0, "got %.0f", model_params_total(m));
+	cr_expect_eq(model_params_active(m), 39152031744.0, "got %.0f", model_params_active(m));
+}
+
 Test(params, parts_add_up)
 {
 	/* Llama 3 8B by part: attn 41,947,136, MLP 176,164,864,
@@ -185,7 +200,7 @@ Test(zoo, every_entry_is_consistent)
 		"deepseek-v2", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b",
 		"gpt-oss-20b", "gpt-oss-120b"};
 
-	cr_assert_eq(n, 43, "the zoo has %d models", n);
+	cr_assert_eq(n, 44, "the zoo has %d models", n);
 	for (int i = 0; i < n; i++) {
 		struct perr e = {{0}};
 		int own = 0;

@@ -43,17 +43,25 @@ static const struct {
 	double nic_gbits;    /* one NIC, Gbit/s */
 	double nvlink_eff;   /* all-reduce busbw / NVLink bandwidth */
 	double host_gbps;    /* GPU to host memory, GB/s one direction */
+	double host_mem_gib; /* the node's host memory */
+	double host_mem_gbps;/* its bandwidth: channels x transfer rate x 8 B, all sockets */
 } presets[] = {
 	/* Host links: PCIe 4.0 x16 (A100) and 5.0 x16 (H100, H200, B200) at
 	 * what a pinned copy reaches (about 25 and 55 GB/s); Grace's
 	 * NVLink-C2C, 900 GB/s for the two GPUs of a superchip both ways. */
-	{ "dgx-a100", "a100-80gb", 8, 8, 8, 200, 0.78, 25 },
-	{ "dgx-h100", "h100-sxm", 8, 8, 8, 400, 0.80, 55 },
-	{ "dgx-h800", "h800", 8, 8, 8, 400, 0.80, 55 },
-	{ "dgx-h200", "h200", 8, 8, 8, 400, 0.80, 55 },
-	{ "hgx-b200", "b200", 8, 8, 8, 400, 0.80, 55 },
-	{ "gb200-nvl72", "gb200", 4, 72, 4, 400, 0.80, 225 },
-	{ "gb300-nvl72", "gb300", 4, 72, 4, 800, 0.80, 225 },
+	/* Host memory as the vendors ship it: DGX A100 640GB 2 TB on two
+	 * EPYC 7742 (8 DDR4-3200 channels each: 2 x 204.8 GB/s); DGX H100,
+	 * H200 and H800 2 TB on two Xeon 8480C (8 DDR5-4800 channels each:
+	 * 2 x 307.2 GB/s); DGX B200 2 TB on two Xeon 8570 (8 DDR5-5600
+	 * channels each: 2 x 358.4 GB/s); a GB200/GB300 tray's two Grace
+	 * CPUs, 480 GB of LPDDR5X and up to 512 GB/s each. */
+	{ "dgx-a100", "a100-80gb", 8, 8, 8, 200, 0.78, 25, 2048, 409.6 },
+	{ "dgx-h100", "h100-sxm", 8, 8, 8, 400, 0.80, 55, 2048, 614.4 },
+	{ "dgx-h800", "h800", 8, 8, 8, 400, 0.80, 55, 2048, 614.4 },
+	{ "dgx-h200", "h200", 8, 8, 8, 400, 0.80, 55, 2048, 614.4 },
+	{ "hgx-b200", "b200", 8, 8, 8, 400, 0.80, 55, 2048, 716.8 },
+	{ "gb200-nvl72", "gb200", 4, 72, 4, 400, 0.80, 225, 894, 1024 },
+	{ "gb300-nvl72", "gb300", 4, 72, 4, 800, 0.80, 225, 894, 1024 },
 };
 
 static const char *const preset_list[] = {
@@ -198,6 +206,8 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 					6.0e-6, 0.90 };
 		c->rail_aligned = 1;
 		c->host_gbps = presets[i].host_gbps;
+		c->host_mem_gib = presets[i].host_mem_gib;
+		c->host_mem_gbps = presets[i].host_mem_gbps;
 		if (size_nodes(c, gpus, preset, e) != PPLAN_OK)
 			return PPLAN_EINPUT;
 		if (gpus > 0) /* else sized later (cluster_size) */
@@ -223,6 +233,16 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 double cluster_host_gbps(const struct cluster *c)
 {
 	return c->host_gbps > 0 ? c->host_gbps : c->pcie.bw_gbps;
+}
+
+double cluster_host_mem_gib(const struct cluster *c)
+{
+	return c->host_mem_gib > 0 ? c->host_mem_gib : CLUSTER_HOST_MEM_GIB;
+}
+
+double cluster_host_mem_gbps(const struct cluster *c)
+{
+	return c->host_mem_gbps > 0 ? c->host_mem_gbps : CLUSTER_HOST_MEM_GBPS;
 }
 
 void cluster_fit_domain(struct cluster *c)
@@ -423,6 +443,21 @@ enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
 			      "%s: rail_aligned is true but %d NICs cannot give each of the %d GPUs of a node its own",
 			      path, c->nics_per_node, c->gpus_per_node);
 		goto out;
+	}
+	{
+		static const char *const keys[] = { "host_memory_gib", "host_memory_gbps" };
+		double *dst[] = { &c->host_mem_gib, &c->host_mem_gbps };
+		for (int k = 0; k < 2; k++) {
+			st = json_get_number(root, keys[k], dst[k], path, e);
+			if (st == PPLAN_EINPUT)
+				goto out;
+			if (st == PPLAN_OK && !(*dst[k] > 0 && *dst[k] <= 1e7)) {
+				st = perr_set(e, PPLAN_EINPUT,
+					      "%s: %s must be more than 0 and at most 10000000, got %g",
+					      path, keys[k], *dst[k]);
+				goto out;
+			}
+		}
 	}
 	st = json_get_number(root, "nvlink_link_gbps", &c->nvlink_link_gbps,
 			     path, e);

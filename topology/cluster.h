@@ -56,11 +56,21 @@ struct cluster {
 	double nvlink_link_gbps;  /* one NVLink, GB/s one direction */
 	double host_gbps;         /* one GPU's link to host memory, GB/s one direction
 				   * (PCIe; NVLink-C2C on Grace-Blackwell); 0 = pcie's */
+	double host_mem_gib;      /* one node's host memory, GiB; 0 = CLUSTER_HOST_MEM_GIB */
+	double host_mem_gbps;     /* one node's host memory bandwidth (all sockets), GB/s;
+				   * 0 = CLUSTER_HOST_MEM_GBPS */
 	char source[128];         /* where the description came from */
 };
 
 /* A GPU's bandwidth to host memory (activation offloading), GB/s. */
 double cluster_host_gbps(const struct cluster *c);
+
+/* A node's host memory (GiB) and its bandwidth (GB/s), for optimizer
+ * offload; a cluster file without them gets a two-socket server's. */
+#define CLUSTER_HOST_MEM_GIB 1024.0
+#define CLUSTER_HOST_MEM_GBPS 400.0
+double cluster_host_mem_gib(const struct cluster *c);
+double cluster_host_mem_gbps(const struct cluster *c);
 
 /* Names of the embedded node presets, NULL-terminated. */
 const char *const *cluster_preset_names(void);
