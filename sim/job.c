@@ -157,7 +157,6 @@ static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 				"--gpus is required (e.g. --gpus 512), or --nodes N");
 	if (in->gpu_arg) {
 		const struct gpu_spec *g = gpu_find(in->gpu_arg);
-		const char *preset;
 		if (!g) {
 			char list[256], dym[96];
 			int n;
@@ -170,19 +169,9 @@ static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 								     sizeof *t, 1)),
 					list);
 		}
-		preset = cluster_preset_for_gpu(g->name);
-		st = cluster_preset(preset ? preset : "dgx-h100", 0, &in->cluster, e);
+		st = cluster_for_gpu(g, &in->cluster, e);
 		if (st != PPLAN_OK)
 			return st;
-		in->cluster.gpu = *g;
-		in->cluster.nvlink.bw_gbps = g->nvlink_gbps;
-		if (!preset) {
-			snprintf(in->cluster.name, sizeof in->cluster.name,
-				 "%s nodes", g->name);
-			snprintf(in->cluster.source, sizeof in->cluster.source,
-				 "--gpu %s: no preset of its own; 8 per node, NVSwitch and network of dgx-h100",
-				 g->name);
-		}
 	} else {
 		st = cluster_resolve(in->cluster_arg ? in->cluster_arg : "dgx-h100",
 				     0, &in->cluster, e);

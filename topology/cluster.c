@@ -230,6 +230,46 @@ enum pplan_status cluster_preset(const char *preset, long gpus,
 	}
 }
 
+enum pplan_status cluster_for_gpu(const struct gpu_spec *g, struct cluster *c,
+				  struct perr *e)
+{
+	const char *own = cluster_preset_for_gpu(g->name);
+	int old = g->arch == ARCH_VOLTA || g->arch == ARCH_PASCAL;
+	const char *base = own ? own : g->arch == ARCH_AMPERE ? "dgx-a100" : "dgx-h100";
+	enum pplan_status st = cluster_preset(base, 0, c, e);
+
+	if (st != PPLAN_OK)
+		return st;
+	c->gpu = *g;
+	c->nvlink.bw_gbps = g->nvlink_gbps;
+	if (own)
+		return PPLAN_OK;
+	snprintf(c->name, sizeof c->name, "%s nodes", g->name);
+	if (old) {
+		/* PCIe 3.0 x16 pinned copies reach about 12 GB/s; EDR is
+		 * 100 Gb/s; DGX-2's 1.5 TB and 2 x 6 x 21.3 GB/s, halved. */
+		c->nics_per_node = 4;
+		c->nic_gbps = 100 / 8.0;
+		c->net.bw_gbps = c->nic_gbps * c->nics_per_node / c->gpus_per_node;
+		c->rail_aligned = 0;
+		c->host_gbps = 12;
+		c->host_mem_gib = 768;
+		c->host_mem_gbps = 128;
+		snprintf(c->source, sizeof c->source,
+			 "--gpu %s: 8 per node on NVSwitch as half an HGX-2, its EDR network and PCIe 3.0 host",
+			 g->name);
+	} else if (g->arch == ARCH_AMPERE) {
+		c->host_mem_gib = 1024;
+		snprintf(c->source, sizeof c->source,
+			 "--gpu %s: the dgx-a100 node, 1 TiB of host memory (DGX A100 320GB)", g->name);
+	} else {
+		snprintf(c->source, sizeof c->source,
+			 "--gpu %s: no preset of its own; the node, NVSwitch and network of dgx-h100",
+			 g->name);
+	}
+	return PPLAN_OK;
+}
+
 double cluster_host_gbps(const struct cluster *c)
 {
 	return c->host_gbps > 0 ? c->host_gbps : c->pcie.bw_gbps;

@@ -72,6 +72,15 @@ double cluster_host_gbps(const struct cluster *c);
 double cluster_host_mem_gib(const struct cluster *c);
 double cluster_host_mem_gbps(const struct cluster *c);
 
+/* The node a GPU without a preset of its own is planned on (--gpu):
+ * its generation's.  An Ampere GPU: the dgx-a100 node (DGX A100 320GB's
+ * 1 TiB of host memory for the 40 GB A100).  Volta and Pascal: 8 GPUs on
+ * NVSwitch as half an HGX-2 (DGX-2: 8 x 100 Gb/s EDR NICs per 16 GPUs,
+ * PCIe 3.0 host links, 1.5 TB of DDR4-2666 on two 6-channel sockets).
+ * Newer: the dgx-h100 node.  c->source says which. */
+enum pplan_status cluster_for_gpu(const struct gpu_spec *g, struct cluster *c,
+				  struct perr *e);
+
 /* Names of the embedded node presets, NULL-terminated. */
 const char *const *cluster_preset_names(void);
 
