@@ -16,6 +16,7 @@ int cmd_topo(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 /* Prints "pplan: MSG" on stderr and returns the exit code for st. */
 #include "status.h"

@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "jsonio.h"
 #include "memory.h"
+#include "profile.h"
 #include "run_report.h"
 #include "version.h"
 #include "units.h"
@@ -199,6 +200,15 @@ static enum pplan_status resolve(const struct exec_args *a, int size, struct job
 			o->backend = EXEC_BACKEND_CUDA;
 		else
 			return perr_set(e, PPLAN_EINPUT, "--backend must be auto, cuda or cpu, got '%s'", a->backend);
+	}
+	/* auto with a CPU profile: the ranks it describes are CPU ranks */
+	if (o->backend == EXEC_BACKEND_AUTO && a->profile) {
+		struct profile pr;
+		if ((st = profile_load(a->profile, &pr, e)) != PPLAN_OK)
+			return st;
+		if (!strcmp(pr.device_name, "cpu"))
+			o->backend = EXEC_BACKEND_CPU;
+		profile_free(&pr);
 	}
 	if (a->precision) {
 		enum precision p;

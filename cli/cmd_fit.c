@@ -24,12 +24,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pplan fit RUNS.json --out PROFILE [--closed-form] [--per-case-weights]\n"
-		"                 [--rounds N] [--quiet]\n\n"
+		"                 [--rounds N] [--constants A,B,...] [--quiet]\n\n"
 		"  RUNS.json            measured runs in pplan.cases/1\n"
 		"  --out PROFILE        write the fitted constants as pplan.profile/1\n"
 		"  --closed-form        price pipelines by the closed forms while fitting\n"
 		"  --per-case-weights   every run counts the same (default: every source does)\n"
 		"  --rounds N           at most N passes over the constants (default %d)\n"
+		"  --constants A,B,...  move these constants only (default: those marked fitted,\n"
+		"                       sim/MODEL.md 11); the rest stay at their priors\n"
 		"  --quiet              no table of constants\n",
 		400);
 }
@@ -38,6 +40,7 @@ struct args {
 	const char *path, *out;
 	int closed_form, quiet;
 	struct fit_options fo;
+	unsigned char mask[FIT_MAX_CONSTANTS];
 };
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -49,6 +52,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "closed-form", no_argument, NULL, 'F' },
 		{ "per-case-weights", no_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "constants", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -84,6 +88,15 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'F': a->closed_form = 1; break;
 		case 'w': a->fo.per_case_weights = 1; break;
 		case 'q': a->quiet = 1; break;
+		case 'c': {
+			struct perr e = { "" };
+			if (fit_mask_parse(optarg, a->mask, &e) != PPLAN_OK) {
+				fprintf(stderr, "pplan fit: %s\n", e.msg);
+				return 2;
+			}
+			a->fo.moves = a->mask;
+			break;
+		}
 		default:
 			fprintf(stderr, "pplan fit: unknown or incomplete option '%s' (see --help)\n",
 				argv[optind - 1]);
@@ -178,7 +191,8 @@ static void describe_fit(const struct args *g, const struct vcase *cases, int n,
 		 CJSON_VERSION_MINOR, CJSON_VERSION_PATCH);
 }
 
-static void print_constants(const struct fit_result *prior, const struct fit_result *fr)
+static void print_constants(const struct fit_result *prior, const struct fit_result *fr,
+			    const unsigned char *mask)
 {
 	int nt;
 	const struct cost_param_info *t = cost_param_table(&nt);
@@ -187,7 +201,7 @@ static void print_constants(const struct fit_result *prior, const struct fit_res
 	printf("#  %-24s %10s %10s %18s %6s\n", "constant", "prior", "fitted", "range", "unit");
 	for (int i = 0; i < nt; i++) {
 		char range[48];
-		if (!t[i].fitted)
+		if (mask ? !mask[i] : !t[i].fitted)
 			continue;
 		snprintf(range, sizeof range, "[%g, %g]", t[i].min, t[i].max);
 		printf("   %-24s %10.4g %10.4g %18s %6s\n", t[i].name, cost_param_get(&pp, &t[i]),
@@ -230,7 +244,7 @@ int cmd_fit(int argc, char **argv)
 	printf("# pplan fit %s: %d runs, %d sources, %ld evaluations\n", g.path, n,
 	       fr.n_sources, fr.evaluations);
 	if (!g.quiet)
-		print_constants(&prior, &fr);
+		print_constants(&prior, &fr, g.fo.moves);
 	if (st == PPLAN_OK)
 		printf("# wrote %s\n", g.out);
 	free(cases);

@@ -20,6 +20,7 @@ static const struct {
 	{ "simulate", cmd_simulate, "play one layout's pipeline schedule event by event" },
 	{ "calibrate", cmd_calibrate, "measure this machine (mpirun): GEMMs, bandwidth, collectives" },
 	{ "exec", cmd_exec, "run one layout for real under mpirun or srun and measure it" },
+	{ "tune", cmd_tune, "run the best layouts, refit the profile on them and rank them again" },
 	{ "validate", cmd_validate, "predict published training runs and print the error" },
 	{ "fit", cmd_fit, "fit the cost model's constants to measured runs; write a profile" },
 	{ "topo", cmd_topo, "discover this host's topology and write a cluster file" },

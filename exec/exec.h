@@ -40,7 +40,7 @@ struct exec_opts {
 	double clip;                 /* global gradient-norm clip (0: none) */
 	int fused_attention;         /* fused kernel (CUDA default) vs three steps */
 	int force;                   /* run although the memory model says no */
-	const char *fault;           /* test hook "RANK:STEP:exit|sleep|crash" */
+	const char *fault;           /* test hook "RANK:STEP:exit|sleep|crash|delay:MS" */
 };
 
 void exec_opts_default(struct exec_opts *o);

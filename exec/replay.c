@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec_internal.h"
@@ -258,17 +259,26 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 	return st;
 }
 
-/* A test hook (PPLAN_EXEC_FAULT=RANK:STEP:exit|sleep|crash): the failures
- * the fault handling must survive, on purpose. */
+/* A test hook (PPLAN_EXEC_FAULT=RANK:STEP:exit|sleep|crash|delay:MS): the
+ * failures the fault handling must survive, and a rank slowed on purpose
+ * (delay: MS milliseconds at the start of step STEP and of every later
+ * one), which `pplan tune --fault` uses. */
 static void maybe_fault(struct exec *x)
 {
 	const char *f = x->opt.fault;
 	int rank = -1;
 	long step = -1;
 	char what[16] = "";
-	if (!f || sscanf(f, "%d:%ld:%15s", &rank, &step, what) != 3)
+	if (!f || sscanf(f, "%d:%ld:%15s", &rank, &step, what) != 3 || rank != x->rank)
 		return;
-	if (rank != x->rank || step != x->step + 1)
+	if (strncmp(what, "delay:", 6) == 0) {
+		long ms = atol(what + 6);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		if (ms > 0 && x->step + 1 >= step)
+			nanosleep(&ts, NULL);
+		return;
+	}
+	if (step != x->step + 1)
 		return;
 	if (strcmp(what, "exit") == 0) {
 		fprintf(stderr, "pplan exec: rank %d: exiting early on purpose in step %ld (fault injection)\n",

@@ -325,7 +325,8 @@ static double optimizer_step(const struct cost_ctx *x, const struct stage_params
 	adam = curve_set_bw(x->o->curves, CURVE_BW_OPTIMIZER,
 			    (28.0 + (x->ab < 4 ? x->ab : 0)) * local);
 	if (adam >= 0)
-		return adam + hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
+		return adam * x->run.curve_scale +
+		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
 	return hbm_time(&x->run, ADAM_BYTES_PER_PARAM * local +
 				      GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
 	       x->k->step_fixed_ms * 1e-3;

@@ -103,7 +103,8 @@ double cost_coll(const struct cost_ctx *x, enum coll_op op, double bytes, int n,
 		 const struct link *l)
 {
 	double t = curve_set_coll(x->o->curves, op, bytes, n, l->cls == LINK_NET);
-	return t >= 0 ? t : coll_time(op, bytes, n, l);
+	double sc = x->k->measured_comm_scale > 0 ? x->k->measured_comm_scale : 1.0;
+	return t >= 0 ? t * sc : coll_time(op, bytes, n, l);
 }
 
 struct link cost_link_scaled(struct link k, const struct cost_params *cp)
@@ -234,6 +235,8 @@ static void layer_attention(const struct cost_ctx *x, struct layer_cost *lc)
 	if (curve_set_attention(x->o->curves, r->prec, x->o->b.attention == FW_ATTN_FLASH,
 				x->b * x->heads_l, x->sl, x->s, dh, &lc->attn_f, &lc->attn_b)) {
 		/* measured (--profile): the whole square at the measured rate */
+		lc->attn_f *= r->curve_scale;
+		lc->attn_b *= r->curve_scale;
 	} else if (x->o->b.attention == FW_ATTN_FLASH) {
 		/* Causal: half of the s_l x s scores (load-balanced ring
 		 * attention keeps that under CP); one kernel per ring step,
@@ -316,8 +319,9 @@ static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_co
 	if (curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes) >= 0) {
 		/* measured (--profile): these kernels' own rate, their
 		 * launches included */
-		lc->elem_f = curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes);
-		lc->elem_b = curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes) +
+		double sc = x->run.curve_scale;
+		lc->elem_f = sc * curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes);
+		lc->elem_b = sc * curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes) +
 			     grad_copy_time(x, moe);
 		return;
 	}

@@ -51,6 +51,12 @@ struct cost_params {
 	double mem_context_gib;       /* CUDA context and workspaces */
 	double mem_nccl_gib;          /* NCCL buffers, more than one GPU */
 	double mem_fragmentation;     /* caching-allocator reserve / activations */
+	/* Measured curves (--profile): scales on the times they give, for
+	 * compute kernels (GEMMs, attention, element-wise, optimizer) and
+	 * for collectives.  1 in every embedded fit; `pplan tune` refits them
+	 * on the runs it measured (sim/MODEL.md 11.3). */
+	double measured_compute_scale;
+	double measured_comm_scale;
 };
 
 enum cost_param_target { TARGET_TIME = 0, TARGET_MEMORY };

@@ -19,6 +19,46 @@ void fit_options_default(struct fit_options *fo)
 	fo->max_rounds = DEFAULT_ROUNDS;
 	fo->prior_weight = DEFAULT_PRIOR_WEIGHT;
 	fo->per_case_weights = 0;
+	fo->moves = NULL;
+}
+
+enum pplan_status fit_mask_parse(const char *list, unsigned char mask[FIT_MAX_CONSTANTS],
+				 struct perr *e)
+{
+	int any = 0;
+	const struct cost_param_info *t = cost_param_table(NULL);
+	const char *p = list ? list : "";
+	memset(mask, 0, FIT_MAX_CONSTANTS);
+	while (*p) {
+		char name[64];
+		size_t len = strcspn(p, ",");
+		const struct cost_param_info *info;
+		if (len == 0 || len >= sizeof name)
+			return perr_set(e, PPLAN_EINPUT,
+					"--constants: '%s' is not a comma-separated list of constants",
+					list);
+		memcpy(name, p, len);
+		name[len] = 0;
+		info = cost_param_find(name);
+		if (!info) {
+			struct cost_params scratch = *cost_params_default();
+			/* cost_param_set words the unknown name, with the list */
+			return cost_param_set(&scratch, name, 0, "--constants", e);
+		}
+		mask[info - t] = 1;
+		any = 1;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!any)
+		return perr_set(e, PPLAN_EINPUT, "--constants: name at least one constant");
+	return PPLAN_OK;
+}
+
+static int moves(const unsigned char *mask, const struct cost_param_info *t, int i)
+{
+	return mask ? mask[i] != 0 : t[i].fitted;
 }
 
 static int used(const unsigned char *use, int i)
@@ -97,14 +137,14 @@ void fit_errors(struct vcase *cases, int n, const unsigned char *use,
 
 /* The pull towards the priors: squared distance in shares of the range. */
 static double prior_term(const struct cost_params *p, const struct cost_params *prior,
-			 double weight)
+			 double weight, const unsigned char *mask)
 {
 	int nt;
 	const struct cost_param_info *t = cost_param_table(&nt);
 	double sum = 0;
 	for (int i = 0; i < nt; i++) {
 		double d;
-		if (!t[i].fitted)
+		if (!moves(mask, t, i))
 			continue;
 		d = (cost_param_get(p, &t[i]) - cost_param_get(prior, &t[i])) /
 		    (t[i].max - t[i].min);
@@ -120,6 +160,7 @@ struct search {
 	const double *w;
 	struct cost_params prior;
 	double prior_weight;
+	const unsigned char *moves;
 	long evals;
 };
 
@@ -127,7 +168,7 @@ static double objective(struct search *s, const struct cost_params *p, struct fi
 {
 	errors(s->cases, s->n, s->use, s->w, p, r);
 	s->evals++;
-	return r->time_error + r->memory_error + prior_term(p, &s->prior, s->prior_weight);
+	return r->time_error + r->memory_error + prior_term(p, &s->prior, s->prior_weight, s->moves);
 }
 
 enum pplan_status fit_run(struct vcase *cases, int n, const unsigned char *use,
@@ -154,6 +195,7 @@ enum pplan_status fit_run(struct vcase *cases, int n, const unsigned char *use,
 	s.w = w;
 	cost_params_prior(&s.prior);
 	s.prior_weight = fo && fo->prior_weight >= 0 ? fo->prior_weight : DEFAULT_PRIOR_WEIGHT;
+	s.moves = fo ? fo->moves : NULL;
 	cur = start ? *start : s.prior;
 	best = objective(&s, &cur, &r);
 	if (r.n_time == 0 && r.n_memory == 0) {
@@ -168,7 +210,7 @@ enum pplan_status fit_run(struct vcase *cases, int n, const unsigned char *use,
 		for (int i = 0; i < nt && i < 64; i++) {
 			double *v, base, tried[2];
 			double f[2];
-			if (!t[i].fitted || step[i] < LAST_STEP * (t[i].max - t[i].min))
+			if (!moves(s.moves, t, i) || step[i] < LAST_STEP * (t[i].max - t[i].min))
 				continue;
 			moving = 1;
 			v = cost_param_ref(&cur, &t[i]);

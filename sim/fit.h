@@ -23,9 +23,21 @@ struct fit_options {
 	int max_rounds;        /* passes over the constants (0: 400) */
 	double prior_weight;   /* weight of the pull to the priors (< 0: 0.1) */
 	int per_case_weights;  /* 1: every run counts the same, not every source */
+	/* Per entry of cost_param_table: 1 moves it (NULL: the entries
+	 * marked fitted). */
+	const unsigned char *moves;
 };
 
 void fit_options_default(struct fit_options *fo);
+
+/* The most constants cost_param_table holds (the size of a moves mask). */
+#define FIT_MAX_CONSTANTS 64
+
+/* mask[i] = 1 for the table entries named in `list` (comma-separated),
+ * 0 for the rest.  An unknown name or an empty list is PPLAN_EINPUT
+ * naming it (with "did you mean" for a close one). */
+enum pplan_status fit_mask_parse(const char *list, unsigned char mask[FIT_MAX_CONSTANTS],
+				 struct perr *e);
 
 struct fit_result {
 	struct cost_params params;

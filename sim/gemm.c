@@ -24,6 +24,7 @@ void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,
 	r->in_bytes = (double)precision_bytes(p);
 	r->out_bytes = r->in_bytes < GEMM_HALF_BYTES ? GEMM_HALF_BYTES : r->in_bytes;
 	r->curves = NULL;
+	r->curve_scale = cp->measured_compute_scale > 0 ? cp->measured_compute_scale : 1.0;
 	r->prec = p;
 }
 
@@ -56,7 +57,7 @@ double gemm_efficiency(const struct gemm_rate *r, double m, double n, double k)
 double hbm_time(const struct gemm_rate *r, double bytes)
 {
 	double t = r->curves ? curve_set_bw(r->curves, CURVE_BW_STREAM, bytes) : -1;
-	return t >= 0 ? t : bytes / r->hbm_bps;
+	return t >= 0 ? t * r->curve_scale : bytes / r->hbm_bps;
 }
 
 /* The model: the saturation curve with tiles, bounded by moving the
@@ -90,9 +91,9 @@ double gemm_time_batched(const struct gemm_rate *r, double batch, double m, doub
 		double ts = 2.0 * s->m * s->n * s->k / (s->tflops * 1e12);
 		double ms = model_time(r, 1, s->m, s->n, s->k), mq = model_time(r, batch, m, n, k);
 		if (ms > 0 && mq > 0)
-			return mq * ts / ms;
+			return mq * ts / ms * r->curve_scale;
 	}
-	return t;
+	return t * r->curve_scale;
 }
 
 double gemm_time(const struct gemm_rate *r, double m, double n, double k)

@@ -26,6 +26,7 @@ struct gemm_rate {
 	/* Measured curves (--profile) that answer before the model above
 	 * where they hold points (sim/curves.h); NULL by gemm_rate_init. */
 	const struct curve_set *curves;
+	double curve_scale;  /* on the curves' times (measured_compute_scale) */
 	enum precision prec;
 };
 

@@ -154,6 +154,32 @@ Test(curve_set, gemm_and_bandwidth_hooks, .init = load_fixture)
 	profile_free(&fixture);
 }
 
+/* measured_compute_scale (pplan tune's refit) scales what the curves
+ * answer, and only that: the measured 1024^3 at 0.1 TFLOP/s and the
+ * 1e8-byte stream at 10 GB/s take 1.5 times as long; the model's own
+ * time (no curves) does not move. */
+Test(curve_set, measured_compute_scale, .init = load_fixture)
+{
+	struct cluster c;
+	struct gemm_rate r;
+	struct cost_params k = *cost_params_default();
+	struct perr e = { { 0 } };
+	double plain;
+	cr_assert_eq(curve_cpu_cluster(&fixture, 2, &c, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(cost_param_set(&k, "measured_compute_scale", 1.5, "test", &e), PPLAN_OK,
+		     "%s", e.msg);
+	gemm_rate_init(&r, &c.gpu, PREC_FP32, cost_params_default());
+	plain = gemm_time(&r, 1024, 1024, 1024);
+	gemm_rate_init(&r, &c.gpu, PREC_FP32, &k);
+	near(gemm_time(&r, 1024, 1024, 1024), plain, 1e-12, "the model, unscaled");
+	r.curves = &fixture_curves;
+	near(gemm_time(&r, 1024, 1024, 1024), 1.5 * 2 * 1073741824.0 / 1e11, 1e-12, "gemm");
+	near(hbm_time(&r, 1e8), 1.5 * 1e8 / 10e9, 1e-12, "stream");
+	cr_expect_neq(cost_param_set(&k, "measured_compute_scale", 5.0, "test", &e), PPLAN_OK,
+		      "outside its range [0.25, 4]");
+	profile_free(&fixture);
+}
+
 /* The GPU presets' default profiles (topology/profiles/), built from
  * published measurements: each loads, names a GPU of the table, and
  * reproduces its published points. */

@@ -111,3 +111,44 @@ Test(fit, nothing_to_fit_is_an_input_error)
 	cr_expect(strstr(e.msg, "no run") != NULL, "%s", e.msg);
 	free(cs);
 }
+
+/* --constants (fit_options.moves): only the named constants move.  The
+ * runs are predicted with the Hopper ceiling at 0.55 and nothing else
+ * changed; fitting the ceiling alone finds it, and every other constant,
+ * fitted ones included, stays where the fit started. */
+Test(fit, moves_only_the_named_constants, .timeout = 120)
+{
+	struct cost_params truth, prior;
+	struct fit_result r;
+	struct fit_options fo;
+	unsigned char mask[FIT_MAX_CONSTANTS], *use;
+	int n, nt;
+	const struct cost_param_info *t = cost_param_table(&nt);
+	struct vcase *cs;
+	struct perr e = { "" };
+
+	cost_params_prior(&truth);
+	cost_params_prior(&prior);
+	truth.gemm_ceiling[ARCH_HOPPER] = 0.55;
+	cs = synthetic(&n, &use, &truth);
+	cr_assert_eq(fit_mask_parse("gemm_ceiling.hopper", mask, &e), PPLAN_OK, "%s", e.msg);
+	fit_options_default(&fo);
+	fo.moves = mask;
+	cr_assert_eq(fit_run(cs, n, use, NULL, &fo, &r, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect(fabs(r.params.gemm_ceiling[ARCH_HOPPER] - 0.55) < 0.005, "hopper ceiling %g",
+		  r.params.gemm_ceiling[ARCH_HOPPER]);
+	for (int i = 0; i < nt; i++)
+		if (strcmp(t[i].name, "gemm_ceiling.hopper"))
+			cr_expect_eq(cost_param_get(&r.params, &t[i]), cost_param_get(&prior, &t[i]),
+				     "%s moved", t[i].name);
+	/* a constant no fit moves by default moves when named */
+	cr_assert_eq(fit_mask_parse("measured_compute_scale,hbm_eff", mask, &e), PPLAN_OK);
+	cr_expect_eq(mask[cost_param_find("hbm_eff") - t], 1);
+	cr_expect_eq(mask[cost_param_find("gemm_half_us") - t], 0);
+	cr_expect_eq(fit_mask_parse("gemm_ceiling.hoper", mask, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "did you mean gemm_ceiling.hopper") != NULL, "%s", e.msg);
+	cr_expect_eq(fit_mask_parse("", mask, &e), PPLAN_EINPUT);
+	cr_expect_eq(fit_mask_parse("hbm_eff,,attn_fwd_rel", mask, &e), PPLAN_EINPUT);
+	free(use);
+	free(cs);
+}
