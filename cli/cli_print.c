@@ -114,6 +114,10 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 	if (model_is_mla(m))
 		fprintf(f, "# attention multi-head latent: q rank %ld, kv rank %ld, head %ld + %ld rope, v %ld\n",
 			m->q_lora_rank, m->kv_lora_rank, m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim);
+	if (m->window_layers > 0)
+		fprintf(f, "# attention sliding window of %ld tokens on %d of %d layers: %.0f %% of full causal attention's work at %ld tokens (a fused kernel skips the rest, an unfused one computes the whole square)\n",
+			m->sliding_window, m->window_layers, m->layers,
+			100 * cost_window_share(m, (double)in->opts.seq), in->opts.seq);
 	if (m->note[0])
 		fprintf(f, "# note      %s\n", m->note);
 	if (c->nvlink_domain > c->gpus_per_node)

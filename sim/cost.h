@@ -94,4 +94,9 @@ double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, i
  * for GQA, gated MLPs, MoE and MLA (sim/MODEL.md section 2). */
 double cost_model_flops(const struct model_spec *m, long seq, long gbs);
 
+/* The share of full causal attention work that sliding windows keep,
+ * over the layers of m at sequence length s (1: no window).  Model
+ * FLOPs (and so MFU) count full attention, as Megatron-LM does. */
+double cost_window_share(const struct model_spec *m, double s);
+
 #endif

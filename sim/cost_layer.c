@@ -65,6 +65,20 @@ static double attn_proj_flops(const struct model_spec *m)
 	return 2.0 * h * (a + 2.0 * m->kv_heads) * dh + 2.0 * a * dh * h;
 }
 
+/* The attention core's causal work with sliding windows, as a share of
+ * the full causal work, averaged over the layers: a query at position i
+ * sees min(i + 1, w) keys, s w - w^2 / 2 of the s^2 / 2 pairs of full
+ * causal attention when w < s (sim/MODEL.md 4.2). */
+double cost_window_share(const struct model_spec *m, double s)
+{
+	double w = (double)m->sliding_window, f, kept;
+	if (m->window_layers <= 0 || w <= 0 || w >= s || m->layers <= 0)
+		return 1.0;
+	f = (double)m->window_layers / m->layers;
+	kept = (s * w - 0.5 * w * w) / (0.5 * s * s);
+	return 1.0 - f + f * kept;
+}
+
 /* Scores and values per query: head widths of Q.K and of V. */
 static double attn_core_dims(const struct model_spec *m)
 {
@@ -234,14 +248,18 @@ static void layer_attention(const struct cost_ctx *x, struct layer_cost *lc)
 
 	if (curve_set_attention(x->o->curves, r->prec, x->o->b.attention == FW_ATTN_FLASH,
 				x->b * x->heads_l, x->sl, x->s, dh, &lc->attn_f, &lc->attn_b)) {
-		/* measured (--profile): the whole square at the measured rate */
-		lc->attn_f *= r->curve_scale;
-		lc->attn_b *= r->curve_scale;
+		/* measured (--profile): the whole square at the measured rate,
+		 * less what sliding windows skip (a fused kernel skips it) */
+		double ws = x->o->b.attention == FW_ATTN_FLASH ? cost_window_share(x->m, x->s) : 1.0;
+		lc->attn_f *= r->curve_scale * ws;
+		lc->attn_b *= r->curve_scale * ws;
 	} else if (x->o->b.attention == FW_ATTN_FLASH) {
 		/* Causal: half of the s_l x s scores (load-balanced ring
-		 * attention keeps that under CP); one kernel per ring step,
-		 * saturating like a GEMM of its size. */
-		double fl = 2.0 * x->b * x->sl * x->s * x->heads_l * dims * CAUSAL_SHARE;
+		 * attention keeps that under CP), less what sliding windows
+		 * skip; one kernel per ring step, saturating like a GEMM of
+		 * its size. */
+		double fl = 2.0 * x->b * x->sl * x->s * x->heads_l * dims * CAUSAL_SHARE *
+			    cost_window_share(x->m, x->s);
 		double kernel = fl / x->l->cp;
 		double rate = r->peak_flops * r->ceiling * x->k->attn_fwd_rel *
 			      kernel / (kernel + r->half_flops);

@@ -74,6 +74,11 @@ struct model_spec {
 	double rope_theta, rope_percent, rope_factor;
 	char rope_scaling[12];
 	double norm_eps;    /* the norms' epsilon; 0 = not given */
+	/* Sliding-window attention (Mistral 7B v0.1, Gemma 2 and 3, gpt-oss):
+	 * window_layers of the layers let a query see only the last
+	 * sliding_window tokens; 0 = none (full causal attention). */
+	long sliding_window;
+	int window_layers;
 	int no_dropout;     /* trained without dropout (p = 0: Llama, Mistral, Nemotron,
 			     * MPT, BLOOM): no masks are written or kept; 0 = the
 			     * masks of GPT-2/3, OPT and Megatron-LM's default 0.1 */

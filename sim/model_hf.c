@@ -329,6 +329,45 @@ static enum pplan_status read_moe(const cJSON *c, const char *type, struct model
 	return PPLAN_OK;
 }
 
+/* Sliding-window attention: the window, and the layers that use it (the
+ * layer_types list where the config has one; else Gemma 2's every other
+ * layer from the first, Gemma 3's all but every sliding_window_pattern-th,
+ * Qwen2's from max_window_layers on, and every layer elsewhere). */
+static enum pplan_status read_window(const cJSON *c, const char *type, struct model_spec *m,
+				     const char *path, struct perr *e)
+{
+	const cJSON *types = cJSON_GetObjectItemCaseSensitive(c, "layer_types");
+	long w = 0, n = m->layers, v;
+	int use = 1;
+	TRY(opt_count(c, "sliding_window", 1, MAX_DIM, &w, path, e));
+	TRY(opt_bool(c, "use_sliding_window", &use, path, e));
+	if (w <= 0 || !use)
+		return PPLAN_OK;
+	if (cJSON_IsArray(types)) {
+		const cJSON *t;
+		n = 0;
+		cJSON_ArrayForEach(t, types)
+			n += cJSON_IsString(t) && strcmp(t->valuestring, "sliding_attention") == 0;
+	} else if (strcmp(type, "gemma2") == 0) {
+		n = (m->layers + 1) / 2;
+	} else if (strncmp(type, "gemma3", 6) == 0) {
+		v = 6;
+		TRY(opt_count(c, "sliding_window_pattern", 1, MAX_COUNT, &v, path, e));
+		n = m->layers - m->layers / v;
+	} else if (strncmp(type, "qwen2", 5) == 0) {
+		v = 0;
+		TRY(opt_count(c, "max_window_layers", 0, MAX_COUNT, &v, path, e));
+		n = v < m->layers ? m->layers - v : 0;
+	}
+	if (n > m->layers)
+		n = m->layers;
+	if (n > 0) {
+		m->sliding_window = w;
+		m->window_layers = (int)n;
+	}
+	return PPLAN_OK;
+}
+
 static enum pplan_status read_mla(const cJSON *c, struct model_spec *m, const char *path,
 				  struct perr *e)
 {
@@ -378,5 +417,6 @@ enum pplan_status model_load_hf(const cJSON *root, const char *path,
 	TRY(read_layers(c, type, m, path, e));
 	TRY(read_moe(c, type, m, &k, path, e));
 	TRY(read_mla(c, m, path, e));
+	TRY(read_window(c, type, m, path, e));
 	return model_check_keys(m, path, &k, e);
 }

@@ -172,7 +172,7 @@ static const char *const pplan_allowed[] = {
 	"num_kv_heads", "head_dim", "vocab_size", "seq_length", "mlp", "norm",
 	"tie_word_embeddings", "linear_bias", "moe", "mla", "pos_embedding", "qkv_bias",
 	"qk_norm", "dropout", "rope_theta", "rope_percent", "rope_scaling", "norm_eps",
-	"alibi", NULL};
+	"alibi", "sliding_window", "window_layers", NULL};
 static const char *const moe_allowed[] = {
 	"num_experts", "top_k", "ffn_hidden_size", "shared_experts", "shared_ffn_hidden_size",
 	"dense_layers", "layer_freq", NULL};
@@ -341,6 +341,16 @@ static enum pplan_status load_pplan(const cJSON *root, const char *path,
 	TRY(opt_num(root, "pos_embedding", 1, MAX_DIM, &m->pos_embedding, path, e));
 	TRY(opt_bool(root, "qkv_bias", &m->qkv_bias, path, e));
 	TRY(opt_bool(root, "qk_norm", &m->qk_norm, path, e));
+	TRY(opt_num(root, "sliding_window", 1, MAX_DIM, &m->sliding_window, path, e));
+	{
+		long wl = m->sliding_window > 0 ? m->layers : 0;
+		TRY(opt_num(root, "window_layers", 0, m->layers, &wl, path, e));
+		if (wl > 0 && m->sliding_window <= 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: window_layers needs sliding_window (the window in tokens)",
+					path);
+		m->window_layers = (int)wl;
+	}
 	TRY(mj_positions(root, path, m, e));
 	{
 		/* Megatron-LM's default (hidden and attention dropout 0.1)

@@ -161,19 +161,19 @@ static const struct model_spec zoo[] = {
 	  .no_dropout = 1 },
 	/* gpt-oss (OpenAI's model card, 2025, Table 1, and the openai
 	 * config.json files): biases on attention, experts and router, a
-	 * learned sink per head; 4096 the initial context length.  Half the
-	 * layers use a 128-token sliding window, which pplan prices as full
-	 * attention. */
+	 * learned sink per head; 4096 the initial context length.  Every
+	 * other layer, from the first, uses a 128-token sliding window
+	 * (layer_types). */
 	{ .name = "gpt-oss-20b", .layers = 24, .hidden = 2880, .ffn = 2880, .heads = 64,
 	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 32, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
-	  .attn_sinks = 1,
+	  .attn_sinks = 1, .sliding_window = 128, .window_layers = 12,
 	  .rope_theta = 150000, .rope_scaling = "yarn", .rope_factor = 32, .norm_eps = 1e-5,
 	  .no_dropout = 1 },
 	{ .name = "gpt-oss-120b", .layers = 36, .hidden = 2880, .ffn = 2880, .heads = 64,
 	  .kv_heads = 8, .head_dim = 64, .vocab = 201088, .seq = 4096, .mlp = MLP_SWIGLU,
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 4, .attn_bias = 1, .moe_bias = 1,
-	  .attn_sinks = 1,
+	  .attn_sinks = 1, .sliding_window = 128, .window_layers = 18,
 	  .rope_theta = 150000, .rope_scaling = "yarn", .rope_factor = 32, .norm_eps = 1e-5,
 	  .no_dropout = 1 },
 };

@@ -436,3 +436,26 @@ Test(zoo, every_model_has_positions)
 		cr_expect(z[i].norm_eps > 0, "%s: no norm epsilon", z[i].name);
 	}
 }
+
+/* Sliding windows as the configs state them: gpt-oss's layer_types (12
+ * of 24 "sliding_attention", 128 tokens), Gemma 2's every other layer of
+ * 42 from the first (21, 4096), none where use_sliding_window is false
+ * (Qwen2) or the window is null (Mixtral). */
+Test(hf, sliding_windows)
+{
+	static const struct { const char *file; long window; int layers; } want[] = {
+		{ "gpt-oss-20b.json", 128, 12 },  { "gpt-oss-120b.json", 128, 18 },
+		{ "gemma-2-9b.json", 4096, 21 },  { "Qwen2-7B.json", 0, 0 },
+		{ "Mixtral-8x7B-v0.1.json", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct model_spec m = load(want[i].file);
+		cr_expect_eq(m.sliding_window, want[i].window, "%s: window %ld", want[i].file,
+			     m.sliding_window);
+		cr_expect_eq(m.window_layers, want[i].layers, "%s: %d layers", want[i].file,
+			     m.window_layers);
+	}
+	/* the zoo's gpt-oss says the same */
+	cr_expect_eq(model_find("gpt-oss-20b")->window_layers, 12);
+	cr_expect_eq(model_find("gpt-oss-120b")->sliding_window, 128);
+}

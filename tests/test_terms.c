@@ -263,6 +263,44 @@ Test(terms, recompute_replays)
 		   "full: the forward");
 }
 
+/* ---- sliding-window attention -------------------------------------------------
+ * Flash attention's time is (FLOPs + cp x half_flops) / rate: linear in
+ * its FLOPs.  Full causal at s = 4096, tp 1, mbs 1: 2 x 4096 x 4096 x 32
+ * heads x 256 (Q.K and V widths) x 1/2 = 137,438,953,472 FLOPs.  A window
+ * of 1024 keeps s w - w^2/2 of the s^2/2 pairs: 3,670,016 / 8,388,608 =
+ * 7/16 of them; on every layer the forward loses 9/16 of the FLOPs, on
+ * half the layers (Gemma 2) 9/32.  Model FLOPs do not change. */
+Test(terms, sliding_window_attention)
+{
+	struct setup s;
+	struct cost_ctx x;
+	struct layer_cost full, all, half;
+	double fl = 137438953472.0, rate;
+	double flops0;
+
+	setup(&s, "llama3-8b", 8, NULL, "tp=1,dp=8,mbs=1,gbs=8,zero=1");
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cr_assert_eq(x.o->b.attention, FW_ATTN_FLASH);
+	cost_layer(&x, 0, &full);
+	rate = x.half.peak_flops * x.half.ceiling * s.k.attn_fwd_rel;
+	flops0 = cost_model_flops(&s.m, 4096, 8);
+	s.m.sliding_window = 1024;
+	s.m.window_layers = 32;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &all);
+	expect_rel(full.attn_f - all.attn_f, 9.0 / 16 * fl / rate, 1e-9, "a window on every layer");
+	expect_rel(cost_model_flops(&s.m, 4096, 8), flops0, 0, "model FLOPs count full attention");
+	s.m.window_layers = 16;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &half);
+	expect_rel(full.attn_f - half.attn_f, 9.0 / 32 * fl / rate, 1e-9, "on half the layers");
+	/* a window as long as the sequence changes nothing */
+	s.m.sliding_window = 4096;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &half);
+	expect_rel(half.attn_f, full.attn_f, 1e-12, "window = sequence");
+}
+
 /* ---- the pipeline bubble (closed form) ---------------------------------------------
  * 1F1B: (p - 1) (t + 2 p2p), t the mean stage's forward and backward of
  * one microbatch (Narayanan et al. 2021, eq. 1, with the transfers);
