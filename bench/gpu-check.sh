@@ -7,21 +7,28 @@
 #   2. the CUDA kernel tests (tests/cuda_kernels.c: every kernel against its
 #      CPU twin in fp32, bf16 and fp16) and the backend tests
 #      (tests/cuda_backend.c); "skipped: no GPU" is a failure;
-#   3. `pplan calibrate --backend cuda`: GEMM rates by shape (the model's at
+#   3. two ranks on the one GPU must be refused (exit 2, the GPU named:
+#      one GPU per rank); the 2-layer cut (CHECK_MODEL) run twice in bf16
+#      on the GPU must give the same losses to the digit (no atomics);
+#   4. `pplan calibrate --backend cuda`: GEMM rates by shape (the model's at
 #      tp 1, mbs 1..2, and the 8192 cube), element-wise, attention; the
 #      8192^3 bf16 rate beside the H200 datasheet's dense 989 TFLOP/s;
-#   4. one-GPU `pplan exec` of the 1B-class stack (MODEL) in bf16, predicted
-#      with that profile (--profile); and the same steps of a 2-layer cut
-#      (CHECK_MODEL) on the GPU in bf16 and on the CPU backend in fp32
-#      (mpirun -np CPU_RANKS), their per-step losses compared;
-#   5. bench/torch_reference.py: the same stack in plain PyTorch (bf16, SDPA,
-#      AdamW as pplan exec's) on the same GPU, and torch.matmul at 8192^3;
-#   6. a summary table of the figures with pass/fail against the targets:
+#   5. one-GPU `pplan exec` of the 1B-class stack (MODEL) in bf16, predicted
+#      with that profile (--profile);
+#   6. bench/torch_reference.py: the same stack in plain PyTorch (bf16, SDPA,
+#      AdamW as pplan exec's) on the same GPU, torch.matmul at 8192^3 and
+#      SDPA's causal attention at calibrate's shapes (ATTN_SEQS);
+#   7. the 2-layer cut on the CPU backend in fp32 (mpirun -np CPU_RANKS),
+#      its per-step losses against the GPU's bf16 run;
+#   8. a summary table of the figures with pass/fail against the targets:
 #        every CUDA kernel and backend test passes;
+#        two ranks on one GPU refused; two runs' losses equal;
 #        exec in bf16 matches the CPU's fp32 losses (relative LOSS_TOL);
 #        calibrate's 8192^3 bf16 GEMM >= 85 % of torch.matmul's;
 #        pplan exec's step time <= 1.25 x the PyTorch reference's;
-#        the predicted step time within 10 % of the measured.
+#        the predicted step time within 10 % of the measured;
+#        pplan's fused attention forward >= 0.5 x SDPA's at the longest
+#        sequence (issue 20: tensor-core attention).
 # Every step after the build runs even when an earlier one failed; the
 # exit status is 0 only when every target passed.  All outputs (summary,
 # profile, reports, reference JSON, a tarball of the logs) go to OUT_DIR.
@@ -45,7 +52,8 @@
 #   LOSS_TOL      relative loss tolerance, bf16 against fp32   [0.01]
 #   GPU_TYPE      pplan's GPU name for the prediction  [from nvidia-smi]
 #   DEADLINE_S    the whole script's time; a step that would start later
-#                 is not run, and each step's limit is cut to what is left [540]
+#                 is not run, and each step's limit is cut to what is left [500]
+#   ATTN_SEQS     sequence lengths of the attention comparison [2048,4096,8192]
 #   JOBS          build parallelism               [all cores]
 #   PYTHON        the reference's interpreter     [python3]
 set -euo pipefail
@@ -66,7 +74,8 @@ CHECK_STEPS=${CHECK_STEPS:-4}
 CHECK_WARMUP=${CHECK_WARMUP:-1}
 CPU_RANKS=${CPU_RANKS:-1}
 LOSS_TOL=${LOSS_TOL:-0.01}
-DEADLINE_S=${DEADLINE_S:-540}
+DEADLINE_S=${DEADLINE_S:-500}
+ATTN_SEQS=${ATTN_SEQS:-2048,4096,8192}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 PYTHON=${PYTHON:-python3}
 DRY_RUN=${DRY_RUN:-0}
@@ -226,7 +235,43 @@ for t in cuda_kernels cuda_backend; do
 	fi
 done
 
-# ---- 3. calibrate -----------------------------------------------------------
+# ---- 3. one GPU per rank, and the same run twice --------------------------------
+step "pplan exec: two ranks on one GPU are refused"
+if [ "$gpu_ok" = 1 ]; then
+	rc=0
+	run_logged shared-gpu 40 mpirun -np 2 "$pplan" exec --model "$CHECK_MODEL" \
+		--layout "tp=1,pp=1,dp=2,mbs=1,gbs=2" --backend cuda --precision bf16 --steps 1 \
+		--warmup 0 --timeout 30 || rc=$?
+	if [ "$rc" -eq 2 ] && grep -q "share the GPU" "$LOG_DIR/shared-gpu.log"; then
+		result "2 ranks, 1 GPU" "exit 2: $(grep -m1 -o 'node-local ranks.*GPU at [^:]*:[^:]*:[^:]*' "$LOG_DIR/shared-gpu.log")" "refused, exit 2" pass
+	else
+		result "2 ranks, 1 GPU" "exit $rc" "refused, exit 2" FAIL
+	fi
+else
+	result "2 ranks, 1 GPU" "-" "refused, exit 2" not-run
+fi
+check_gpu=$OUT_DIR/exec-check-cuda.json
+check_gpu2=$LOG_DIR/exec-check-cuda-2.json
+rm -f "$check_gpu" "$check_gpu2"
+step "pplan exec: $(basename "$CHECK_MODEL") $CHECK_LAYOUT, bf16 on the GPU, twice (no atomics: the same losses to the bit)"
+if [ "$gpu_ok" = 1 ]; then
+	for r in "$check_gpu" "$check_gpu2"; do
+		run_logged "exec-check-cuda$([ "$r" = "$check_gpu" ] || echo -2)" 90 mpirun -np 1 "$pplan" exec \
+			--model "$CHECK_MODEL" --layout "$CHECK_LAYOUT" --backend cuda --precision bf16 \
+			--steps "$CHECK_STEPS" --warmup "$CHECK_WARMUP" --timeout 60 --report "$r" || true
+	done
+	l1=$(json_array "$check_gpu" losses | tr '\n' ' ')
+	l2=$(json_array "$check_gpu2" losses | tr '\n' ' ')
+	if [ -n "${l1// /}" ] && [ "$l1" = "$l2" ]; then
+		result "deterministic" "$(wc -w <<<"$l1") losses equal to the digit in two runs" "equal" pass
+	else
+		result "deterministic" "run 1: ${l1:-none}; run 2: ${l2:-none}" "equal" FAIL
+	fi
+else
+	result "deterministic" "-" "equal" not-run
+fi
+
+# ---- 4. calibrate -----------------------------------------------------------
 step "pplan calibrate --backend cuda ($(basename "$MODEL") shapes at tp 1, mbs 1..2, and the grid)"
 profile=$OUT_DIR/profile-cuda.json
 rm -f "$profile"
@@ -242,7 +287,7 @@ fi
 [ -f "$profile" ] && prof_verdict=pass || prof_verdict=$([ "$gpu_ok" = 1 ] && echo FAIL || echo not-run)
 result calibrate "$([ -f "$profile" ] && echo "profile-cuda.json" || echo "-")" "a profile" "$prof_verdict"
 
-# ---- 4. pplan exec ------------------------------------------------------------
+# ---- 5. pplan exec ------------------------------------------------------------
 gpu_arg=()
 [ -n "${GPU_TYPE:-}" ] && gpu_arg=(--gpu "$GPU_TYPE")
 report=$OUT_DIR/exec-1b-cuda.json
@@ -262,15 +307,35 @@ mem=$(json_num "$report" measured memory_gib_peak)
 pred_s=$(json_num "$report" predicted step_time_s)
 pred_err=$(json_num "$report" error step_time_pct)
 
-# the same steps of the short cut on the GPU (bf16) and the CPU (fp32)
-check_gpu=$OUT_DIR/exec-check-cuda.json
-check_cpu=$OUT_DIR/exec-check-cpu.json
-rm -f "$check_gpu" "$check_cpu"
-step "pplan exec: $(basename "$CHECK_MODEL") $CHECK_LAYOUT, bf16 on the GPU and fp32 on the CPU"
+# ---- 6. the PyTorch reference ----------------------------------------------------
+torch_json=$OUT_DIR/torch-reference.json
+rm -f "$torch_json"
+step "PyTorch reference: $(basename "$MODEL") (mbs and gbs of $LAYOUT), bf16, and torch.matmul 8192^3"
+mbs=$(sed -n 's/.*mbs=\([0-9]*\).*/\1/p' <<<"$LAYOUT")
+gbs=$(sed -n 's/.*gbs=\([0-9]*\).*/\1/p' <<<"$LAYOUT")
 if [ "$gpu_ok" = 1 ]; then
-	run_logged exec-check-cuda 90 mpirun -np 1 "$pplan" exec --model "$CHECK_MODEL" \
-		--layout "$CHECK_LAYOUT" --backend cuda --precision bf16 --steps "$CHECK_STEPS" \
-		--warmup "$CHECK_WARMUP" --timeout 60 --report "$check_gpu" || true
+	PYTHONUNBUFFERED=1 run_logged torch 150 "$PYTHON" "$here/torch_reference.py" --model "$MODEL" \
+		--mbs "${mbs:-1}" --gbs "${gbs:-8}" --steps "$STEPS" --warmup "$WARMUP" \
+		--matmul 8192 --attention "$ATTN_SEQS" --out "$torch_json" || true
+fi
+t_step=$(json_num "$torch_json" step median_s)
+t_tok=$(json_num "$torch_json" step tokens_per_s)
+t_mm=$(json_num "$torch_json" matmul tflops)
+# the attention rates, pplan's fused kernel (calibrate's table: batch
+# heads kv seq dim kernel fwd-ms fwd-TFLOP/s bwd-ms bwd-TFLOP/s) beside SDPA's
+attn_rows=()
+for T in ${ATTN_SEQS//,/ }; do
+	pf=$(awk -v t="$T" '$4 == t && $6 == "fused" { print $8, $10; exit }' "$LOG_DIR/calibrate.log" 2>/dev/null || true)
+	tf=$(command -v jq >/dev/null && [ -f "$torch_json" ] &&
+		jq -r --argjson t "$T" '.attention[]? | select(.seq == $t) | "\(.fwd_tflops) \(.bwd_tflops)"' "$torch_json" || true)
+	attn_rows+=("$T ${pf:-null null} ${tf:-null null}")
+done
+
+# ---- 7. the same steps of the short cut on the CPU (fp32), against the GPU's
+check_cpu=$OUT_DIR/exec-check-cpu.json
+rm -f "$check_cpu"
+step "pplan exec: $(basename "$CHECK_MODEL") $CHECK_LAYOUT in fp32 on the CPU, against the GPU's bf16 run"
+if [ "$gpu_ok" = 1 ]; then
 	threads=$(($(nproc) / CPU_RANKS))
 	[ "$threads" -ge 1 ] || threads=1
 	run_logged exec-check-cpu 150 env OPENBLAS_NUM_THREADS=$threads mpirun -np "$CPU_RANKS" \
@@ -294,22 +359,7 @@ else
 	result "exec vs CPU" "max rel. loss error $loss_max over $loss_n of $want_n steps" "<= $LOSS_TOL" FAIL
 fi
 
-# ---- 5. the PyTorch reference ----------------------------------------------------
-torch_json=$OUT_DIR/torch-reference.json
-rm -f "$torch_json"
-step "PyTorch reference: $(basename "$MODEL") (mbs and gbs of $LAYOUT), bf16, and torch.matmul 8192^3"
-mbs=$(sed -n 's/.*mbs=\([0-9]*\).*/\1/p' <<<"$LAYOUT")
-gbs=$(sed -n 's/.*gbs=\([0-9]*\).*/\1/p' <<<"$LAYOUT")
-if [ "$gpu_ok" = 1 ]; then
-	PYTHONUNBUFFERED=1 run_logged torch 150 "$PYTHON" "$here/torch_reference.py" --model "$MODEL" \
-		--mbs "${mbs:-1}" --gbs "${gbs:-8}" --steps "$STEPS" --warmup "$WARMUP" \
-		--matmul 8192 --out "$torch_json" || true
-fi
-t_step=$(json_num "$torch_json" step median_s)
-t_tok=$(json_num "$torch_json" step tokens_per_s)
-t_mm=$(json_num "$torch_json" matmul tflops)
-
-# ---- 6. the figures and the targets ----------------------------------------------
+# ---- 8. the figures and the targets ----------------------------------------------
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "null" }'; }
 verdict() { # VALUE OP LIMIT -> pass | FAIL | not-run
 	if [ "$gpu_ok" != 1 ]; then echo not-run
@@ -322,6 +372,13 @@ result "GEMM 8192^3 bf16" "pplan $gemm_rate, torch $t_mm TFLOP/s (ratio $gemm_fr
 step_ratio=$(ratio "$step_s" "$t_step")
 result "step vs PyTorch" "pplan $step_s s, torch $t_step s (ratio $step_ratio)" "<= 1.25 x torch" "$(verdict "$step_ratio" '<=' 1.25)"
 result "predicted step" "$pred_s s vs measured $step_s s ($pred_err %)" "within 10 %" "$(verdict "$pred_err" '+-' 10)"
+
+# attention at the longest sequence: pplan's fused kernel against SDPA's
+last_row="null null null null null"
+[ "${#attn_rows[@]}" -gt 0 ] && last_row=${attn_rows[${#attn_rows[@]}-1]}
+read -r a_seq a_pf a_pb a_tf a_tb <<<"$last_row"
+attn_frac=$(ratio "$a_pf" "$a_tf")
+result "attention ${a_seq} fwd" "pplan $a_pf, SDPA $a_tf TFLOP/s (ratio $attn_frac)" ">= 0.5 x SDPA" "$(verdict "$attn_frac" '>=' 0.5)"
 
 summary=$OUT_DIR/summary.txt
 {
@@ -338,6 +395,12 @@ summary=$OUT_DIR/summary.txt
 		"PyTorch reference step (median)" "$t_step s" \
 		"PyTorch reference throughput" "$t_tok tokens/s" \
 		"bf16 GPU vs fp32 CPU losses" "max relative error $loss_max over $loss_n steps"
+	echo "# attention, causal, batch 1 (TFLOP/s over the whole s x s square, as calibrate counts)"
+	printf '  %6s  %12s %12s  %12s %12s\n' tokens "pplan fwd" "pplan bwd" "SDPA fwd" "SDPA bwd"
+	for r in "${attn_rows[@]}"; do
+		read -r t pf pb tf tb <<<"$r"
+		printf '  %6s  %12s %12s  %12s %12s\n' "$t" "$pf" "$pb" "$tf" "$tb"
+	done
 	echo "# targets"
 	printf '  %-18s %-8s %-18s %s\n' target verdict limit figure
 	for r in "${results[@]}"; do

@@ -161,6 +161,53 @@ def matmul_rate(n, dev, dtype, reps=20):
     return {"n": n, "dtype": str(dtype).replace("torch.", ""), "median_s": t, "tflops": 2.0 * n ** 3 / t / 1e12}
 
 
+def attention_rates(c, seqs, dev, dtype, reps=10):
+    """F.scaled_dot_product_attention, causal, at the shapes pplan calibrate
+    measures its own fused attention (batch 1, at most 16 query heads, the
+    model's KV share of them and head width): forward, and backward as the
+    forward-and-backward time less the forward's, medians of reps; TFLOP/s
+    counted as calibrate counts them (the whole s x s square: 4 b h s^2 d
+    forward, twice that backward)."""
+    H = min(c["heads"], 16)
+    G = max(1, c["kv_heads"] * H // c["heads"])
+    while H % G:
+        G -= 1
+    D = c["head_dim"]
+    rows = []
+    for T in seqs:
+        q = torch.randn(1, H, T, D, device=dev, dtype=dtype, requires_grad=True)
+        k = torch.randn(1, G, T, D, device=dev, dtype=dtype, requires_grad=True)
+        v = torch.randn(1, G, T, D, device=dev, dtype=dtype, requires_grad=True)
+        go = torch.randn(1, H, T, D, device=dev, dtype=dtype)
+
+        def fwd():
+            with torch.no_grad():
+                F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=G != H)
+
+        def both():
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=G != H)
+            o.backward(go)
+
+        med = []
+        for fn in (fwd, both):
+            for _ in range(3):
+                fn()
+            sync(dev)
+            ts = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                fn()
+                sync(dev)
+                ts.append(time.perf_counter() - t0)
+            med.append(statistics.median(ts))
+        flops = 4.0 * H * T * T * D
+        bwd = max(med[1] - med[0], 1e-9)
+        rows.append({"seq": T, "heads": H, "kv_heads": G, "head_dim": D, "fwd_s": med[0],
+                     "fwd_tflops": flops / med[0] / 1e12, "bwd_s": bwd, "bwd_tflops": 2 * flops / bwd / 1e12})
+        del q, k, v, go
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True)
@@ -173,6 +220,7 @@ def main():
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--dtype", choices=["bf16", "fp32"], default="bf16")
     ap.add_argument("--matmul", type=int, default=8192, help="N of the N^3 matmul rate (0: skip)")
+    ap.add_argument("--attention", default="", help="sequence lengths of the attention rates, comma-separated (default: none)")
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--out")
     a = ap.parse_args()
@@ -237,6 +285,9 @@ def main():
         torch.cuda.empty_cache()
     res["matmul"] = matmul_rate(a.matmul, dev, torch.bfloat16 if a.dtype == "bf16" else torch.float32) \
         if a.matmul > 0 else None
+    res["attention"] = attention_rates(c, [int(x) for x in a.attention.split(",") if x],
+                                       dev, torch.bfloat16 if a.dtype == "bf16" else torch.float32) \
+        if a.attention else None
     text = json.dumps(res, indent=2)
     print(text)
     if a.out:

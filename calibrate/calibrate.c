@@ -132,7 +132,7 @@ enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg
 	MPI_Allreduce(&leader, &s->nodes, 1, MPI_INT, MPI_SUM, s->world);
 	gather_hosts(s);
 	if (cfg->backend == CAL_CUDA)
-		st = be_cuda_open(s->local_rank, (enum kern_dtype)cfg->dtype, s->world, &s->b, e);
+		st = be_cuda_open(s->node, (enum kern_dtype)cfg->dtype, s->world, &s->b, e);
 	else
 		st = be_cpu_open(s->local_rank, &s->b, e);
 	st = cal_agree(s, st, e);

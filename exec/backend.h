@@ -180,10 +180,12 @@ enum pplan_status be_mpi_wait(const struct be_watch *w, MPI_Request *r,
 enum pplan_status be_cpu_open(int local_rank, struct backend **out,
 			      struct perr *e);
 
-/* The CUDA backend on device local_rank % devices, with `dtype` compute
- * precision.  PPLAN_ENOTFOUND with the reason in e where no module,
- * driver or GPU answers (the caller may fall back to the CPU). */
-enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
+/* The CUDA backend, one GPU per rank of the node communicator `node` (the
+ * node-local rank's, or the one GPU a launcher left each rank), with
+ * `dtype` compute precision; collective over world.  PPLAN_ENOTFOUND with
+ * the reason in e where no module, driver or GPU answers, or where ranks
+ * would share a GPU (the caller may fall back to the CPU). */
+enum pplan_status be_cuda_open(MPI_Comm node, enum kern_dtype dtype,
 			       MPI_Comm world, struct backend **out,
 			       struct perr *e);
 

@@ -1,11 +1,15 @@
 /*
  * backend_cuda_open.c: be_cuda_open (backend.h), the bring-up of the CUDA
  * backend, collective over the world communicator:
- *  1. each rank loads the module, counts devices, opens device
- *     local_rank % count and finds the kernels of the dtype;
+ *  1. each rank loads the module, counts the devices it sees, opens one
+ *     (device_for: its node-local rank's where the node's ranks see a GPU
+ *     each, the one it sees where the launcher gave each rank one) and
+ *     finds the kernels of the dtype;
  *  2. all ranks agree (MPI_Allreduce, MINLOC): if any rank failed, every
  *     rank returns PPLAN_ENOTFOUND with the first failing rank's reason,
- *     so that --backend auto falls back to the CPU on all of them;
+ *     so that --backend auto falls back to the CPU on all of them; the
+ *     ranks of a node compare their GPUs' PCI addresses, and two ranks on
+ *     one GPU fail the same way (one GPU per rank, as the frameworks run);
  *  3. rank 0 makes the NCCL unique id, MPI_Bcast gives it to all, and
  *     each rank initialises its world communicator (nonblocking, polled
  *     for at most CUDA_INIT_TIMEOUT_S); the ranks agree again on success.
@@ -18,8 +22,23 @@
 #include "cuda_be.h"
 #include "cudamod.h"
 
+/* The device of node-local rank lr of ls where the rank sees n: its own
+ * where there is one per rank, the only one where the launcher bound one
+ * per rank (CUDA_VISIBLE_DEVICES; shared ones are found by their PCI
+ * address afterwards), else -1 with the reason. */
+static int device_for(int lr, int ls, int n, char *why, size_t len)
+{
+	if (n >= ls)
+		return lr;
+	if (n == 1)
+		return 0;
+	snprintf(why, len, "%d ranks on this host see %d GPUs: pplan exec runs one rank per GPU "
+		 "(launch at most %d ranks per node, or --backend cpu)", ls, n, n);
+	return -1;
+}
+
 /* Step 1 on this rank: 0, or -1 with the reason in why. */
-static int open_local(struct cuda_be *c, int local_rank, enum kern_dtype dtype,
+static int open_local(struct cuda_be *c, int lr, int ls, enum kern_dtype dtype,
 		      char *why, size_t len)
 {
 	char path[512], bus[32] = "", name[96] = "";
@@ -41,7 +60,8 @@ static int open_local(struct cuda_be *c, int local_rank, enum kern_dtype dtype,
 		snprintf(why, len, "the CUDA runtime sees no GPU");
 		return -1;
 	}
-	dev = local_rank % n;
+	if ((dev = device_for(lr, ls, n, why, len)) < 0)
+		return -1;
 	if (!a->kernels(dtype)) {
 		snprintf(why, len, "the CUDA module has no %s kernels", kern_dtype_name(dtype));
 		return -1;
@@ -55,7 +75,40 @@ static int open_local(struct cuda_be *c, int local_rank, enum kern_dtype dtype,
 	if (a->device_info(dev, bus, sizeof bus, name, sizeof name) != 0)
 		snprintf(name, sizeof name, "CUDA device %d", dev);
 	snprintf(c->b.device, sizeof c->b.device, "%s (%s)", name, bus);
+	snprintf(c->bus, sizeof c->bus, "%s", bus);
 	return 0;
+}
+
+/* Step 2's second half: 0 where every rank of the node has a GPU of its
+ * own, else -1 with the two ranks and the address they share in why (the
+ * same on every rank of the node). */
+static int shared_gpu(struct cuda_be *c, MPI_Comm node, char *why, size_t len)
+{
+	char *all;
+	int ls = 1, r = 0;
+	MPI_Comm_size(node, &ls);
+	if (ls == 1)
+		return 0;
+	all = calloc((size_t)ls, sizeof c->bus);
+	if (!all) {
+		snprintf(why, len, "out of host memory");
+		r = -1;
+	} else {
+		MPI_Allgather(c->bus, (int)sizeof c->bus, MPI_CHAR, all, (int)sizeof c->bus,
+			      MPI_CHAR, node);
+	}
+	for (int i = 0; all && i < ls && r == 0; i++)
+		for (int j = i + 1; j < ls && r == 0; j++) {
+			const char *bi = all + (size_t)i * sizeof c->bus;
+			if (bi[0] && strncmp(bi, all + (size_t)j * sizeof c->bus, sizeof c->bus) == 0) {
+				snprintf(why, len, "node-local ranks %d and %d share the GPU at %.31s: "
+					 "pplan exec runs one rank per GPU (launch at most one rank "
+					 "per GPU, or --backend cpu)", i, j, bi);
+				r = -1;
+			}
+		}
+	free(all);
+	return r;
 }
 
 /* Step 2: the lowest rank whose ok is 0, or -1 when all are 1; its
@@ -123,17 +176,27 @@ static enum pplan_status nccl_world(struct cuda_be *c, MPI_Comm world,
 	return perr_set(e, PPLAN_ESYSTEM, "NCCL initialization failed: %s", why);
 }
 
-enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
+/* why = "host h, rank r: " why */
+static void where_first(char *why, size_t len, const char *host, int rank)
+{
+	char tmp[WHY];
+	snprintf(tmp, sizeof tmp, "host %s, rank %d: %s", host, rank, why);
+	snprintf(why, len, "%s", tmp);
+}
+
+enum pplan_status be_cuda_open(MPI_Comm node, enum kern_dtype dtype,
 			       MPI_Comm world, struct backend **out,
 			       struct perr *e)
 {
 	struct cuda_be *c = calloc(1, sizeof *c);
 	char why[WHY] = "", host[64] = "?";
-	int rank = 0, ok, bad;
+	int rank = 0, ok, bad, lr = 0, ls = 1;
 	enum pplan_status st;
 
 	*out = NULL;
 	MPI_Comm_rank(world, &rank);
+	MPI_Comm_rank(node, &lr);
+	MPI_Comm_size(node, &ls);
 	gethostname(host, sizeof host - 1);
 	if (!c) {
 		snprintf(why, sizeof why, "out of host memory");
@@ -141,14 +204,17 @@ enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
 	} else {
 		snprintf(c->where, sizeof c->where, "host %s, rank %d", host, rank);
 		c->b.impl = c;
-		ok = open_local(c, local_rank, dtype, why, sizeof why) == 0;
+		ok = open_local(c, lr, ls, dtype, why, sizeof why) == 0;
 	}
-	if (!ok) {
-		char tmp[WHY];
-		snprintf(tmp, sizeof tmp, "host %s, rank %d: %s", host, rank, why);
-		snprintf(why, sizeof why, "%s", tmp);
-	}
+	if (!ok)
+		where_first(why, sizeof why, host, rank);
 	bad = first_failure(world, ok, why, sizeof why);
+	if (bad < 0) { /* every rank has a GPU: one each? */
+		ok = shared_gpu(c, node, why, sizeof why) == 0;
+		if (!ok)
+			where_first(why, sizeof why, host, rank);
+		bad = first_failure(world, ok, why, sizeof why);
+	}
 	if (bad >= 0) {
 		if (c)
 			cuda_be_close(&c->b);
@@ -159,7 +225,7 @@ enum pplan_status be_cuda_open(int local_rank, enum kern_dtype dtype,
 	c->b.ks = c->api->stream(c->ctx, PCU_COMPUTE);
 	c->b.dtype = dtype;
 	c->b.kind = BE_CUDA;
-	c->b.local_rank = local_rank;
+	c->b.local_rank = lr;
 	libraries(c);
 	if ((st = nccl_world(c, world, e)) != PPLAN_OK) {
 		cuda_be_close(&c->b);

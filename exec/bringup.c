@@ -279,7 +279,7 @@ static enum pplan_status open_backend(struct exec *x, struct perr *e)
 	int want = x->opt.backend;
 	if (want != EXEC_BACKEND_CPU) {
 		enum kern_dtype dt = x->opt.precision == PREC_FP32 ? KD_F32 : KD_BF16;
-		st = be_cuda_open(x->local_rank, dt, x->world, &x->be, &why);
+		st = be_cuda_open(x->node, dt, x->world, &x->be, &why);
 		if (st == PPLAN_OK) {
 			snprintf(x->backend_note, sizeof x->backend_note,
 				 "cuda: %s", x->be->device);

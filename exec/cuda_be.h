@@ -32,6 +32,7 @@ struct cuda_be {
 	const struct pplan_cuda_api *api;
 	struct pplan_cuda_ctx *ctx;
 	char where[96];           /* "host h, rank r" for messages */
+	char bus[32];             /* the GPU's PCI address */
 	void *world;              /* the NCCL communicator over MPI's world */
 	struct be_group *groups;
 	int aborted;

@@ -123,6 +123,15 @@ void kcu_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1 and the sentence (then cleared), or 0. */
 int kcu_error_take(char *why, size_t len);
 
+/* ---- the tensor-core attention forward (cuda_flash_mma.cu) ------------ */
+
+/* attention_fwd of kernels.h for storage dtype (enum kern_dtype) on
+ * tensor cores: 1 when it ran, 0 where the dtype, the head size or the
+ * GPU is not one it runs (nothing was launched). */
+int kcu_mma_attention_fwd(cudaStream_t s, int dtype, void *out, float *lse,
+			  const void *q, const void *k, const void *v, long B, long H,
+			  long G, long Tq, long Tk, long D, long q0, long k0, float scale);
+
 /* ---- the tables (cuda_ops.cu) and each kernel file's part -------------- */
 
 /* The table of storage type dtype (enum kern_dtype), or NULL. */

@@ -1,9 +1,11 @@
 /*
  * cuda_embed.cu: vocabulary-parallel token embedding, learned positions
  * and the vocabulary-parallel cross-entropy of kernels.h (CPU twins in
- * kernels/cpu_embed.c).  The embedding gradient adds rows with fp32
- * atomics (a token may repeat); the cross-entropy kernels are one block
- * per row of logits.
+ * kernels/cpu_embed.c).  The embedding gradient has no atomics: a block
+ * owns KCU_EMB_ROWS rows of the table and a slice of the columns and
+ * walks every token in order, adding the rows of its own tokens, so a
+ * repeated token's sum is the same, to the bit, in every run; the
+ * cross-entropy kernels are one block per row of logits.
  */
 #include "cuda_common.cuh"
 
@@ -17,14 +19,33 @@ __global__ void embedding_fwd_k(T *out, const int32_t *tokens, const T *wte,
 	}
 }
 
+#define KCU_EMB_ROWS 256   /* table rows a block owns */
+#define KCU_EMB_STAGE 1024 /* tokens staged in shared memory at a time */
+
+/* Grid (column slices, row ranges): thread x owns column c of rows
+ * [r0, r0 + KCU_EMB_ROWS) and adds the tokens' rows in token order. */
 template <typename T>
 __global__ void embedding_bwd_k(float *dwte, const T *dout, const int32_t *tokens,
 				long N, long C, long v0, long Vl)
 {
-	KCU_FOR(i, N * C) {
-		long n = i / C, c = i % C, t = (long)tokens[n] - v0;
-		if (t >= 0 && t < Vl)
-			atomicAdd(dwte + t * C + c, ld(dout + i));
+	__shared__ int32_t tk[KCU_EMB_STAGE];
+	long c = (long)blockIdx.x * blockDim.x + threadIdx.x;
+	long r0 = (long)blockIdx.y * KCU_EMB_ROWS, r1 = r0 + KCU_EMB_ROWS;
+	if (r1 > Vl)
+		r1 = Vl;
+	for (long n0 = 0; n0 < N; n0 += KCU_EMB_STAGE) {
+		long m = N - n0 < KCU_EMB_STAGE ? N - n0 : KCU_EMB_STAGE;
+		__syncthreads();
+		for (long i = threadIdx.x; i < m; i += blockDim.x)
+			tk[i] = tokens[n0 + i];
+		__syncthreads();
+		if (c >= C)
+			continue;
+		for (long i = 0; i < m; i++) {
+			long t = (long)tk[i] - v0;
+			if (t >= r0 && t < r1)
+				dwte[t * C + c] += ld(dout + (n0 + i) * C + c);
+		}
 	}
 }
 
@@ -115,9 +136,17 @@ template <typename T>
 static void embedding_bwd(kstream *ks, float *dwte, const void *dout,
 			  const int32_t *tokens, long N, long C, long v0, long Vl)
 {
-	if (N > 0 && C > 0)
-		embedding_bwd_k<T><<<kcu_blocks(N * C), KCU_THREADS, 0, kcu_stream(ks)>>>(
-			dwte, (const T *)dout, tokens, N, C, v0, Vl);
+	long ranges = (Vl + KCU_EMB_ROWS - 1) / KCU_EMB_ROWS;
+	if (N <= 0 || C <= 0 || Vl <= 0)
+		return;
+	if (ranges > 65535) {
+		kcu_fail("embedding_bwd: a shard of %ld rows exceeds the grid (at most %ld)",
+			 Vl, 65535L * KCU_EMB_ROWS);
+		return;
+	}
+	embedding_bwd_k<T><<<dim3((unsigned)((C + KCU_THREADS - 1) / KCU_THREADS), (unsigned)ranges),
+			     KCU_THREADS, 0, kcu_stream(ks)>>>(dwte, (const T *)dout, tokens,
+							     N, C, v0, Vl);
 }
 
 template <typename T>

@@ -8,7 +8,9 @@
  * kernels.h; the CPU twin (kern_attention_* in kernels/cpu_attn.c) is the
  * oracle.
  *
- * Work split (fp32 math on CUDA cores, any storage type):
+ * bf16 and fp16 forwards with head sizes of 16 to 128 (multiples of 16)
+ * run on tensor cores on Ampere and newer (cuda_flash_mma.cu); the rest
+ * here.  Work split (fp32 math on CUDA cores, any storage type):
  *  - forward: a block is FA_W warps, a warp owns FA_R query rows of one
  *    (batch, head); for each tile of FA_BC = 32 keys lane j computes the
  *    scores of key j against the warp's rows, the warp reduces max and sum
@@ -468,6 +470,10 @@ static void bwd_run(cudaStream_t s, T *dq, T *dk, T *dv, const T *dout,
 			q0, k0, scale, kt);
 }
 
+static inline int dtype_of(const float *) { return KD_F32; }
+static inline int dtype_of(const bf16 *) { return KD_BF16; }
+static inline int dtype_of(const f16 *) { return KD_F16; }
+
 template <typename T>
 static void attention_fwd(kstream *ks, void *out, float *lse, const void *q,
 			  const void *k, const void *v, long B, long H, long G,
@@ -476,6 +482,9 @@ static void attention_fwd(kstream *ks, void *out, float *lse, const void *q,
 	cudaStream_t s = kcu_stream(ks);
 	if (!shape_ok("attention_fwd", B, H, G, D) || Tq <= 0)
 		return;
+	if (kcu_mma_attention_fwd(s, dtype_of((const T *)q), out, lse, q, k, v, B, H, G, Tq,
+				  Tk, D, q0, k0, scale))
+		return; /* bf16 and fp16 on tensor cores (cuda_flash_mma.cu) */
 	if (D <= 64)
 		fwd_run<T, 2>(s, (T *)out, lse, (const T *)q, (const T *)k, (const T *)v,
 			      B, H, G, Tq, Tk, D, q0, k0, scale);

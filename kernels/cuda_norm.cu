@@ -5,13 +5,13 @@
  *
  * Forward and the input gradient: one block per row, statistics reduced
  * over the block in fp32.  Weight gradients sum over rows: a block owns
- * 32 columns and KCU_COL_ROWS rows, reduces them in shared memory and
- * adds its partial sums with one fp32 atomicAdd per column (so the order
- * of the partial sums, not their value, varies from run to run).
+ * 32 columns and every row, its 16 warps take every 16th row and their
+ * sums are added in warp order, so a column's sum is the same, to the
+ * bit, in every run (no atomics).
  */
 #include "cuda_common.cuh"
 
-#define KCU_COL_ROWS 256
+#define KCU_COL_WARPS 16
 
 enum { COL_PLAIN = 0, COL_LN = 1, COL_RMS = 2 };
 
@@ -101,18 +101,17 @@ __global__ void rmsnorm_dx_k(T *dinp, const T *dout, const T *inp, const T *w,
 }
 
 /* da[c] += sum over rows of the term of MODE; db[c] += sum of dy (COL_LN).
- * Block (32, 8): x walks columns (coalesced), y rows. */
+ * Block (32, KCU_COL_WARPS): x walks columns (coalesced), y rows; one
+ * block per 32 columns, so the order of the additions is fixed. */
 template <typename T, int MODE>
 __global__ void colsum_k(float *da, float *db, const T *dout, const T *inp,
 			 const float *mean, const float *rstd, long N, long C)
 {
-	__shared__ float sa[8][33], sb[8][33];
+	__shared__ float sa[KCU_COL_WARPS][33], sb[KCU_COL_WARPS][33];
 	long c = (long)blockIdx.x * 32 + threadIdx.x;
-	long n0 = (long)blockIdx.y * KCU_COL_ROWS;
-	long n1 = n0 + KCU_COL_ROWS < N ? n0 + KCU_COL_ROWS : N;
 	float a = 0, b = 0;
 	if (c < C)
-		for (long n = n0 + threadIdx.y; n < n1; n += 8) {
+		for (long n = threadIdx.y; n < N; n += KCU_COL_WARPS) {
 			float dy = ld(dout + n * C + c);
 			if (MODE == COL_PLAIN)
 				a += dy;
@@ -127,28 +126,23 @@ __global__ void colsum_k(float *da, float *db, const T *dout, const T *inp,
 	__syncthreads();
 	if (threadIdx.y != 0 || c >= C)
 		return;
-	for (int y = 1; y < 8; y++) {
+	for (int y = 1; y < KCU_COL_WARPS; y++) {
 		a += sa[y][threadIdx.x];
 		b += sb[y][threadIdx.x];
 	}
-	atomicAdd(da + c, a);
+	da[c] += a;
 	if (MODE == COL_LN && db)
-		atomicAdd(db + c, b);
+		db[c] += b;
 }
 
 template <typename T, int MODE>
 static void colsum(cudaStream_t s, float *da, float *db, const T *dout,
 		   const T *inp, const float *mean, const float *rstd, long N, long C)
 {
-	dim3 grid((unsigned)((C + 31) / 32), (unsigned)((N + KCU_COL_ROWS - 1) / KCU_COL_ROWS));
 	if (N <= 0 || C <= 0)
 		return;
-	if (grid.y > 65535) {
-		kcu_fail("column sums over %ld rows exceed the grid (at most %ld rows)",
-			 N, 65535L * KCU_COL_ROWS);
-		return;
-	}
-	colsum_k<T, MODE><<<grid, dim3(32, 8), 0, s>>>(da, db, dout, inp, mean, rstd, N, C);
+	colsum_k<T, MODE><<<(unsigned)((C + 31) / 32), dim3(32, KCU_COL_WARPS), 0, s>>>(
+		da, db, dout, inp, mean, rstd, N, C);
 }
 
 /* ---- the table's entries ---------------------------------------------- */

@@ -2,8 +2,12 @@
  * cuda_optim.cu: AdamW, the sum of squares behind gradient norms, scaling
  * and dtype conversions of kernels.h (CPU twins in kernels/cpu_optim.c).
  * The bias corrections 1 - beta^t are computed once on the host in double.
- * The sum of squares accumulates in double per thread, per block, and
- * with one double atomicAdd per block.
+ * The sum of squares accumulates in double per thread and per block;
+ * the blocks' sums go to a table in the module's memory and the last
+ * block to finish adds them in block order, so the result is the same,
+ * to the bit, in every run (the ticket is the only atomic).  The table
+ * serves one stream at a time: the executor runs every kernel of a
+ * process on its one compute stream.
  */
 #include "cuda_common.cuh"
 
@@ -28,9 +32,15 @@ __global__ void adamw_k(float *p, float *m, float *v, const float *g, T *p_lp,
 	}
 }
 
+#define KCU_SUMSQ_BLOCKS 1024
+
+__device__ double kcu_sumsq_part[KCU_SUMSQ_BLOCKS];
+__device__ unsigned int kcu_sumsq_ticket;
+
 __global__ void sumsq_k(double *out, const float *x, long n)
 {
 	__shared__ double sh[32];
+	__shared__ bool last;
 	double s = 0;
 	int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
 	KCU_FOR(i, n)
@@ -42,9 +52,21 @@ __global__ void sumsq_k(double *out, const float *x, long n)
 	if (w == 0) {
 		s = lane < (int)(blockDim.x >> 5) ? sh[lane] : 0.0;
 		s = warp_sum_d(s);
-		if (lane == 0)
-			atomicAdd(out, s);
+		if (lane == 0) {
+			kcu_sumsq_part[blockIdx.x] = s;
+			__threadfence();
+			last = atomicAdd(&kcu_sumsq_ticket, 1u) == gridDim.x - 1;
+		}
 	}
+	__syncthreads();
+	if (!last || threadIdx.x != 0)
+		return;
+	__threadfence();
+	s = 0;
+	for (unsigned b = 0; b < gridDim.x; b++)
+		s += ((volatile double *)kcu_sumsq_part)[b];
+	*out += s;
+	kcu_sumsq_ticket = 0;
 }
 
 __global__ void scale_k(float *x, float a, long n)
@@ -89,8 +111,12 @@ static void adamw(kstream *ks, float *p, float *m, float *v, const float *g,
 
 static void sumsq(kstream *ks, double *out, const float *x, long n)
 {
-	if (n > 0)
-		sumsq_k<<<kcu_blocks(n), KCU_THREADS, 0, kcu_stream(ks)>>>(out, x, n);
+	unsigned blocks = kcu_blocks(n);
+	if (n <= 0)
+		return;
+	if (blocks > KCU_SUMSQ_BLOCKS)
+		blocks = KCU_SUMSQ_BLOCKS;
+	sumsq_k<<<blocks, KCU_THREADS, 0, kcu_stream(ks)>>>(out, x, n);
 }
 
 static void scale(kstream *ks, float *x, float a, long n)

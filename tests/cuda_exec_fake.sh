@@ -33,3 +33,25 @@ join "$tmp/cpu.l" "$tmp/cuda.l" | awk '
 grep -q "check passed" "$tmp/cuda.out" || { echo "FAIL: --check did not pass"; exit 1; }
 grep -q '"backend":[[:space:]]*"cuda"' "$tmp/r.json" || { echo "FAIL: the report does not name the cuda backend"; exit 1; }
 echo "ok: the fake GPU run matches the CPU run"
+
+# One GPU per rank: two ranks on one GPU, or three on two, are refused
+# with the ranks and the GPU named (exit 2); --backend auto takes the CPU.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_rmaps_base_oversubscribe=1 OPENBLAS_NUM_THREADS=1
+two=(exec --model "$model" --precision fp32 --steps 1 --warmup 0 --timeout 60)
+refused() { # NP DEVICES PATTERN
+	local rc=0
+	FAKE_CUDA_EXEC=1 FAKE_CUDA_DEVICES=$2 timeout 120 mpirun -np "$1" "$PPLAN_BIN" "${two[@]}" --layout "dp=$1,mbs=1,gbs=$1" \
+		--backend cuda --report "$tmp/shared.json" >"$tmp/shared.out" 2>&1 || rc=$?
+	[ "$rc" -eq 2 ] || { cat "$tmp/shared.out"; echo "FAIL: $1 ranks on $2 GPUs exit $rc, want 2"; exit 1; }
+	grep -q "$3" "$tmp/shared.out" || { cat "$tmp/shared.out"; echo "FAIL: $1 ranks on $2 GPUs: no '$3'"; exit 1; }
+	[ ! -e "$tmp/shared.json" ] || { echo "FAIL: a report was written for a refused run"; exit 1; }
+	echo "ok: $1 ranks on $2 GPUs refused: $(grep -m1 -o "$3.*" "$tmp/shared.out" | cut -c1-100)"
+}
+refused 2 1 "node-local ranks 0 and 1 share the GPU at 0000:10:00.0"
+refused 3 2 "3 ranks on this host see 2 GPUs"
+FAKE_CUDA_EXEC=1 FAKE_CUDA_DEVICES=1 timeout 120 mpirun -np 2 "$PPLAN_BIN" "${two[@]}" --layout "dp=2,mbs=1,gbs=2" --backend auto \
+	>"$tmp/auto.out" 2>&1 || { cat "$tmp/auto.out"; echo "FAIL: --backend auto on a shared GPU"; exit 1; }
+grep -q "cpu: no GPU answered.*share the GPU" "$tmp/auto.out" ||
+	{ cat "$tmp/auto.out"; echo "FAIL: --backend auto does not say why it took the CPU"; exit 1; }
+echo "ok: --backend auto on a shared GPU runs on the CPU and says why"

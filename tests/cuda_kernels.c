@@ -249,6 +249,7 @@ static void attention(struct ct *t, enum kern_dtype dt)
 		{ 1, 2, 2, 20, 37, 80, 0, 5 },    /* rows 0..4 see no key */
 		{ 1, 3, 3, 19, 19, 256, 0, 0 },   /* the widest head */
 		{ 2, 6, 3, 45, 29, 40, 20, 30 },  /* both offsets */
+		{ 1, 4, 2, 200, 230, 128, 0, 30 }, /* many tiles of both (tensor cores) */
 	};
 	const struct kern_ops *k = t->k[dt];
 	size_t es = (size_t)kern_dtype_size(dt);
@@ -463,6 +464,117 @@ static void optim(struct ct *t, enum kern_dtype dt)
 	ct_release(t);
 }
 
+/*
+ * The sums that many threads feed (weight and bias gradients of the
+ * norms, the embedding gradient with repeated tokens, the sum of squares
+ * behind the gradient norm) are the same to the bit when run twice on
+ * the same inputs, at sizes that span many blocks (several row ranges
+ * and token stages of the embedding, a capped grid of sumsq), and agree
+ * with the CPU's serial sums.
+ */
+static void twice_same(struct ct *t, const char *what, enum kern_dtype dt,
+		       const float *a, const float *b, long n)
+{
+	if (memcmp(a, b, (size_t)n * sizeof *a) != 0) {
+		long i = 0;
+		while (i < n && memcmp(a + i, b + i, sizeof *a) == 0)
+			i++;
+		t->failed++;
+		printf("FAIL %-28s %s: [%ld] is %.9g in one run and %.9g in the other\n",
+		       what, kern_dtype_name(dt), i, a[i], b[i]);
+	} else {
+		t->passed++;
+	}
+}
+
+static void determinism(struct ct *t, enum kern_dtype dt)
+{
+	enum { N = 4099, C = 333, NT = 5000, CE = 300, VL = 700, NS = 3000001 };
+	const struct kern_ops *k = t->k[dt];
+	float *x = ct_host(t, N * C), *dy = ct_host(t, N * C), *w = ct_host(t, C);
+	float *mean = ct_host(t, N), *rstd = ct_host(t, N), *dx = ct_host(t, N * C);
+	float *dw = ct_host(t, C), *db = ct_host(t, C), *g[2], *h[2];
+	float *d = ct_host(t, NT * CE), *dwte = ct_host(t, VL * CE), *r = ct_host(t, NT);
+	float *sq = ct_host(t, NS);
+	int32_t *tok = (int32_t *)ct_host(t, NT);
+	double s[2] = { 0, 0 }, want = 0;
+	void *X, *DY, *W, *MEAN, *RSTD, *DX, *DW, *DB, *TOK, *D, *DWTE, *SQ, *S;
+
+	ct_fill(t, x, N * C, -2, 3);
+	ct_fill(t, dy, N * C, -1, 1);
+	ct_fill(t, w, C, 0.5f, 1.5f);
+	ct_round(dt, x, N * C);
+	ct_round(dt, dy, N * C);
+	ct_round(dt, w, C);
+	kern_layernorm_fwd(NULL, dx, mean, rstd, x, w, NULL, N, C, 1e-5f);
+	X = ct_dev(t, dt, x, N * C);
+	DY = ct_dev(t, dt, dy, N * C);
+	W = ct_dev(t, dt, w, C);
+	MEAN = ct_dev(t, KD_F32, mean, N);
+	RSTD = ct_dev(t, KD_F32, rstd, N);
+	for (int run = 0; run < 2; run++) {
+		g[run] = ct_host(t, C);
+		h[run] = ct_host(t, C);
+		DX = ct_dev(t, dt, ct_host(t, N * C), N * C); /* zeros: they accumulate */
+		DW = ct_dev(t, KD_F32, ct_host(t, C), C);
+		DB = ct_dev(t, KD_F32, ct_host(t, C), C);
+		k->layernorm_bwd(t->b->ks, DX, DW, DB, DY, X, W, MEAN, RSTD, N, C);
+		ct_sync(t, "layernorm_bwd (twice)");
+		ct_get(t, KD_F32, DW, C, g[run]);
+		ct_get(t, KD_F32, DB, C, h[run]);
+	}
+	twice_same(t, "layernorm_bwd dw, twice", dt, g[0], g[1], C);
+	twice_same(t, "layernorm_bwd db, twice", dt, h[0], h[1], C);
+	memset(dx, 0, (size_t)N * C * sizeof *dx);
+	kern_layernorm_bwd(NULL, dx, dw, db, dy, x, w, mean, rstd, N, C);
+	ct_check(t, "layernorm_bwd dw, 4099 rows", dt, g[0], dw, C, 1e-4);
+	ct_check(t, "layernorm_bwd db, 4099 rows", dt, h[0], db, C, 1e-4);
+
+	/* 5000 tokens (five stages) among 40 rows of three row ranges */
+	ct_fill(t, r, NT, 0, 40);
+	for (int i = 0; i < NT; i++)
+		tok[i] = (int32_t)r[i] * 17; /* rows 0 .. 663 */
+	ct_fill(t, d, NT * CE, -1, 1);
+	ct_round(dt, d, NT * CE);
+	TOK = ct_bytes(t, tok, NT * sizeof *tok);
+	D = ct_dev(t, dt, d, NT * CE);
+	for (int run = 0; run < 2; run++) {
+		g[run] = ct_host(t, VL * CE);
+		DWTE = ct_dev(t, KD_F32, ct_host(t, VL * CE), VL * CE);
+		k->embedding_bwd(t->b->ks, DWTE, D, TOK, NT, CE, 0, VL);
+		ct_sync(t, "embedding_bwd (twice)");
+		ct_get(t, KD_F32, DWTE, VL * CE, g[run]);
+	}
+	twice_same(t, "embedding_bwd, twice", dt, g[0], g[1], VL * CE);
+	kern_embedding_bwd(NULL, dwte, d, tok, NT, CE, 0, VL);
+	ct_check(t, "embedding_bwd, 5000 tokens", dt, g[0], dwte, VL * CE, 1e-4);
+
+	ct_fill(t, sq, NS, -1, 1);
+	SQ = ct_dev(t, KD_F32, sq, NS);
+	for (int run = 0; run < 2; run++) {
+		S = ct_bytes(t, &s[run], sizeof s[run]);
+		k->sumsq(t->b->ks, S, SQ, NS);
+		ct_sync(t, "sumsq (twice)");
+		t->b->ops->to_host(t->b, &s[run], S, sizeof s[run]);
+	}
+	if (memcmp(&s[0], &s[1], sizeof s[0]) != 0) {
+		t->failed++;
+		printf("FAIL %-28s %s: %.17g in one run and %.17g in the other\n",
+		       "sumsq, twice", kern_dtype_name(dt), s[0], s[1]);
+	} else {
+		t->passed++;
+	}
+	kern_sumsq(NULL, &want, sq, NS);
+	if (fabs(s[0] - want) > 1e-9 * want) {
+		t->failed++;
+		printf("FAIL %-28s %s: %.17g, want %.17g\n", "sumsq, 3000001 values",
+		       kern_dtype_name(dt), s[0], want);
+	} else {
+		t->passed++;
+	}
+	ct_release(t);
+}
+
 int main(int argc, char **argv)
 {
 	struct ct t;
@@ -478,6 +590,7 @@ int main(int argc, char **argv)
 		embeddings(&t, dt);
 		xent(&t, dt);
 		optim(&t, dt);
+		determinism(&t, dt);
 	}
 	return ct_finish(&t);
 }

@@ -24,7 +24,7 @@ int ct_backend(struct ct *t, enum kern_dtype dtype)
 		t->skipped = 1;
 		return 1;
 	}
-	st = be_cuda_open(0, dtype, MPI_COMM_WORLD, &t->b, &e);
+	st = be_cuda_open(MPI_COMM_SELF, dtype, MPI_COMM_WORLD, &t->b, &e);
 	if (st == PPLAN_ENOTFOUND) {
 		printf("skipped: no GPU (%s)\n", e.msg);
 		t->skipped = 1;

@@ -6,7 +6,8 @@
  * With FAKE_CUDA_SWITCH set in the environment every pair is linked, as
  * behind an NVSwitch.  With FAKE_CUDA_NODEV the runtime reports no device,
  * with FAKE_CUDA_NODEV_RANK=r only on MPI rank r (Open MPI's
- * OMPI_COMM_WORLD_RANK).  With FAKE_CUDA_EXEC the table also has the
+ * OMPI_COMM_WORLD_RANK); FAKE_CUDA_DEVICES=n makes it n GPUs (the first
+ * n of the four).  With FAKE_CUDA_EXEC the table also has the
  * executor's entries, on host memory (fake_cuda_exec.c).
  */
 #include <stdio.h>
@@ -22,7 +23,8 @@ static int count(char *why, size_t len)
 		snprintf(why, len, "CUDA runtime: no CUDA-capable device is detected");
 		return -1;
 	}
-	return 4;
+	r = getenv("FAKE_CUDA_DEVICES");
+	return r ? atoi(r) : 4;
 }
 
 static int info(int dev, char *bus_id, size_t bus_len, char *name, size_t name_len)
