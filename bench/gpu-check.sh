@@ -54,6 +54,8 @@
 #   DEADLINE_S    the whole script's time; a step that would start later
 #                 is not run, and each step's limit is cut to what is left [500]
 #   ATTN_SEQS     sequence lengths of the attention comparison [2048,4096,8192]
+#   SKIP          steps not to run, by log name (a rerun of a few), e.g.
+#                 "exec-check-cpu torch"                       [none]
 #   JOBS          build parallelism               [all cores]
 #   PYTHON        the reference's interpreter     [python3]
 set -euo pipefail
@@ -76,6 +78,7 @@ CPU_RANKS=${CPU_RANKS:-1}
 LOSS_TOL=${LOSS_TOL:-0.01}
 DEADLINE_S=${DEADLINE_S:-500}
 ATTN_SEQS=${ATTN_SEQS:-2048,4096,8192}
+SKIP=${SKIP:-}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 PYTHON=${PYTHON:-python3}
 DRY_RUN=${DRY_RUN:-0}
@@ -93,6 +96,10 @@ left() { echo $((DEADLINE_S - (SECONDS - start_s))); }
 run_logged() {
 	local name=$1 secs=$2 rc=0 rest
 	shift 2
+	if [[ " $SKIP " == *" $name "* ]]; then
+		echo "not run: skipped (SKIP)" | tee "$LOG_DIR/$name.log"
+		return 124
+	fi
 	rest=$(left)
 	[ "$rest" -lt "$secs" ] && secs=$rest
 	if [ "$secs" -lt 10 ]; then

@@ -93,16 +93,14 @@ double cal_mem_budget(const struct cal_session *s)
  * device's. */
 static double local_budget(const struct cal_session *s)
 {
-	double used = 0, peak = 0;
 	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 	if (s->b->kind == BE_CPU) {
 		double host = pages > 0 && psz > 0 ? (double)pages * (double)psz : 4e9;
 		return host / 4 / (s->local_size > 0 ? s->local_size : 1);
 	}
-	/* The CUDA backend reports the device's memory as used + free; a
-	 * quarter of it, as for the host. */
-	s->b->ops->memory(s->b, &used, &peak);
-	return peak > 0 ? peak / 4 : 4e9;
+	/* A quarter of the GPU's memory, as for the host (a rank has a GPU
+	 * of its own: be_cuda_open). */
+	return s->b->device_bytes > 0 ? s->b->device_bytes / 4 : 4e9;
 }
 
 enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg,

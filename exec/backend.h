@@ -166,6 +166,7 @@ struct backend {
 	struct be_watch watch;
 	char device[128];            /* "cpu: 2 cores, ...", "NVIDIA H200 (0000:19:00.0)" */
 	char libraries[256];         /* "OpenBLAS 0.3.21, Open MPI 4.1.4" */
+	double device_bytes;         /* the GPU's memory (CUDA); 0 on the CPU */
 	int local_rank;
 	void *impl;                  /* the implementation's state */
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_be.h"
 
@@ -31,12 +32,41 @@ static int step_p2p(struct cuda_be *c, void *unused, char *why, size_t len)
 	return rc;
 }
 
-static int step_split(struct cuda_be *c, void *newcomm, char *why, size_t len)
+/* arg: the new communicator's handle, which NCCL may store late; a
+ * member's is pending until it is there (the poll's deadline bounds it). */
+struct split_wait {
+	void **comm;
+	int member;
+	double parent_done; /* when the parent polled ready (0: not yet) */
+};
+
+#define SPLIT_LATE_S 10.0 /* the new handle's wait once the parent is ready */
+
+static double mono_s(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int step_split(struct cuda_be *c, void *arg, char *why, size_t len)
+{
+	struct split_wait *w = arg;
 	int a = cuda_be_step_comm(c, c->world, why, len), b2;
 	if (a < 0)
 		return -1;
-	b2 = cuda_be_step_comm(c, newcomm, why, len);
+	if (!*w->comm) {
+		if (!w->member || a == PCU_PENDING)
+			return a;
+		if (w->parent_done == 0)
+			w->parent_done = mono_s();
+		if (mono_s() - w->parent_done < SPLIT_LATE_S)
+			return PCU_PENDING;
+		snprintf(why, len, "NCCL's split gave this rank no communicator %.0f s after its parent was ready",
+			 SPLIT_LATE_S);
+		return -1;
+	}
+	b2 = cuda_be_step_comm(c, *w->comm, why, len);
 	if (b2 < 0)
 		return -1;
 	return a == PCU_PENDING || b2 == PCU_PENDING ? PCU_PENDING : 0;
@@ -49,6 +79,7 @@ enum pplan_status cuda_be_group_create(struct backend *b, MPI_Comm comm,
 	struct cuda_be *c = cb(b);
 	struct be_group *g;
 	void *nc = NULL;
+	struct split_wait wait;
 	char why[WHY];
 	int r, mrank = -1, msize = 0;
 	enum pplan_status st;
@@ -61,7 +92,10 @@ enum pplan_status cuda_be_group_create(struct backend *b, MPI_Comm comm,
 	r = c->api->nccl_split(c->world, color, key, &nc, why, sizeof why);
 	if (r < 0)
 		return perr_set(e, PPLAN_ESYSTEM, "%s: %s", c->where, why);
-	if ((st = cuda_be_poll(c, step_split, nc, "an NCCL communicator split",
+	wait.comm = &nc;
+	wait.member = color >= 0;
+	wait.parent_done = 0;
+	if ((st = cuda_be_poll(c, step_split, &wait, "an NCCL communicator split",
 			     CUDA_INIT_TIMEOUT_S, e)) != PPLAN_OK)
 		return st;
 	if (!nc) {

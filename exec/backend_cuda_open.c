@@ -233,8 +233,10 @@ enum pplan_status be_cuda_open(MPI_Comm node, enum kern_dtype dtype,
 	}
 	{
 		size_t fr = 0, tot = 0;
-		if (c->api->mem_info(c->ctx, &fr, &tot) == 0)
+		if (c->api->mem_info(c->ctx, &fr, &tot) == 0) {
 			c->base_used = c->dev_peak = (double)(tot - fr);
+			c->b.device_bytes = (double)tot;
+		}
 	}
 	*out = &c->b;
 	return PPLAN_OK;

@@ -151,7 +151,9 @@ struct pplan_cuda_api {
 	int (*nccl_init)(struct pplan_cuda_ctx *c, const void *id, int nranks,
 			 int rank, void **comm, char *why, size_t len);
 	/* color < 0: this rank takes no part (*comm NULL); ranks ordered by
-	 * key, then by rank in the parent, as MPI_Comm_split orders them. */
+	 * key, then by rank in the parent, as MPI_Comm_split orders them.
+	 * Nonblocking: *comm may be stored after the call returns, so it must
+	 * live until the parent and the new communicator poll ready. */
 	int (*nccl_split)(void *parent, int color, int key, void **comm,
 			  char *why, size_t len);
 	/* The communicator's state: 0 ready, PCU_PENDING, -1 an (asynchronous)

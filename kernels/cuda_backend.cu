@@ -346,13 +346,17 @@ static int nccl_split(void *parent, int color, int key, void **comm, char *why,
 		      size_t len)
 {
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	ncclComm_t nc = NULL;
 	int rc;
 	cfg.blocking = 0;
+	/* Nonblocking, NCCL may store the new communicator after it returns:
+	 * through the caller's pointer, which lives until the split is done
+	 * (cuda_api.h). */
+	*comm = NULL;
 	rc = NCCL_TRY(ncclCommSplit((ncclComm_t)parent,
-				    color < 0 ? NCCL_SPLIT_NOCOLOR : color, key, &nc,
-				    &cfg));
-	*comm = rc < 0 ? NULL : (void *)nc;
+				    color < 0 ? NCCL_SPLIT_NOCOLOR : color, key,
+				    (ncclComm_t *)comm, &cfg));
+	if (rc < 0)
+		*comm = NULL;
 	return rc;
 }
 
