@@ -334,7 +334,10 @@ static void add_device(struct profile *pr, const struct cal_plan *p,
 		       const struct cal_session *s, double peak_tflops)
 {
 	int cpu = p->opts.precision == PREC_FP32 && strncmp(cal_device(s), "cpu", 3) == 0;
-	const struct gpu_spec *g = cpu ? NULL : gpu_find(cal_device(s));
+	const struct gpu_spec *g = NULL;
+	/* "NVIDIA H200 (0000:19:00.0)": the preset its family names */
+	if (!cpu && !(g = gpu_find(cal_device(s))))
+		g = gpu_find_in_description(cal_device(s));
 	snprintf(pr->device_name, sizeof pr->device_name, "%s",
 		 cpu ? "cpu" : g ? g->name : "unknown");
 	snprintf(pr->device_description, sizeof pr->device_description, "%s", cal_device(s));
