@@ -48,6 +48,13 @@ static void usage(FILE *f)
 		"  --check                compare every step's loss and every tensor's gradient norm with\n"
 		"                         the same run on one rank (fp32: 1e-5 relative; bf16: 1e-2)\n"
 		"  --timeout S            a rank that makes no progress for S seconds ends the run (default %.0f s)\n"
+		"  --fault RANK:STEP:KIND a failure or a wrong result on purpose, on rank RANK at the start\n"
+		"                         of step STEP (from 1, warm-up included), to see that it is caught:\n"
+		"                         exit, crash (SIGKILL), hang, slow:MS (every step from STEP on),\n"
+		"                         gemm:REL (the first forward GEMM's middle output element times\n"
+		"                         1 + REL), message:REL (the first pipeline message's, pp > 1);\n"
+		"                         PPLAN_EXEC_FAULT takes the same text where a launcher cannot\n"
+		"                         pass options\n"
 		"  --force                run even where the memory model says the model does not fit\n"
 		"  --help                 this text\n\n"
 		"Exit status: 0 done; 2 bad input or an impossible layout (one sentence on rank 0);\n"
@@ -57,6 +64,7 @@ static void usage(FILE *f)
 
 struct exec_args {
 	const char *model, *layout, *backend, *precision, *gpu, *report, *trace, *profile;
+	const char *fault;
 	long seq, steps, warmup;
 	double timeout;
 	unsigned long long seed;
@@ -81,6 +89,7 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 		{ "trace", required_argument, NULL, 't' },
 		{ "profile", required_argument, NULL, 'P' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "fault", required_argument, NULL, 'F' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -111,6 +120,7 @@ static int parse_args(int argc, char **argv, struct exec_args *a, struct perr *e
 			break;
 		case 'P': a->profile = optarg; break;
 		case 'c': a->check = 1; break;
+		case 'F': a->fault = optarg; break;
 		case 'f': a->force = 1; break;
 		case 'h': a->help = 1; break;
 		case 'q':
@@ -185,8 +195,10 @@ static enum pplan_status resolve(const struct exec_args *a, int size, struct job
 		o->seed = a->seed;
 	if (a->timeout > 0)
 		o->timeout_s = a->timeout;
-	/* a test hook: the failures the fault handling must survive */
-	o->fault = getenv("PPLAN_EXEC_FAULT");
+	/* failures and wrong values on purpose (exec/fault.c) */
+	st = exec_fault_parse(a->fault ? a->fault : getenv("PPLAN_EXEC_FAULT"), &o->fault, e);
+	if (st != PPLAN_OK)
+		return st;
 	if (!a->model)
 		return perr_set(e, PPLAN_EINPUT, "--model is required (a zoo name, pplan.model/1 JSON or a HF config.json)");
 	if (!a->layout)
@@ -337,6 +349,7 @@ int cmd_exec(int argc, char **argv)
 	enum pplan_status st;
 	exec_t *x = NULL;
 	char *cmd = command_line(argc, argv);
+	char peak_source[64], check_reason[256];
 
 	memset(&a, 0, sizeof a);
 	memset(&m, 0, sizeof m);
@@ -404,6 +417,14 @@ int cmd_exec(int argc, char **argv)
 		run_timeline_free(&all);
 	}
 	if (rank == 0) {
+		/* On a GPU the MFU's denominator is the datasheet's dense rate of
+		 * the GPU the job names (the CPU's is its sgemm probe). */
+		if (!(m.peak_tflops > 0) && m.backend && strcmp(m.backend, "cpu") != 0 &&
+		    job.cluster.gpu.peak_tflops[m.precision] > 0) {
+			snprintf(peak_source, sizeof peak_source, "gpu table: %s", job.cluster.gpu.name);
+			m.peak_tflops = job.cluster.gpu.peak_tflops[m.precision];
+			m.peak_source = peak_source;
+		}
 		st = predict_run(&job, &o, &m, &pr, &e);
 		if (st == PPLAN_OK)
 			have_pred = 1;
@@ -414,7 +435,15 @@ int cmd_exec(int argc, char **argv)
 			struct run_report rr;
 			cJSON *doc;
 			memset(&rr, 0, sizeof rr);
-			rr.status = "ok";
+			/* a run whose --check failed trained and was timed, but
+			 * computed another step than the single rank: it says so */
+			rr.status = a.check && !chk.passed ? "check_failed" : "ok";
+			if (a.check && !chk.passed) {
+				snprintf(check_reason, sizeof check_reason,
+					 "--check: the run differs from the single-rank reference beyond %.3g relative: %s",
+					 chk.tolerance_rel, chk.worst);
+				rr.failure = check_reason;
+			}
 			rr.model = &o.model;
 			rr.machine = have_pred ? &job.cluster : &m.machine;
 			rr.layout = &o.layout;

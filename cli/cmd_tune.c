@@ -403,7 +403,7 @@ static void run_one(const struct job *in, const struct tune_args *a, const char 
 
 	layout_format(&run->layout, layout, sizeof layout);
 	build_line(&x, in, a, launcher, self, layout, run);
-	snprintf(fault, sizeof fault, "%d:1:delay:%ld", a->fault_rank, a->fault_ms);
+	snprintf(fault, sizeof fault, "%d:1:slow:%ld", a->fault_rank, a->fault_ms);
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {

@@ -144,6 +144,8 @@ enum pplan_status exec_supported(const struct exec_opts *o, int size,
 		return perr_set(e, PPLAN_EINPUT,
 				"the layout uses %ld ranks (tp %d x pp %d x dp %d x cp %d) but %d were started: run it with mpirun -np %ld",
 				gpus, l->tp, l->pp, l->dp, l->cp, size, gpus);
+	if (exec_fault_supported(&o->fault, size, l->pp, o->warmup + o->steps, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
 	if (l->cp > 1 && o->model.seq % (2L * l->cp) != 0)
 		return perr_set(e, PPLAN_EINPUT,
 				"with cp=%d the sequence of %ld tokens must split into %d equal chunks (2 per rank)",

@@ -35,7 +35,7 @@ static enum pplan_status reference(const struct exec_opts *o,
 	ro.layout.zero = 0;
 	ro.layout.recompute = RECOMPUTE_NONE;
 	ro.layout.schedule = SCHED_1F1B;
-	ro.fault = NULL;
+	ro.fault.kind = FAULT_NONE;
 	st = exec_open_comm(&ro, MPI_COMM_SELF, &rx, e);
 	if (st == PPLAN_OK)
 		st = exec_run(rx, &ref, e);

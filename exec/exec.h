@@ -25,6 +25,23 @@
 
 enum exec_backend { EXEC_BACKEND_AUTO = 0, EXEC_BACKEND_CPU, EXEC_BACKEND_CUDA };
 
+/* --fault RANK:STEP:KIND (exec/fault.c): a failure or a wrong value on
+ * purpose, on one rank in one step (from 1, warm-up included). */
+enum exec_fault_kind { FAULT_NONE = 0, FAULT_EXIT, FAULT_CRASH, FAULT_HANG, FAULT_SLOW,
+		       FAULT_GEMM, FAULT_MESSAGE };
+struct exec_fault {
+	enum exec_fault_kind kind;
+	int rank;
+	long step;
+	double value;                /* slow: ms; gemm, message: relative change */
+};
+/* Parses spec ("" or NULL: no fault); a sentence and PPLAN_EINPUT if bad. */
+enum pplan_status exec_fault_parse(const char *spec, struct exec_fault *f, struct perr *e);
+/* Whether the run (size ranks, pp stages, steps with warm-up) has the
+ * rank, the step and, for message:, a pipeline. */
+enum pplan_status exec_fault_supported(const struct exec_fault *f, int size, int pp,
+				       long steps, struct perr *e);
+
 struct exec_opts {
 	struct model_spec model;
 	struct layout layout;        /* complete (layout_complete) */
@@ -40,7 +57,7 @@ struct exec_opts {
 	double clip;                 /* global gradient-norm clip (0: none) */
 	int fused_attention;         /* fused kernel (CUDA default) vs three steps */
 	int force;                   /* run although the memory model says no */
-	const char *fault;           /* test hook "RANK:STEP:exit|sleep|crash|delay:MS" */
+	struct exec_fault fault;     /* --fault; kind FAULT_NONE without */
 };
 
 void exec_opts_default(struct exec_opts *o);

@@ -274,6 +274,7 @@ struct exec {
 	char backend_note[256];
 	double probe_tflops;     /* the CPU's sgemm probe (0 on CUDA) */
 	double probe_gbps;       /* the CPU's memcpy probe */
+	enum exec_fault_kind fault_armed; /* a wrong value due in this step */
 };
 
 /* One rank's last sign of life, in a window every rank of the host sees. */
@@ -282,6 +283,11 @@ struct beat {
 	long step, op;
 	int kind, mb, chunk, state; /* state: 0 running, 1 done */
 };
+
+/* fault.c: at the start of each step (exits, crashes, hangs, sleeps or
+ * arms a wrong value); the armed value applied to the middle of buf */
+void exec_fault_step(struct exec *x);
+void exec_fault_apply(struct exec *x, enum exec_fault_kind kind, void *buf, long count);
 
 /* watchdog.c */
 enum pplan_status watch_open(struct exec *x, struct perr *e);

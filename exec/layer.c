@@ -44,6 +44,7 @@ static void mm_fwd(struct exec *x, void *y, const void *in, const void *w,
 {
 	x->be->ops->gemm(x->be, 0, 0, R, N, K, 1.0f, in, K, w, N, 0.0f, y, N,
 			 x->be->dtype);
+	exec_fault_apply(x, FAULT_GEMM, y, R * N);
 }
 
 /* dx (R,K) = dy (R,N) w^T */

@@ -208,6 +208,7 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 			}
 			memset(&s->req, 0, sizeof s->req);
 			s->req.what = kind == OP_SEND_ACT ? "an activation send" : "a gradient send";
+			exec_fault_apply(x, FAULT_MESSAGE, s->mem, (long)(bytes / x->esize));
 			st = b->ops->send(b, x->pp, op->peer, s->mem, bytes,
 					  p2p_tag(x, v, op->mb, kind == OP_SEND_GRAD),
 					  &s->req, e);
@@ -259,39 +260,6 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 	return st;
 }
 
-/* A test hook (PPLAN_EXEC_FAULT=RANK:STEP:exit|sleep|crash|delay:MS): the
- * failures the fault handling must survive, and a rank slowed on purpose
- * (delay: MS milliseconds at the start of step STEP and of every later
- * one), which `pplan tune --fault` uses. */
-static void maybe_fault(struct exec *x)
-{
-	const char *f = x->opt.fault;
-	int rank = -1;
-	long step = -1;
-	char what[16] = "";
-	if (!f || sscanf(f, "%d:%ld:%15s", &rank, &step, what) != 3 || rank != x->rank)
-		return;
-	if (strncmp(what, "delay:", 6) == 0) {
-		long ms = atol(what + 6);
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-		if (ms > 0 && x->step + 1 >= step)
-			nanosleep(&ts, NULL);
-		return;
-	}
-	if (step != x->step + 1)
-		return;
-	if (strcmp(what, "exit") == 0) {
-		fprintf(stderr, "pplan exec: rank %d: exiting early on purpose in step %ld (fault injection)\n",
-			x->rank, x->step + 1);
-		_exit(1);
-	}
-	if (strcmp(what, "crash") == 0)
-		raise(SIGKILL);
-	if (strcmp(what, "sleep") == 0)
-		for (;;)
-			pause();
-}
-
 enum pplan_status exec_step(struct exec *x, struct perr *e)
 {
 	const struct sched_op *ops = x->sched.s->ops + x->sched.first;
@@ -321,7 +289,7 @@ enum pplan_status exec_step(struct exec *x, struct perr *e)
 		x->doing_op = i;
 		exec_heartbeat(x, op);
 		if (i == 0)
-			maybe_fault(x);
+			exec_fault_step(x);
 		if (op->kind == OP_FWD) {
 			st = op_forward(x, op, e);
 			i++;

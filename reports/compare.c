@@ -241,6 +241,8 @@ static void print_report_line(FILE *f, int i, const struct runreport *r)
 	if (!r->ok)
 		fprintf(f, "# [%d] the run failed after %ld steps: %s\n", i + 1,
 			r->steps_completed, r->failure);
+	else if (r->check_failed)
+		fprintf(f, "# [%d] CHECK FAILED: %s\n", i + 1, r->failure);
 }
 
 void compare_print(FILE *f, const struct comparison *c, const char *command)
@@ -376,8 +378,8 @@ static cJSON *report_entry(const struct comparison *c, int i)
 	cJSON *o = cJSON_CreateObject(), *cls;
 	cJSON_AddNumberToObject(o, "index", i);
 	cJSON_AddStringToObject(o, "file", r->path);
-	cJSON_AddStringToObject(o, "status", r->ok ? "ok" : "failed");
-	add_str_or_null(o, "failure", r->ok ? NULL : r->failure);
+	cJSON_AddStringToObject(o, "status", !r->ok ? "failed" : r->check_failed ? "check_failed" : "ok");
+	add_str_or_null(o, "failure", r->ok && !r->check_failed ? NULL : r->failure);
 	add_str_or_null(o, "model", r->model);
 	add_str_or_null(o, "cluster", r->cluster);
 	add_str_or_null(o, "device", r->gpu);

@@ -79,6 +79,10 @@ static void header(struct sbuf *b, const struct runreport *r, const char *id)
 			    r->steps_completed);
 		sbuf_esc(b, r->failure);
 		sbuf_printf(b, "</div>\n");
+	} else if (r->check_failed) {
+		sbuf_printf(b, "<div class=\"banner failed\">Check failed: ");
+		sbuf_esc(b, r->failure);
+		sbuf_printf(b, "</div>\n");
 	}
 }
 

@@ -735,20 +735,41 @@ static enum pplan_status read_status(const cJSON *doc, struct runreport *r,
 				     const struct where *top, struct perr *e)
 {
 	char status[16];
-	const cJSON *f;
+	const cJSON *f, *c;
 	struct where w;
 	enum pplan_status st;
 	TRY(str(doc, "status", status, sizeof status, top, e));
-	if (strcmp(status, "ok") != 0 && strcmp(status, "failed") != 0)
+	if (strcmp(status, "ok") != 0 && strcmp(status, "failed") != 0 &&
+	    strcmp(status, "check_failed") != 0)
 		return perr_set(e, PPLAN_EINPUT,
-				"%s: status must be \"ok\" or \"failed\", found \"%s\"",
+				"%s: status must be \"ok\", \"check_failed\" or \"failed\", found \"%s\"",
 				top->file, status);
-	r->ok = strcmp(status, "ok") == 0;
+	r->check_failed = strcmp(status, "check_failed") == 0;
+	r->ok = strcmp(status, "failed") != 0;
 	TRY(obj(doc, "failure", &f, top, e));
 	where_at(&w, top, "failure", -1);
 	TRY(str(f, "reason", r->failure, sizeof r->failure, &w, e));
-	if (!r->ok && !r->failure[0])
+	if ((!r->ok || r->check_failed) && !r->failure[0])
 		snprintf(r->failure, sizeof r->failure, "no reason given");
+	/* the check's verdict must agree with the status */
+	r->check_tolerance_rel = r->check_loss_err = r->check_grad_err = NAN;
+	TRY(obj(doc, "check", &c, top, e));
+	if (c) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(c, "passed");
+		where_at(&w, top, "check", -1);
+		if (!cJSON_IsBool(p))
+			return bad(e, &w, "passed", "must be true or false");
+		if (cJSON_IsTrue(p) == r->check_failed)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: status is \"%s\" but check.passed is %s",
+					top->file, status, cJSON_IsTrue(p) ? "true" : "false");
+		TRY(nonneg(c, "tolerance_rel", &r->check_tolerance_rel, &w, e));
+		TRY(nonneg(c, "max_loss_rel_err", &r->check_loss_err, &w, e));
+		TRY(nonneg(c, "max_grad_norm_rel_err", &r->check_grad_err, &w, e));
+	} else if (r->check_failed) {
+		return perr_set(e, PPLAN_EINPUT, "%s: status is \"check_failed\" but there is no check",
+				top->file);
+	}
 	return whole(doc, "steps_completed", 0, 0, &r->steps_completed, top, e);
 }
 

@@ -24,7 +24,7 @@
 /* ---- writing ------------------------------------------------------------ */
 
 struct run_report {
-	const char *status;               /* "ok" or "failed" */
+	const char *status;               /* "ok", "check_failed" or "failed" */
 	const char *failure;              /* the reason, NULL when ok */
 	const struct model_spec *model;
 	const struct cluster *machine;    /* what was priced (and ran) */
@@ -97,8 +97,10 @@ struct rr_side {
 
 struct runreport {
 	char path[512];
-	int ok;                 /* status "ok" (else "failed") */
+	int ok;                 /* status "ok" or "check_failed": it ran (else "failed") */
+	int check_failed;       /* status "check_failed": ran, but --check failed */
 	char failure[256];      /* the failure's reason, "" when ok */
+	double check_tolerance_rel, check_loss_err, check_grad_err; /* NAN when absent */
 	long steps_completed;
 
 	char model[96];         /* model.name */
@@ -117,7 +119,7 @@ struct runreport {
 	int n_step_times;
 	double *step_times_s;
 	double peak_tflops;
-	char peak_source[32];
+	char peak_source[64];
 	long timeline_step;     /* -1 when there is no timeline */
 
 	char version[32], git_hash[48], date[40];

@@ -2,8 +2,11 @@
 # cli_exec_faults.sh: a rank that dies, hangs or exits early, and a SIGINT to
 # the launcher, each end every rank of `pplan exec` within the timeout, with
 # a message naming the rank, exit status 1 (not 0, not 2), no process left
-# behind and no report written.  Faults come from the executor's test hook
-# PPLAN_EXEC_FAULT=RANK:STEP:exit|crash|sleep (exec/replay.c).
+# behind and no report written.  Faults come from `pplan exec --fault
+# RANK:STEP:KIND` (exec/fault.c), the hang through PPLAN_EXEC_FAULT (the
+# same text, for launchers that cannot pass options).  A wrong value in a
+# pipeline message must fail --check: exit 1, status check_failed in the
+# report.  Bad --fault text: exit 2, one sentence.
 set -u
 B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
 S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
@@ -19,9 +22,9 @@ fail=0
 # A seed no other test uses marks this test's processes.
 run() { # fault seed extra-args...
 	local fault=$1 seed=$2; shift 2
-	PPLAN_EXEC_FAULT=$fault timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
+	timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
 		--layout pp=2 --backend cpu --steps 4 --warmup 1 --seed "$seed" \
-		--report "$tmp/r.json" "$@" >"$tmp/out" 2>&1
+		--report "$tmp/r.json" --fault "$fault" "$@" >"$tmp/out" 2>&1
 }
 
 orphans() { # seed (and this binary: other checkouts may run this test too)
@@ -54,7 +57,9 @@ run 1:2:crash 90002
 expect "a rank is killed (SIGKILL)" $? "rank 1|signal 9|Killed" 90002
 
 start=$(date +%s)
-run 1:2:sleep 90003 --timeout 5
+PPLAN_EXEC_FAULT=1:2:hang timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
+	--layout pp=2 --backend cpu --steps 4 --warmup 1 --seed 90003 \
+	--report "$tmp/r.json" --timeout 5 >"$tmp/out" 2>&1
 rc=$?
 took=$(( $(date +%s) - start ))
 expect "a rank hangs (timeout 5 s)" $rc "rank 1 has made no progress" 90003
@@ -85,4 +90,41 @@ expect "SIGINT to mpiexec" $rc "SIGINT|SIGTERM" 90004
 if [ $took -gt 60 ]; then
 	echo "FAIL: SIGINT took $took s to end the run"; fail=1
 fi
+# A wrong value: the middle element of rank 0's first activation message
+# in step 1 doubled.  The run ends, writes its report, and fails --check.
+run 0:1:message:1 90005 --check --steps 2
+rc=$?
+if [ "$rc" -ne 1 ]; then
+	echo "FAIL: a wrong message under --check: exit $rc, want 1"; cat "$tmp/out"; fail=1
+elif ! grep -q "^pplan exec: --check failed" "$tmp/out" ||
+	! grep -q "element [0-9]* of the first pipeline message changed" "$tmp/out"; then
+	echo "FAIL: a wrong message under --check: no fault or verdict line"; cat "$tmp/out"; fail=1
+elif ! grep -q '"status":[[:space:]]*"check_failed"' "$tmp/r.json"; then
+	echo "FAIL: the report of a failed check does not say check_failed"; fail=1
+else
+	echo "ok: a doubled message element fails --check: $(grep -m1 'check failed' "$tmp/out" | cut -c1-110)"
+fi
+rm -f "$tmp/r.json"
+orphans 90005
+
+# Bad --fault text or a fault the run cannot have: exit 2, one sentence.
+bad() { # pattern fault [layout]
+	local rc=0
+	timeout 60 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout "${3:-pp=2}" --backend cpu \
+		--steps 2 --warmup 1 --fault "$2" --report "$tmp/r.json" >"$tmp/out" 2>&1 || rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -q "$1" "$tmp/out" || [ -e "$tmp/r.json" ]; then
+		echo "FAIL: --fault '$2': exit $rc (want 2), or no '$1', or a report"; cat "$tmp/out"; fail=1
+	else
+		echo "ok: --fault '$2' refused: $(grep -m1 -- "$1" "$tmp/out" | cut -c1-110)"
+	fi
+	rm -f "$tmp/r.json"
+}
+bad "KIND exit, crash, hang" "1:2:explode"
+bad "STEP from 1" "1:0:exit"
+bad "exit takes no value" "1:2:exit:3"
+bad "non-zero finite relative change" "1:1:gemm:0"
+bad "slow:MS needs 1 to 3600000" "1:1:slow:-4"
+bad "names rank 5, but the run has 2 ranks" "5:1:exit"
+bad "names step 9, but the run has 3 steps" "1:9:exit"
+bad "pp=1 sends none" "0:1:message:0.5" "dp=2"
 exit $fail

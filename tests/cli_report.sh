@@ -56,6 +56,14 @@ run 0 "warning: the reports are of different models: [1] gpt-tiny, [2] gpt-small
 grep -qF "different machines" "$tmp/err" || { echo "FAIL: no machine warning"; fail=1; }
 expect '^# \[3\] the run failed after 2 steps: rank 1 stopped answering'
 
+# A run whose --check failed: its numbers compared as any run's, the
+# verdict printed beside them, the status kept in pplan.comparison/1.
+run 0 "CHECK FAILED" report compare "$F/check-failed.json" --json "$tmp/chk.json"
+expect '^# \[1\] CHECK FAILED: --check: the run differs from the single-rank reference beyond 1e-05 relative: gradient norm of layer 1 mlp.fc1'
+expect '^ +1  step time +s +0\.30000 +0\.24000 +\+0\.06000 +\+25\.0$'
+grep -q '"status":[[:space:]]*"check_failed"' "$tmp/chk.json" || { echo "FAIL: the comparison lost check_failed"; fail=1; }
+run 2 'status is "check_failed" but check.passed is true' report compare "$F/bad-check-status.json"
+
 # Bad input: exit 2, one sentence, nothing written.
 run 2 "no report files given" report compare
 run 2 'schema is "pplan.report/2"' report compare "$F/cpu-tp2.json" \
@@ -79,6 +87,9 @@ done
 run 0 "wrote $tmp/page.html (3 sections)" report html "$F/cpu-pp2-1f1b.json" \
 	"$F/failed.json" "$tmp/search.json" -o "$tmp/page.html"
 grep -q '^</html>$' "$tmp/page.html" || { echo "FAIL: the page is not complete"; fail=1; }
+run 0 "wrote $tmp/chk.html" report html "$F/check-failed.json" -o "$tmp/chk.html"
+grep -q 'class="banner failed">Check failed: --check: the run differs' "$tmp/chk.html" ||
+	{ echo "FAIL: the page does not show the failed check"; fail=1; }
 ls "$tmp"/page.html.tmp.* 2>/dev/null && { echo "FAIL: a temporary file was left"; fail=1; }
 run 2 "no input files given" report html -o "$tmp/bad.html"
 run 2 "give -o PAGE.html" report html "$F/cpu-tp2.json"
