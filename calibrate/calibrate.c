@@ -16,6 +16,8 @@
  */
 #include "calibrate_internal.h"
 #include "exec.h"
+#include "host.h"
+#include "profile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -128,6 +130,7 @@ enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg
 	MPI_Comm_size(s->node, &s->local_size);
 	leader = s->local_rank == 0;
 	MPI_Allreduce(&leader, &s->nodes, 1, MPI_INT, MPI_SUM, s->world);
+	host_load_and_clock(&s->load_1m, &s->cpu_mhz);
 	gather_hosts(s);
 	if (cfg->backend == CAL_CUDA)
 		st = be_cuda_open(s->node, (enum kern_dtype)cfg->dtype, s->world, &s->b, e);
@@ -170,6 +173,13 @@ int cal_nodes(const struct cal_session *s) { return s->nodes; }
 const char *cal_device(const struct cal_session *s) { return s->b->device; }
 const char *cal_libraries(const struct cal_session *s) { return s->b->libraries; }
 const char *cal_hosts(const struct cal_session *s) { return s->hosts; }
+void cal_conditions(const struct cal_session *s, struct run_conditions *c)
+{
+	c->ranks = s->size;
+	c->ranks_per_host = s->local_size;
+	c->load_1m = s->load_1m;
+	c->cpu_mhz = s->cpu_mhz;
+}
 
 /* ---- buffers ---------------------------------------------------------------- */
 

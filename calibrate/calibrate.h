@@ -92,6 +92,9 @@ void cal_close(struct cal_session *s);
 int cal_rank(const struct cal_session *s);
 int cal_size(const struct cal_session *s);
 int cal_nodes(const struct cal_session *s);
+/* The ranks, ranks per host, and the host's load and clock at the start. */
+struct run_conditions;
+void cal_conditions(const struct cal_session *s, struct run_conditions *c);
 const char *cal_device(const struct cal_session *s);    /* the backend's words */
 const char *cal_libraries(const struct cal_session *s);
 const char *cal_hosts(const struct cal_session *s);     /* "a, b" */

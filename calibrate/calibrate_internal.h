@@ -18,6 +18,7 @@ struct cal_session {
 	int we_inited;             /* MPI_Init was ours: finalize it */
 	double mem_budget;         /* bytes one point may use: the smallest rank's, agreed at open */
 	char hosts[512];
+	double load_1m, cpu_mhz;   /* the host's at the start */
 };
 
 double cal_now(void);

@@ -419,6 +419,7 @@ enum pplan_status calibrate_plan_profile(const struct cal_plan *p, const struct 
 	pr->kind = PROFILE_MEASURED;
 	add_device(pr, p, s, peak_tflops);
 	add_host(pr);
+	cal_conditions(s, &pr->cond);
 	if ((st = add_curves(pr, p, e)) != PPLAN_OK) {
 		profile_free(pr);
 		return st;

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_common.h"
 #include "exec.h"
+#include "host.h"
 #include "jsonio.h"
 #include "memory.h"
 #include "profile.h"
@@ -314,9 +316,10 @@ static void print_results(const struct exec_opts *o, const struct run_measured *
 	       m->step_min_s, m->step_max_s, o->steps, 100.0 * m->harness_overhead);
 	printf("# MFU against %.3f TFLOP/s per device (%s)\n", m->peak_tflops, m->peak_source);
 	if (chk)
-		printf("# check %s: loss max relative error %.2e, gradient norms %.2e (tolerance %.0e over %ld steps); worst: %s\n",
-		       chk->passed ? "passed" : "FAILED", chk->max_loss_rel_err, chk->max_grad_rel_err,
-		       chk->tolerance_rel, chk->steps, chk->worst);
+		printf("# check %s: step 1's gradients, %ld elements: largest |g - g_ref| / (|g_ref| + rms) %.2e (bound %.2e); losses of %ld steps: largest relative error %.2e (bound %.0e x step); gradient norms %.2e (not judged); worst: %s\n",
+		       chk->passed ? "passed" : "FAILED", chk->elements, chk->max_elem_err, chk->elem_bound,
+		       chk->steps, chk->max_loss_rel_err, chk->tolerance_rel, chk->max_grad_rel_err,
+		       chk->worst);
 }
 
 static char *command_line(int argc, char **argv)
@@ -349,7 +352,8 @@ int cmd_exec(int argc, char **argv)
 	enum pplan_status st;
 	exec_t *x = NULL;
 	char *cmd = command_line(argc, argv);
-	char peak_source[64], check_reason[256];
+	char peak_source[64], check_reason[320], profile_note[400] = "";
+	struct run_conditions now = { -1, -1, NAN, NAN };
 
 	memset(&a, 0, sizeof a);
 	memset(&m, 0, sizeof m);
@@ -358,6 +362,9 @@ int cmd_exec(int argc, char **argv)
 		free(cmd);
 		return cli_fail(st, &e);
 	}
+	/* the host's load and clock before the run starts, as calibrate
+	 * records them for a profile */
+	host_load_and_clock(&now.load_1m, &now.cpu_mhz);
 	st = parse_args(argc, argv, &a, &e);
 	if (st == PPLAN_OK && a.help) {
 		if (rank == 0)
@@ -370,6 +377,7 @@ int cmd_exec(int argc, char **argv)
 		st = resolve(&a, size, &job, &o, &e);
 	if (st == PPLAN_OK) {
 		o.force = a.force;
+		o.check = a.check;
 		st = exec_open(&o, &x, &e);
 	}
 	st = exec_agree(st, &e);
@@ -381,6 +389,8 @@ int cmd_exec(int argc, char **argv)
 		free(cmd);
 		return status_exit_code(st);
 	}
+	now.ranks = size;
+	now.ranks_per_host = exec_ranks_per_host(x);
 	if (rank == 0) {
 		char lb[256];
 		layout_format(&o.layout, lb, sizeof lb);
@@ -392,6 +402,14 @@ int cmd_exec(int argc, char **argv)
 		printf("# backend   %s\n", exec_backend_note(x));
 		printf("# run       %d ranks, %ld timed steps after %ld warm-up, seed %llu, timeout %.0f s\n",
 		       size, o.steps, o.warmup, (unsigned long long)o.seed, o.timeout_s);
+		if (a.profile && !run_conditions_known(&job.profile_cond))
+			snprintf(profile_note, sizeof profile_note,
+				 "the profile does not record the ranks, load and clock it was measured under");
+		else if (a.profile)
+			run_conditions_differ(&job.profile_cond, job.profile_cores, &now,
+					      sysconf(_SC_NPROCESSORS_ONLN), profile_note, sizeof profile_note);
+		if (profile_note[0])
+			printf("# profile   %s: %s; the prediction may not hold\n", a.profile, profile_note);
 		fflush(stdout);
 	}
 	st = exec_run(x, &m, &e);
@@ -440,8 +458,8 @@ int cmd_exec(int argc, char **argv)
 			rr.status = a.check && !chk.passed ? "check_failed" : "ok";
 			if (a.check && !chk.passed) {
 				snprintf(check_reason, sizeof check_reason,
-					 "--check: the run differs from the single-rank reference beyond %.3g relative: %s",
-					 chk.tolerance_rel, chk.worst);
+					 "--check: the run differs from the single-rank reference beyond rounding: %s",
+					 chk.worst);
 				rr.failure = check_reason;
 			}
 			rr.model = &o.model;
@@ -454,6 +472,8 @@ int cmd_exec(int argc, char **argv)
 			rr.backend = m.backend;
 			rr.dtype = precision_name(m.precision);
 			rr.profile = a.profile;
+			rr.conditions = &now;
+			rr.profile_note = profile_note[0] ? profile_note : NULL;
 			rr.check_asked = a.check;
 			rr.pred = have_pred ? &pr.p : NULL;
 			rr.pred_tl = have_pred ? &pr.tl : NULL;

@@ -128,6 +128,11 @@ double exec_rank_memory_bytes(const struct exec_opts *o)
 	return (double)pages * (double)psz / local;
 }
 
+int exec_ranks_per_host(const exec_t *x)
+{
+	return x->local_size;
+}
+
 const char *exec_backend_note(const exec_t *x)
 {
 	return x->backend_note;
@@ -459,6 +464,7 @@ void exec_close(exec_t *x)
 	free(x->chunk_last_tensor);
 	free(x->head_last_tensor);
 	free(x->norms);
+	gradcheck_free(&x->snap);
 	free(x->tl.seg);
 	free(x->tl.op);
 	if (x->be)

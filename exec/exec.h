@@ -57,6 +57,7 @@ struct exec_opts {
 	double clip;                 /* global gradient-norm clip (0: none) */
 	int fused_attention;         /* fused kernel (CUDA default) vs three steps */
 	int force;                   /* run although the memory model says no */
+	int check;                   /* --check: step 1's gradients kept on rank 0 */
 	struct exec_fault fault;     /* --fault; kind FAULT_NONE without */
 };
 
@@ -99,6 +100,8 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e);
 /* Every rank's ops of the last step, on rank 0: out->stage[r] is rank
  * r's (with its pipeline stage in .stage). */
 enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *e);
+/* The ranks of this rank's host. */
+int exec_ranks_per_host(const exec_t *x);
 /* The backend that exec_open took and why ("cpu: no GPU answered: ..."). */
 const char *exec_backend_note(const exec_t *x);
 void exec_close(exec_t *x);

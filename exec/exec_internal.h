@@ -274,6 +274,12 @@ struct exec {
 	char backend_note[256];
 	double probe_tflops;     /* the CPU's sgemm probe (0 on CUDA) */
 	double probe_gbps;       /* the CPU's memcpy probe */
+	struct grad_snap {       /* --check: step 1's gradients, rank 0 */
+		int nids;
+		float **val;     /* [nids] the global tensor, NULL where none */
+		long *len, *filled;
+		char (*names)[40];
+	} snap;
 	enum exec_fault_kind fault_armed; /* a wrong value due in this step */
 };
 
@@ -283,6 +289,21 @@ struct beat {
 	long step, op;
 	int kind, mb, chunk, state; /* state: 0 running, 1 done */
 };
+
+/* params.c: the global element index of local element (r, c) of t */
+uint64_t exec_global_index(const struct xtensor *t, long r, long c);
+/* grads.c: where bucket b's reduced gradients are (its shard) */
+float *shard_grad_of(struct exec *x, int b);
+/* steps.c: every rank's len bytes to rank 0 (*all, *lens, *offs there) */
+enum pplan_status exec_gather_blobs(struct exec *x, const void *mine, int len,
+				    char **all, int **lens, int **offs, struct perr *e);
+/* gradcheck.c: step 1's gradients to rank 0's x->snap (collective); the
+ * rounding bound for o's layout and dtype; the element-wise comparison */
+enum pplan_status gradcheck_capture(struct exec *x, struct perr *e);
+void gradcheck_free(struct grad_snap *s);
+double gradcheck_bound(const struct exec_opts *o);
+void gradcheck_compare(const struct grad_snap *run, const struct grad_snap *ref, double bound,
+		       struct run_check *out);
 
 /* fault.c: at the start of each step (exits, crashes, hangs, sleeps or
  * arms a wrong value); the armed value applied to the middle of buf */

@@ -21,7 +21,7 @@
 
 /* ---- gradient buckets ---- */
 
-static float *shard_grad(struct exec *x, int b)
+float *shard_grad_of(struct exec *x, int b)
 {
 	if (x->grad_shard)
 		return x->grad_shard + x->shard_off[b];
@@ -40,7 +40,7 @@ static enum pplan_status bucket_launch(struct exec *x, int i, struct perr *e)
 		return PPLAN_OK;
 	}
 	if (x->grad_shard)
-		return be->ops->reducescatter(be, x->dp, shard_grad(x, i),
+		return be->ops->reducescatter(be, x->dp, shard_grad_of(x, i),
 					      x->grad + b->off, b->len / x->dpn,
 					      KD_F32, &b->req, e);
 	return be->ops->allreduce(be, x->dp, x->grad + b->off, b->len, KD_F32,
@@ -96,7 +96,7 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 	/* the tied embedding: first and last stage hold one parameter */
 	for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++)
 		if (x->buckets[i].embedding)
-			st = b->ops->allreduce(b, x->emb, shard_grad(x, i),
+			st = b->ops->allreduce(b, x->emb, shard_grad_of(x, i),
 					       params_shard_len(x, &x->buckets[i]),
 					       KD_F32, BE_SUM, NULL, e);
 	/* gradients that sequence parallelism left partial over TP */
@@ -111,7 +111,7 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 				long sb = params_shard_begin(x, bk), sl = params_shard_len(x, bk);
 				long lo = tt->off > sb ? tt->off : sb;
 				long hi = tt->off + tt->rows * tt->cols;
-				float *g = shard_grad(x, tt->bucket);
+				float *g = shard_grad_of(x, tt->bucket);
 				if (!tt->sp_partial)
 					continue;
 				if (hi > sb + sl)
@@ -150,7 +150,7 @@ static enum pplan_status grad_norms(struct exec *x, double *total, struct perr *
 			hi = sb + sl;
 		if (hi <= lo)
 			continue;
-		b->k->sumsq(b->ks, x->norms_dev + t->id, shard_grad(x, t->bucket) + (lo - sb),
+		b->k->sumsq(b->ks, x->norms_dev + t->id, shard_grad_of(x, t->bucket) + (lo - sb),
 			    hi - lo);
 	}
 	b->ops->to_host(b, x->norms, x->norms_dev, (size_t)x->ntensor_ids * sizeof(double));
@@ -180,6 +180,8 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 	int t = tl_op_begin(x, RUN_OP_OPTIMIZER, -1, -1, OC_OPTIMIZER);
 
 	st = grad_norms(x, &total, e);
+	if (st == PPLAN_OK && x->opt.check && x->step == 0)
+		st = gradcheck_capture(x, e);
 	if (st == PPLAN_OK && !isfinite(total))
 		st = perr_set(e, PPLAN_ESYSTEM, "the gradient norm is not finite in step %ld", x->step + 1);
 	if (st == PPLAN_OK && x->opt.clip > 0 && sqrt(total) > x->opt.clip)
@@ -196,7 +198,7 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 			continue;
 		so = x->shard_off[tt->bucket] + (lo - sb);
 		b->k->adamw(b->ks, x->master + so, x->adam_m + so, x->adam_v + so,
-			    shard_grad(x, tt->bucket) + (lo - sb),
+			    shard_grad_of(x, tt->bucket) + (lo - sb),
 			    (char *)x->w + (size_t)lo * x->esize, hi - lo, (float)x->opt.lr,
 			    0.9f, 0.95f, 1e-8f, tt->decay ? (float)x->opt.weight_decay : 0.0f,
 			    x->step + 1, gscale);

@@ -396,8 +396,7 @@ enum pplan_status params_build(struct exec *x, struct perr *e)
 	return PPLAN_OK;
 }
 
-/* Global element index of local element (r, c) of t. */
-static uint64_t global_index(const struct xtensor *t, long r, long c)
+uint64_t exec_global_index(const struct xtensor *t, long r, long c)
 {
 	long gc = c;
 	for (int g = t->col_groups - 1; g >= 0; g--)
@@ -413,7 +412,7 @@ static float value(const struct exec *x, const struct xtensor *t, long r, long c
 	if (t->init_std <= 0)
 		return t->init_val;
 	return (float)(t->init_std *
-		       exec_gauss(x->opt.seed, (uint64_t)t->id, global_index(t, r, c)));
+		       exec_gauss(x->opt.seed, (uint64_t)t->id, exec_global_index(t, r, c)));
 }
 
 /* Writes every tensor's initial values: the compute copy, and the fp32

@@ -95,7 +95,7 @@ static int representative(const struct exec *x)
 }
 
 /* Gathers a byte blob of every rank (0 bytes from most) on rank 0. */
-static enum pplan_status gather_blobs(struct exec *x, const void *mine, int len,
+enum pplan_status exec_gather_blobs(struct exec *x, const void *mine, int len,
 				      char **all, int **lens, int **offs,
 				      struct perr *e)
 {
@@ -224,7 +224,7 @@ static enum pplan_status finish(struct exec *x, struct run_measured *r,
 
 	/* memory: every rank's peak; each stage's breakdown from its first rank */
 	local_memory(x, &mine);
-	st = gather_blobs(x, &mine, (int)sizeof mine, &all, &lens, &offs, e);
+	st = exec_gather_blobs(x, &mine, (int)sizeof mine, &all, &lens, &offs, e);
 	if (st == PPLAN_OK && x->rank == 0) {
 		r->rank_mem_peak = calloc((size_t)x->size, sizeof(double));
 		r->stage_mem = calloc((size_t)x->l.pp, sizeof *r->stage_mem);
@@ -249,7 +249,7 @@ static enum pplan_status finish(struct exec *x, struct run_measured *r,
 
 	/* hosts */
 	snprintf(host, sizeof host, "%s", x->host);
-	st = gather_blobs(x, host, (int)sizeof host, &all, &lens, &offs, e);
+	st = exec_gather_blobs(x, host, (int)sizeof host, &all, &lens, &offs, e);
 	if (st == PPLAN_OK && x->rank == 0) {
 		r->hosts = calloc((size_t)x->size, sizeof(char *));
 		for (int i = 0; r->hosts && i < x->size; i++)
@@ -360,7 +360,7 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 			}
 		}
 		if (st == PPLAN_OK)
-			st = gather_blobs(x, ls, representative(x) ? (int)local_bytes(ls) : 0, &all,
+			st = exec_gather_blobs(x, ls, representative(x) ? (int)local_bytes(ls) : 0, &all,
 					  &lens, &offs, e);
 		if (st == PPLAN_OK && x->rank == 0) {
 			struct run_timeline *t = &steps[s];
@@ -419,7 +419,7 @@ enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *e
 	memset(out, 0, sizeof *out);
 	if (!ls)
 		return perr_set(e, PPLAN_ENOMEM, "out of host memory for the trace");
-	st = gather_blobs(x, ls, (int)local_bytes(ls), &all, &lens, &offs, e);
+	st = exec_gather_blobs(x, ls, (int)local_bytes(ls), &all, &lens, &offs, e);
 	if (st == PPLAN_OK && x->rank == 0) {
 		out->stages = x->size;
 		out->stage = calloc((size_t)x->size, sizeof *out->stage);

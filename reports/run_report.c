@@ -195,6 +195,19 @@ cJSON *report_run_json(const struct run_report *r)
 		cJSON_AddStringToObject(o, "profile", r->profile);
 	else
 		cJSON_AddNullToObject(o, "profile");
+	if (r->conditions) {
+		cJSON *c = cJSON_AddObjectToObject(o, "conditions");
+		cJSON_AddNumberToObject(c, "ranks", (double)r->conditions->ranks);
+		cJSON_AddNumberToObject(c, "ranks_per_host", (double)r->conditions->ranks_per_host);
+		json_add_number_or_null(c, "load_avg_1m", r->conditions->load_1m);
+		json_add_number_or_null(c, "cpu_mhz", r->conditions->cpu_mhz);
+	} else {
+		cJSON_AddNullToObject(o, "conditions");
+	}
+	if (r->profile_note)
+		cJSON_AddStringToObject(o, "profile_note", r->profile_note);
+	else
+		cJSON_AddNullToObject(o, "profile_note");
 
 	if (r->pred) {
 		cJSON *pf = report_prediction_fields(r->pred), *it;
@@ -232,6 +245,9 @@ cJSON *report_run_json(const struct run_report *r)
 		cJSON_AddNumberToObject(o, "steps", (double)r->check->steps);
 		json_add_number_or_null(o, "max_loss_rel_err", r->check->max_loss_rel_err);
 		json_add_number_or_null(o, "max_grad_norm_rel_err", r->check->max_grad_rel_err);
+		cJSON_AddNumberToObject(o, "grad_elements", (double)r->check->elements);
+		json_add_number_or_null(o, "max_grad_elem_err", r->check->max_elem_err);
+		cJSON_AddNumberToObject(o, "grad_elem_bound", r->check->elem_bound);
 		cJSON_AddStringToObject(o, "worst", r->check->worst);
 	} else {
 		cJSON_AddNullToObject(doc, "check");

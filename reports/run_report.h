@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "cost.h"
+#include "profile.h"  /* struct run_conditions */
 #include "run.h"      /* enum op_class, its keys and names */
 #include "status.h"
 
@@ -35,6 +36,8 @@ struct run_report {
 	unsigned long long seed;
 	const char *backend, *dtype, *profile;
 	int check_asked;
+	const struct run_conditions *conditions; /* this run's, NULL unknown */
+	const char *profile_note;         /* how the profile's conditions differ, NULL if not */
 	/* predicted */
 	const struct prediction *pred;    /* NULL when not predicted */
 	const struct run_timeline *pred_tl;

@@ -24,6 +24,8 @@ void job_init(struct job *j)
 {
 	memset(j, 0, sizeof *j);
 	fw_switches_none(&j->switches);
+	j->profile_cond.ranks = j->profile_cond.ranks_per_host = -1;
+	j->profile_cond.load_1m = j->profile_cond.cpu_mhz = NAN;
 }
 
 /* ---- resolution, one value at a time ----------------------------------------- */
@@ -359,6 +361,8 @@ static enum pplan_status resolve_profile(struct job *in, int need_gpus,
 	}
 	if ((st = profile_load(in->profile_arg, &pr, e)) != PPLAN_OK)
 		return st;
+	in->profile_cond = pr.cond;
+	in->profile_cores = pr.has_host ? pr.cores : 0;
 	in->cpu_ranks = !strcmp(pr.device_name, "cpu");
 	if (in->ranks != JOB_PLANNED && in->cpu_ranks != (in->ranks == JOB_EXEC_CPU)) {
 		st = perr_set(e, PPLAN_EINPUT, "%s: the profile describes %s, but %s",

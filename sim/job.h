@@ -20,6 +20,7 @@
 #include "curves.h"
 #include "goodput.h"
 #include "memory.h"
+#include "profile.h"
 #include "run.h"
 
 /* Who runs the job.  pplan exec runs it itself, so its job is priced with
@@ -45,6 +46,8 @@ struct job {
 	enum job_ranks ranks;         /* who runs it: a framework (a plan) or pplan exec */
 	struct cost_params profile_constants; /* its constants (opts.params points here) */
 	struct curve_set curves;      /* its measured curves (opts.curves points here) */
+	struct run_conditions profile_cond; /* what it was measured under (unknown: -1, NAN) */
+	long profile_cores;           /* its host's cores, 0 unknown */
 	struct cluster machine;       /* pplan exec's measured CPU ranks (have_machine) */
 	int have_machine;
 	char gpu_found[32];           /* the GPU pplan exec found (gpu_arg points here) */

@@ -29,6 +29,8 @@ void profile_init(struct profile *p)
 	for (int i = 0; i < PREC_COUNT; i++)
 		p->peak_tflops[i] = NAN;
 	p->mem_gib = p->hbm_gbps = p->host_mem_gib = NAN;
+	p->cond.ranks = p->cond.ranks_per_host = -1;
+	p->cond.load_1m = p->cond.cpu_mhz = NAN;
 	p->fit_value = NAN;
 	p->constants = *cost_params_default();
 }
@@ -99,6 +101,8 @@ static const struct bounds B_TFLOPS = { 1e-6, 1e5, 0, "TFLOP/s" };
 static const struct bounds B_DIM = { 1, 2147483647.0, 1, "elements" };
 static const struct bounds B_BYTES = { 1, 1e15, 0, "bytes" };
 static const struct bounds B_SECONDS = { 1e-9, 1e5, 0, "s" };
+static const struct bounds B_LOAD = { 0, 1e6, 0, "(load average)" };
+static const struct bounds B_MHZ = { 1, 1e5, 0, "MHz" };
 
 /* A number within b; NAN when null and not required. */
 static enum pplan_status bounded(const cJSON *o, const char *key, double *out,
@@ -216,7 +220,19 @@ static enum pplan_status read_host(const cJSON *root, struct profile *p,
 	    (st = bounded(h, "mem_gib", &p->host_mem_gib, 0, &B_GIB, where, e)))
 		return st;
 	st = json_get_long(h, "cores", &p->cores, 1, where, e);
-	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
+	if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
+		return st;
+	/* the conditions of the measurement (absent in older profiles) */
+	st = json_get_long(h, "ranks", &p->cond.ranks, 1, where, e);
+	if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
+		return st;
+	st = json_get_long(h, "ranks_per_host", &p->cond.ranks_per_host, 1, where, e);
+	if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
+		return st;
+	if ((st = bounded(h, "load_avg_1m", &p->cond.load_1m, 0, &B_LOAD, where, e)) ||
+	    (st = bounded(h, "cpu_mhz", &p->cond.cpu_mhz, 0, &B_MHZ, where, e)))
+		return st;
+	return PPLAN_OK;
 }
 
 static int same_aspect(const struct profile_gemm *a, const struct profile_gemm *b)
@@ -723,6 +739,11 @@ enum pplan_status profile_save(const struct profile *p, const char *path, struct
 		add_string_or_null(h, "cpu_model", p->cpu_model);
 		cJSON_AddNumberToObject(h, "cores", (double)p->cores);
 		json_add_number_or_null(h, "mem_gib", p->host_mem_gib);
+		json_add_number_or_null(h, "ranks", p->cond.ranks > 0 ? (double)p->cond.ranks : NAN);
+		json_add_number_or_null(h, "ranks_per_host",
+					p->cond.ranks_per_host > 0 ? (double)p->cond.ranks_per_host : NAN);
+		json_add_number_or_null(h, "load_avg_1m", p->cond.load_1m);
+		json_add_number_or_null(h, "cpu_mhz", p->cond.cpu_mhz);
 	} else {
 		cJSON_AddNullToObject(root, "host");
 	}
@@ -768,4 +789,49 @@ enum pplan_status profile_check_device(const struct profile *p, const char *path
 	return perr_set(e, PPLAN_EINPUT,
 			"%s: the profile describes %s, but the cluster's GPU is %s",
 			path, p->device_name, c->gpu.name);
+}
+
+/* "2 ranks (2 per host, 1 per core), load 0.3, 2100 MHz" */
+static void conditions_text(const struct run_conditions *c, long cores, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	if (c->ranks > 0)
+		n += (size_t)snprintf(buf + n, len - n, "%ld rank%s", c->ranks, c->ranks == 1 ? "" : "s");
+	if (c->ranks_per_host > 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, cores > 0 ? " (%ld per host, %.3g per core)" : " (%ld per host)",
+				      c->ranks_per_host, (double)c->ranks_per_host / (double)(cores > 0 ? cores : 1));
+	if (isfinite(c->load_1m) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", load %.2g", c->load_1m);
+	if (isfinite(c->cpu_mhz) && n < len)
+		snprintf(buf + n, len - n, ", %.0f MHz", c->cpu_mhz);
+}
+
+int run_conditions_known(const struct run_conditions *c)
+{
+	return c->ranks > 0 || c->ranks_per_host > 0 || isfinite(c->load_1m) || isfinite(c->cpu_mhz);
+}
+
+int run_conditions_differ(const struct run_conditions *m, long cores_then,
+			  const struct run_conditions *now, long cores_now, char *buf, size_t len)
+{
+	char a[160], b[160];
+	int differ = 0;
+	buf[0] = '\0';
+	if (m->ranks > 0 && now->ranks > 0 && m->ranks != now->ranks)
+		differ = 1;
+	if (m->ranks_per_host > 0 && now->ranks_per_host > 0 && m->ranks_per_host != now->ranks_per_host)
+		differ = 1;
+	if (isfinite(m->load_1m) && isfinite(now->load_1m) &&
+	    fabs(m->load_1m - now->load_1m) > 0.5 + 0.25 * fmax(m->load_1m, now->load_1m))
+		differ = 1;
+	if (isfinite(m->cpu_mhz) && isfinite(now->cpu_mhz) &&
+	    fabs(m->cpu_mhz - now->cpu_mhz) > 0.05 * m->cpu_mhz)
+		differ = 1;
+	if (!differ)
+		return 0;
+	conditions_text(m, cores_then, a, sizeof a);
+	conditions_text(now, cores_now, b, sizeof b);
+	snprintf(buf, len, "the profile was measured with %s; this run has %s", a, b);
+	return 1;
 }

@@ -64,6 +64,12 @@ struct profile_collective {
 #define PROFILE_MAX_LIBS 8
 #define PROFILE_MAX_SOURCES 32
 
+/* The conditions a measurement ran under; -1 or NAN where unknown. */
+struct run_conditions {
+	long ranks, ranks_per_host;
+	double load_1m, cpu_mhz;     /* at its start */
+};
+
 struct profile {
 	enum profile_kind kind;
 	/* device */
@@ -77,6 +83,7 @@ struct profile {
 	char hostname[64], cpu_model[128];
 	long cores;
 	double host_mem_gib;
+	struct run_conditions cond;  /* what the measurement ran under */
 	/* measured curves */
 	struct profile_gemm *gemm;
 	int n_gemm;
@@ -127,5 +134,17 @@ enum pplan_status profile_save(const struct profile *p, const char *path, struct
 enum pplan_status profile_check_device(const struct profile *p, const char *path,
 				       const struct cluster *c, int cpu_backend,
 				       struct perr *e);
+
+/* Where a run's conditions (now, on a host of cores_now cores) differ
+ * from those a profile was measured under (then, cores_then), as one
+ * sentence in buf ("the profile was measured with 2 ranks (2 per host, 1
+ * per core), load 0.3, 2100 MHz; this run has 4 ranks (4 per host, 2 per
+ * core), load 1.9"); 0 and "" where they agree or were not recorded.
+ * Loads differ by more than 0.5 + 25 % of the larger, clocks by more than
+ * 5 %. */
+int run_conditions_differ(const struct run_conditions *then, long cores_then,
+			  const struct run_conditions *now, long cores_now, char *buf, size_t len);
+/* Whether c records anything (older profiles do not). */
+int run_conditions_known(const struct run_conditions *c);
 
 #endif

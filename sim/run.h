@@ -107,7 +107,12 @@ struct run_check {
 	int passed;
 	double tolerance_rel;
 	double max_loss_rel_err, max_grad_rel_err;
-	char worst[96];
+	/* step 1's gradients element by element (exec/gradcheck.c): the
+	 * largest |g - g_ref| / (|g_ref| + rms), its bound, how many */
+	double max_elem_err, elem_bound;
+	long elements;
+	char elem_worst[160];
+	char worst[224];
 	long steps;
 };
 

@@ -90,8 +90,19 @@ expect "SIGINT to mpiexec" $rc "SIGINT|SIGTERM" 90004
 if [ $took -gt 60 ]; then
 	echo "FAIL: SIGINT took $took s to end the run"; fail=1
 fi
-# A wrong value: the middle element of rank 0's first activation message
-# in step 1 doubled.  The run ends, writes its report, and fails --check.
+# Wrong values: one element of rank 1's first forward GEMM output in step 1
+# doubled (a change the gradient norms do not see), then the middle element
+# of rank 0's first activation message doubled.  The run ends, writes its
+# report, and fails --check.
+run 1:1:gemm:1 90006 --check --steps 1 --warmup 0
+rc=$?
+if [ "$rc" -ne 1 ] || ! grep -q "^# check FAILED: step 1's gradients" "$tmp/out"; then
+	echo "FAIL: a doubled GEMM output element under --check: exit $rc, want 1 and a failed check"; cat "$tmp/out"; fail=1
+else
+	echo "ok: a doubled GEMM output element fails --check: $(grep -m1 'check failed' "$tmp/out" | cut -c1-120)"
+fi
+rm -f "$tmp/r.json"
+orphans 90006
 run 0:1:message:1 90005 --check --steps 2
 rc=$?
 if [ "$rc" -ne 1 ]; then

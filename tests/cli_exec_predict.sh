@@ -67,5 +67,28 @@ for case in pp=2:8 tp=2:4 dp=2:8 cp=2:4 pp=2,vp=2:8 dp=2,zero=0:8; do
 	fi
 done
 
+# A profile that knows where it came from: measured with 4 ranks, 4 per
+# host (2 per core on the fixture's 2 cores), this run 2: the header and
+# the report say so.  The fixture itself records no conditions: said too.
+sed 's/"cores": 2,/"cores": 2, "ranks": 4, "ranks_per_host": 4,/' "$P" >"$tmp/p4.json"
+for prof in "$tmp/p4.json" "$P"; do
+	if [ "$prof" = "$P" ]; then
+		want="the profile does not record the ranks, load and clock it was measured under"
+	else
+		want="the profile was measured with 4 ranks (4 per host, 2 per core)"
+	fi
+	"$MPIEXEC" -n 2 "$B" exec --model "$M" --layout pp=2 --backend cpu --steps 1 --warmup 0 \
+		--profile "$prof" --report "$tmp/r.json" >"$tmp/exec.out" 2>&1
+	if grep -q "^# profile   $prof: $want" "$tmp/exec.out" &&
+		grep -q "\"profile_note\":[[:space:]]*\"$want" "$tmp/r.json" &&
+		grep -q '"ranks_per_host":[[:space:]]*2' "$tmp/r.json"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: the profile's conditions ($(basename "$prof")): no '$want' in the header and the report"
+		grep '^# ' "$tmp/exec.out" | head -8
+	fi
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -68,6 +68,7 @@ ParameterizedTestParameters(profile, bad_files)
 		{ "bad-bandwidth-denormal.json", "gbps must be a number from 1e-06 to 1000000 GB/s, got 4.94066e-324" },
 		{ "bad-elementwise-order.json", "sorted by bytes" },
 		{ "bad-points-order.json", "collectives[0].points[1]" },
+		{ "bad-host-load.json", "host: load_avg_1m must be a number from 0 to 1000000 (load average), got -0.5" },
 		{ "bad-collective-time.json", "time_s must be a number from 1e-09 to 100000 s" },
 		{ "bad-collective-op.json", "all_scatter" },
 		{ "bad-device.json", "device must be an object" },
@@ -223,4 +224,59 @@ Test(profile, save_refuses_what_load_would)
 	cr_expect_neq(access(path, F_OK), 0, "no file");
 	profile_free(&p);
 	rmdir(dir);
+}
+
+/* The conditions a profile was measured under, against a run's: the
+ * thresholds of sim/profile.h worked by hand. */
+Test(profile, conditions_differ)
+{
+	struct run_conditions then = { 2, 2, 0.2, 2100 }, now = then, none = { -1, -1, NAN, NAN };
+	char msg[400];
+	cr_expect_eq(run_conditions_differ(&then, 2, &now, 2, msg, sizeof msg), 0, "the same: %s", msg);
+	cr_expect_str_eq(msg, "");
+	/* a load within 0.5 + 25 % of the larger: 0.2 against 0.9 (|0.7| <= 0.725) */
+	now.load_1m = 0.9;
+	cr_expect_eq(run_conditions_differ(&then, 2, &now, 2, msg, sizeof msg), 0, "%s", msg);
+	/* 0.2 against 1.0: 0.8 > 0.75 */
+	now.load_1m = 1.0;
+	cr_expect_eq(run_conditions_differ(&then, 2, &now, 2, msg, sizeof msg), 1);
+	cr_expect_str_eq(msg, "the profile was measured with 2 ranks (2 per host, 1 per core), load 0.2, 2100 MHz; "
+			      "this run has 2 ranks (2 per host, 1 per core), load 1, 2100 MHz");
+	/* a clock within 5 %: 2100 against 2200 (4.8 %); 2000 against 2100 is 5 % of 2100 */
+	now = then;
+	now.cpu_mhz = 2200;
+	cr_expect_eq(run_conditions_differ(&then, 2, &now, 2, msg, sizeof msg), 0, "%s", msg);
+	now.cpu_mhz = 2300;
+	cr_expect_eq(run_conditions_differ(&then, 2, &now, 2, msg, sizeof msg), 1);
+	/* four ranks on the two cores: two per core */
+	now = then;
+	now.ranks = now.ranks_per_host = 4;
+	cr_expect_eq(run_conditions_differ(&then, 2, &now, 2, msg, sizeof msg), 1);
+	cr_expect(strstr(msg, "this run has 4 ranks (4 per host, 2 per core)") != NULL, "%s", msg);
+	/* nothing recorded: nothing to say (the caller says it was not recorded) */
+	cr_expect_eq(run_conditions_known(&none), 0);
+	cr_expect_eq(run_conditions_differ(&none, 0, &now, 2, msg, sizeof msg), 0);
+}
+
+Test(profile, conditions_round_trip)
+{
+	struct profile p, q;
+	struct perr e = { "" };
+	char path[] = "/tmp/pplan-profile-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(run_conditions_known(&p.cond), 0, "good.json records none");
+	p.has_host = 1;
+	p.cond = (struct run_conditions){ 4, 2, 1.5, 2450.5 };
+	cr_assert_eq(profile_save(&p, path, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(profile_load(path, &q, &e), PPLAN_OK, "%s", e.msg);
+	unlink(path);
+	cr_expect_eq(q.cond.ranks, 4);
+	cr_expect_eq(q.cond.ranks_per_host, 2);
+	cr_expect_eq(q.cond.load_1m, 1.5);
+	cr_expect_eq(q.cond.cpu_mhz, 2450.5);
+	profile_free(&p);
+	profile_free(&q);
 }

@@ -10,8 +10,10 @@
 #include "host.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -456,4 +458,25 @@ int host_gpu_by_bus(struct host_topo *h, const char *bus_id)
 	g->nic = -1;
 	g->nic_path = PATH_UNKNOWN;
 	return h->ngpus++;
+}
+
+void host_load_and_clock(double *load_1m, double *cpu_mhz)
+{
+	double l[1];
+	char line[256];
+	FILE *f;
+	*load_1m = getloadavg(l, 1) == 1 ? l[0] : NAN;
+	*cpu_mhz = NAN;
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof line, f)) {
+		char *c = strchr(line, ':');
+		if (strncmp(line, "cpu MHz", 7) == 0 && c) {
+			double v = strtod(c + 1, NULL);
+			if (v > 0)
+				*cpu_mhz = v;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
 }

@@ -148,6 +148,10 @@ int host_differs(const struct host_topo *a, const struct host_topo *b,
 enum pplan_status host_check_agree(const struct host_topo *hosts, int n,
 				   int *ref, struct perr *e);
 
+/* What this host is doing now: the 1-minute load average and the first
+ * CPU's clock in MHz (/proc/cpuinfo's "cpu MHz"); NAN where unknown. */
+void host_load_and_clock(double *load_1m, double *cpu_mhz);
+
 /* Guesses the pplan GPU from a model string ("NVIDIA H100 80GB HBM3",
  * "Tesla V100-SXM3-32GB-H"); NULL if unknown. */
 const struct gpu_spec *host_guess_gpu(const char *model);
