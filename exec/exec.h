@@ -107,10 +107,11 @@ const char *exec_backend_note(const exec_t *x);
 void exec_close(exec_t *x);
 
 /* The same seeded model and batches on one rank (rank 0, on
- * MPI_COMM_SELF), the same steps; compares the loss of every step and the
- * norm of every parameter tensor's gradient with `run` (rank 0's result
- * of exec_run on x).  The other ranks wait.  The verdict and the worst
- * relative errors come back on rank 0. */
+ * MPI_COMM_SELF), the same steps; compares step 1's gradients element by
+ * element (within rounding's bound, exec/gradcheck.c) and the loss of
+ * every step with `run` (rank 0's result of exec_run on x; x->opt.check
+ * set before exec_open, so that x kept step 1's gradients).  The other
+ * ranks wait.  The verdict and the worst errors come back on rank 0. */
 enum pplan_status exec_check_run(exec_t *x, const struct run_measured *run,
 				 struct run_check *out, struct perr *e);
 

@@ -292,8 +292,10 @@ struct beat {
 
 /* params.c: the global element index of local element (r, c) of t */
 uint64_t exec_global_index(const struct xtensor *t, long r, long c);
-/* grads.c: where bucket b's reduced gradients are (its shard) */
-float *shard_grad_of(struct exec *x, int b);
+/* grads.c: the part of tensor t in this rank's shard of its bucket: its
+ * reduced gradients at *g, the first one's local element index in *first;
+ * returns how many (0: none, *g and *first untouched) */
+long shard_part(struct exec *x, const struct xtensor *t, float **g, long *first);
 /* steps.c: every rank's len bytes to rank 0 (*all, *lens, *offs there) */
 enum pplan_status exec_gather_blobs(struct exec *x, const void *mine, int len,
 				    char **all, int **lens, int **offs, struct perr *e);

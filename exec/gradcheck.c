@@ -67,18 +67,13 @@ static enum pplan_status pack(struct exec *x, char **out, size_t *bytes, struct 
 	char *buf = NULL;
 	for (int i = 0; i < x->ntensors && dp_owner; i++) {
 		const struct xtensor *t = &x->tensors[i];
-		const struct bucket *bk = &x->buckets[t->bucket];
-		long sb = params_shard_begin(x, bk), sl = params_shard_len(x, bk);
-		long lo = t->off > sb ? t->off : sb, hi = t->off + t->rows * t->cols;
 		struct block h;
 		size_t need;
-		if (!t->norm_owner)
+		float *g;
+		long first, n;
+		if (!t->norm_owner || (n = shard_part(x, t, &g, &first)) == 0)
 			continue;
-		if (hi > sb + sl)
-			hi = sb + sl;
-		if (hi <= lo)
-			continue;
-		need = used + sizeof h + (size_t)(hi - lo) * sizeof(float);
+		need = used + sizeof h + (size_t)n * sizeof(float);
 		if (need > cap) {
 			char *nb = realloc(buf, need * 2);
 			if (!nb) {
@@ -90,11 +85,10 @@ static enum pplan_status pack(struct exec *x, char **out, size_t *bytes, struct 
 		}
 		memset(&h, 0, sizeof h);
 		h.t = *t;
-		h.lo = lo - t->off;
-		h.n = hi - lo;
+		h.lo = first;
+		h.n = n;
 		memcpy(buf + used, &h, sizeof h);
-		b->ops->to_host(b, buf + used + sizeof h, shard_grad_of(x, t->bucket) + (lo - sb),
-				(size_t)h.n * sizeof(float));
+		b->ops->to_host(b, buf + used + sizeof h, g, (size_t)n * sizeof(float));
 		used = need;
 	}
 	*out = buf;

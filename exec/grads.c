@@ -21,11 +21,25 @@
 
 /* ---- gradient buckets ---- */
 
-float *shard_grad_of(struct exec *x, int b)
+static float *shard_grad(struct exec *x, int b)
 {
 	if (x->grad_shard)
 		return x->grad_shard + x->shard_off[b];
 	return x->grad + x->buckets[b].off;
+}
+
+long shard_part(struct exec *x, const struct xtensor *t, float **g, long *first)
+{
+	const struct bucket *bk = &x->buckets[t->bucket];
+	long sb = params_shard_begin(x, bk), sl = params_shard_len(x, bk);
+	long lo = t->off > sb ? t->off : sb, hi = t->off + t->rows * t->cols;
+	if (hi > sb + sl)
+		hi = sb + sl;
+	if (hi <= lo)
+		return 0;
+	*g = shard_grad(x, t->bucket) + (lo - sb);
+	*first = lo - t->off;
+	return hi - lo;
 }
 
 static enum pplan_status bucket_launch(struct exec *x, int i, struct perr *e)
@@ -40,7 +54,7 @@ static enum pplan_status bucket_launch(struct exec *x, int i, struct perr *e)
 		return PPLAN_OK;
 	}
 	if (x->grad_shard)
-		return be->ops->reducescatter(be, x->dp, shard_grad_of(x, i),
+		return be->ops->reducescatter(be, x->dp, shard_grad(x, i),
 					      x->grad + b->off, b->len / x->dpn,
 					      KD_F32, &b->req, e);
 	return be->ops->allreduce(be, x->dp, x->grad + b->off, b->len, KD_F32,
@@ -96,7 +110,7 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 	/* the tied embedding: first and last stage hold one parameter */
 	for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++)
 		if (x->buckets[i].embedding)
-			st = b->ops->allreduce(b, x->emb, shard_grad_of(x, i),
+			st = b->ops->allreduce(b, x->emb, shard_grad(x, i),
 					       params_shard_len(x, &x->buckets[i]),
 					       KD_F32, BE_SUM, NULL, e);
 	/* gradients that sequence parallelism left partial over TP */
@@ -106,23 +120,16 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 		for (int pass = 0; pass < 2 && st == PPLAN_OK; pass++) {
 			p = 0;
 			for (int i = 0; i < x->ntensors; i++) {
-				const struct xtensor *tt = &x->tensors[i];
-				const struct bucket *bk = &x->buckets[tt->bucket];
-				long sb = params_shard_begin(x, bk), sl = params_shard_len(x, bk);
-				long lo = tt->off > sb ? tt->off : sb;
-				long hi = tt->off + tt->rows * tt->cols;
-				float *g = shard_grad_of(x, tt->bucket);
-				if (!tt->sp_partial)
-					continue;
-				if (hi > sb + sl)
-					hi = sb + sl;
-				if (hi <= lo)
+				float *g;
+				long first, n;
+				if (!x->tensors[i].sp_partial ||
+				    (n = shard_part(x, &x->tensors[i], &g, &first)) == 0)
 					continue;
 				if (pass == 0)
-					b->ops->copy(b, pk + p, g + (lo - sb), (size_t)(hi - lo) * sizeof(float));
+					b->ops->copy(b, pk + p, g, (size_t)n * sizeof(float));
 				else
-					b->ops->copy(b, g + (lo - sb), pk + p, (size_t)(hi - lo) * sizeof(float));
-				p += hi - lo;
+					b->ops->copy(b, g, pk + p, (size_t)n * sizeof(float));
+				p += n;
 			}
 			if (pass == 0)
 				st = b->ops->allreduce(b, x->tp, pk, p, KD_F32, BE_SUM, NULL, e);
@@ -141,17 +148,10 @@ static enum pplan_status grad_norms(struct exec *x, double *total, struct perr *
 	b->ops->zero(b, x->norms_dev, (size_t)x->ntensor_ids * sizeof(double));
 	for (int i = 0; i < x->ntensors && dp_owner; i++) {
 		const struct xtensor *t = &x->tensors[i];
-		const struct bucket *bk = &x->buckets[t->bucket];
-		long sb = params_shard_begin(x, bk), sl = params_shard_len(x, bk);
-		long lo = t->off > sb ? t->off : sb, hi = t->off + t->rows * t->cols;
-		if (!t->norm_owner)
-			continue;
-		if (hi > sb + sl)
-			hi = sb + sl;
-		if (hi <= lo)
-			continue;
-		b->k->sumsq(b->ks, x->norms_dev + t->id, shard_grad_of(x, t->bucket) + (lo - sb),
-			    hi - lo);
+		float *g;
+		long first, n;
+		if (t->norm_owner && (n = shard_part(x, t, &g, &first)) > 0)
+			b->k->sumsq(b->ks, x->norms_dev + t->id, g, n);
 	}
 	b->ops->to_host(b, x->norms, x->norms_dev, (size_t)x->ntensor_ids * sizeof(double));
 	{
@@ -198,7 +198,7 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 			continue;
 		so = x->shard_off[tt->bucket] + (lo - sb);
 		b->k->adamw(b->ks, x->master + so, x->adam_m + so, x->adam_v + so,
-			    shard_grad_of(x, tt->bucket) + (lo - sb),
+			    shard_grad(x, tt->bucket) + (lo - sb),
 			    (char *)x->w + (size_t)lo * x->esize, hi - lo, (float)x->opt.lr,
 			    0.9f, 0.95f, 1e-8f, tt->decay ? (float)x->opt.weight_decay : 0.0f,
 			    x->step + 1, gscale);

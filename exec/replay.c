@@ -11,12 +11,9 @@
  * After the last op: the gradients (grads.c).
  */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "exec_internal.h"
 

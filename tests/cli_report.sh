@@ -59,7 +59,7 @@ expect '^# \[3\] the run failed after 2 steps: rank 1 stopped answering'
 # A run whose --check failed: its numbers compared as any run's, the
 # verdict printed beside them, the status kept in pplan.comparison/1.
 run 0 "CHECK FAILED" report compare "$F/check-failed.json" --json "$tmp/chk.json"
-expect '^# \[1\] CHECK FAILED: --check: the run differs from the single-rank reference beyond 1e-05 relative: gradient norm of layer 1 mlp.fc1'
+expect '^# \[1\] CHECK FAILED: --check: the run differs from the single-rank reference beyond rounding: gradient of layer1.mlp.fc1.weight\[1234\] in step 1'
 expect '^ +1  step time +s +0\.30000 +0\.24000 +\+0\.06000 +\+25\.0$'
 grep -q '"status":[[:space:]]*"check_failed"' "$tmp/chk.json" || { echo "FAIL: the comparison lost check_failed"; fail=1; }
 run 2 'status is "check_failed" but check.passed is true' report compare "$F/bad-check-status.json"

@@ -89,18 +89,25 @@ ParameterizedTest(struct bad_profile *c, profile, bad_files)
 	cr_expect_null(p.gemm, "nothing left to free");
 }
 
-Test(profile, round_trip)
+/* p saved to a temporary file and read back into q. */
+static void save_and_load(const struct profile *p, struct profile *q)
 {
-	struct profile p, q;
 	struct perr e = { "" };
 	char path[] = "/tmp/pplan-profile-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert_geq(fd, 0);
 	close(fd);
-	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
-	cr_assert_eq(profile_save(&p, path, &e), PPLAN_OK, "%s", e.msg);
-	cr_assert_eq(profile_load(path, &q, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(profile_save(p, path, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(profile_load(path, q, &e), PPLAN_OK, "%s", e.msg);
 	unlink(path);
+}
+
+Test(profile, round_trip)
+{
+	struct profile p, q;
+	struct perr e = { "" };
+	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	save_and_load(&p, &q);
 	cr_expect_str_eq(q.device_name, p.device_name);
 	cr_expect_eq(q.n_gemm, p.n_gemm);
 	for (int i = 0; i < p.n_gemm; i++)
@@ -262,17 +269,11 @@ Test(profile, conditions_round_trip)
 {
 	struct profile p, q;
 	struct perr e = { "" };
-	char path[] = "/tmp/pplan-profile-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert_geq(fd, 0);
-	close(fd);
 	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
 	cr_expect_eq(run_conditions_known(&p.cond), 0, "good.json records none");
 	p.has_host = 1;
 	p.cond = (struct run_conditions){ 4, 2, 1.5, 2450.5 };
-	cr_assert_eq(profile_save(&p, path, &e), PPLAN_OK, "%s", e.msg);
-	cr_assert_eq(profile_load(path, &q, &e), PPLAN_OK, "%s", e.msg);
-	unlink(path);
+	save_and_load(&p, &q);
 	cr_expect_eq(q.cond.ranks, 4);
 	cr_expect_eq(q.cond.ranks_per_host, 2);
 	cr_expect_eq(q.cond.load_1m, 1.5);
