@@ -151,10 +151,16 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 			sep);
 	} else if (l->recompute == RECOMPUTE_SELECTIVE) {
 		fprintf(f, "%s--recompute-granularity selective%s", pre, sep);
+	} else if (l->recompute == RECOMPUTE_FULL && l->recompute_layers > 0) {
+		fprintf(f, "%s--recompute-granularity full --recompute-method block --recompute-num-layers %d%s",
+			pre, l->recompute_layers, sep);
 	} else if (l->recompute == RECOMPUTE_FULL) {
 		fprintf(f, "%s--recompute-granularity full --recompute-method uniform --recompute-num-layers 1%s",
 			pre, sep);
 	}
+	if (l->offload_layers > 0)
+		fprintf(f, "%s--cpu-offloading --cpu-offloading-num-layers %d%s",
+			pre, l->offload_layers, sep);
 	if (l->offload_modules) {
 		char mods[160];
 		offload_modules_format(l->offload_modules, mods, sizeof mods, " ");
@@ -487,9 +493,15 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 		}
 	} else {
 		fprintf(f, "recipe.model.config.recompute_granularity = \"full\"\n"
-			   "recipe.model.config.recompute_method = \"uniform\"\n"
-			   "recipe.model.config.recompute_num_layers = 1\n");
+			   "recipe.model.config.recompute_method = \"%s\"\n"
+			   "recipe.model.config.recompute_num_layers = %d\n",
+			l->recompute_layers > 0 ? "block" : "uniform",
+			l->recompute_layers > 0 ? l->recompute_layers : 1);
 	}
+	if (l->offload_layers > 0)
+		fprintf(f, "recipe.model.config.cpu_offloading = True\n"
+			   "recipe.model.config.cpu_offloading_weights = False\n"
+			   "recipe.model.config.cpu_offloading_num_layers = %d\n", l->offload_layers);
 	fprintf(f, "recipe.optim.config.use_distributed_optimizer = %s\n",
 		l->zero >= 1 ? "True" : "False");
 	if (l->optimizer_offload)
@@ -624,6 +636,8 @@ static void titan_notes(const struct emit_input *in, const struct titan_model *t
 		note(n, "torchtitan 0.3's expert parallelism borrows the TP ranks (its experts are not tensor-parallel): etp=1, not what was priced");
 	if (!default_order(o))
 		note(n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
+	if (l->recompute_layers > 0 || l->offload_layers > 0)
+		note(n, "torchtitan has no block recomputation of N layers (recompute_layers) or activation CPU offloading (offload_layers): this line checkpoints every layer in full, or none");
 }
 
 static void titan_pipeline_args(FILE *f, const struct emit_input *in, const char *sched)
@@ -703,6 +717,8 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 		note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe and zb-h1 are not expressible");
 	if (l->cp > 1)
 		note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
+	if (l->recompute_layers > 0 || l->offload_layers > 0)
+		note(&n, "DeepSpeed's activation checkpointing wraps the layers the model code names: block recomputation of N layers (recompute_layers) and activation CPU offloading of N layers (offload_layers) are not expressible here");
 	if (l->ep > 1)
 		note(&n, "expert parallelism is set in the model code (deepspeed.moe.layer.MoE(ep_size=...)), not in this file");
 	if (o->precision == PREC_FP8)

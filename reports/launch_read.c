@@ -326,8 +326,10 @@ struct megatron {
 	char pos_type[24];
 	double hidden_dropout, attn_dropout;
 	int swiglu, squared_relu, rmsnorm, fp16, bf16, fp8, dist_opt, fsdp, zb;
-	char shard[24], granularity[16], dispatcher[16];
+	char shard[24], granularity[16], dispatcher[16], method[16];
 	long layers_per_vp;     /* --num-layers-per-virtual-pipeline-stage */
+	int recompute_layers;   /* --recompute-num-layers (1 by Megatron's default) */
+	int cpu_offloading;     /* --cpu-offloading */
 	long shared_width;      /* --moe-shared-expert-intermediate-size */
 };
 
@@ -489,6 +491,20 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		snprintf(g->granularity, sizeof g->granularity, "%s", f->value);
 		return PPLAN_OK;
 	}
+	if (!strcmp(n, "--recompute-method")) {
+		if (!one_of(f->value, "uniform|block"))
+			return bad_value(r, n, f->value, f->var, "uniform or block");
+		snprintf(g->method, sizeof g->method, "%s", f->value);
+		return PPLAN_OK;
+	}
+	if (!strcmp(n, "--recompute-num-layers"))
+		return get_int(r, f, 1, &g->recompute_layers);
+	if (!strcmp(n, "--cpu-offloading"))
+		return g->cpu_offloading = 1, PPLAN_OK;
+	if (!strcmp(n, "--cpu-offloading-num-layers")) {
+		o->set |= LK_OFFLOAD_LAYERS;
+		return get_int(r, f, 1, &l->offload_layers);
+	}
 	if (!strcmp(n, "--recompute-modules") || !strcmp(n, "--offload-modules")) {
 		int rec = !strcmp(n, "--recompute-modules");
 		list_value(w, i + 1, list, sizeof list, next);
@@ -610,6 +626,21 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 		l->recompute = RECOMPUTE_SELECTIVE;
 	else if (!strcmp(g->granularity, "full"))
 		l->recompute = RECOMPUTE_FULL;
+	/* The block method recomputes N layers of each chunk; the uniform
+	 * one all of them, N to a checkpoint (priced as one to a checkpoint:
+	 * the same time, a little more memory for N > 1). */
+	if (l->recompute == RECOMPUTE_FULL && !strcmp(g->method, "block")) {
+		l->recompute_layers = g->recompute_layers > 0 ? g->recompute_layers : 1;
+		o->set |= LK_RECOMPUTE_LAYERS;
+	} else if (l->recompute == RECOMPUTE_FULL && g->recompute_layers > 1) {
+		say(r, "--recompute-method uniform --recompute-num-layers %d checkpoints %d layers at a time; pplan prices one layer to a checkpoint (the same recomputation, the input of every layer kept)",
+		    g->recompute_layers, g->recompute_layers);
+	}
+	/* Megatron-Core offloads only with --cpu-offloading. */
+	if (!g->cpu_offloading) {
+		l->offload_layers = 0;
+		o->set &= ~LK_OFFLOAD_LAYERS;
+	}
 	else if (o->set & LK_RECOMPUTE_MODULES)
 		o->set &= ~LK_RECOMPUTE_MODULES; /* Megatron ignores them without the granularity */
 	if (g->fsdp)
@@ -938,8 +969,9 @@ static enum pplan_status nemo_bool(struct reader *r, const char *key, const char
 }
 
 struct nemo {
-	char recipe[64], plugin[32], granularity[16], fsdp[16], shard[24];
+	char recipe[64], plugin[32], granularity[16], fsdp[16], shard[24], method[16];
 	int dist_opt;       /* -1 not said */
+	int recompute_layers, cpu_offloading;
 };
 
 static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const char *key,
@@ -996,6 +1028,16 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	}
 	if (!strcmp(key, "model.config.recompute_granularity"))
 		return snprintf(nm->granularity, sizeof nm->granularity, "%s", v), PPLAN_OK;
+	if (!strcmp(key, "model.config.recompute_method"))
+		return snprintf(nm->method, sizeof nm->method, "%s", v), PPLAN_OK;
+	if (!strcmp(key, "model.config.recompute_num_layers"))
+		return get_int(r, &f, 1, &nm->recompute_layers);
+	if (!strcmp(key, "model.config.cpu_offloading"))
+		return nemo_bool(r, key, v, &nm->cpu_offloading);
+	if (!strcmp(key, "model.config.cpu_offloading_num_layers")) {
+		o->set |= LK_OFFLOAD_LAYERS;
+		return get_int(r, &f, 1, &l->offload_layers);
+	}
 	if (!strcmp(key, "model.config.recompute_modules")) {
 		o->set |= LK_RECOMPUTE_MODULES;
 		if (recompute_modules_parse(v, &l->recompute_modules, bad, sizeof bad) != 0)
@@ -1078,6 +1120,14 @@ static enum pplan_status read_nemo(struct reader *r, const char *text,
 	}
 	if (l->recompute != RECOMPUTE_SELECTIVE)
 		o->set &= ~LK_RECOMPUTE_MODULES;
+	if (l->recompute == RECOMPUTE_FULL && !strcmp(nm.method, "block")) {
+		l->recompute_layers = nm.recompute_layers > 0 ? nm.recompute_layers : 1;
+		o->set |= LK_RECOMPUTE_LAYERS;
+	}
+	if (!nm.cpu_offloading) {
+		l->offload_layers = 0;
+		o->set &= ~LK_OFFLOAD_LAYERS;
+	}
 	if (!strcmp(nm.fsdp, "megatron"))
 		o->zero = !strcmp(nm.shard, "optim_grads") ? 2 : 3;
 	else if (nm.dist_opt >= 0)

@@ -20,6 +20,7 @@
 #include "defaults.h"
 #include "jsonio.h"
 #include "model_internal.h" /* mj_dropout, as pplan.model/1 reads it */
+#include "memory.h"
 #include "predict.h"
 
 static void note(struct vcase *vc, const char *fmt, ...)
@@ -419,15 +420,22 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 				       const char *where, struct perr *e)
 {
 	const struct gpu_spec *g;
+	int approx = 0;
 	const char *preset, *s = NULL;
 	long gpus = 0, per_node = 8;
 	double gbps = 0;
 	enum pplan_status st = PPLAN_OK;
 	char w[300];
 
-	if (json_get_string(jh, "gpu", &s, where, e) != PPLAN_OK || !(g = gpu_find(s)))
-		return perr_set(e, PPLAN_EINPUT, "%s: unknown GPU '%s'", where,
-				s ? s : "(missing)");
+	if (json_get_string(jh, "gpu", &s, where, e) != PPLAN_OK || !(g = gpu_find_loose(s, &approx)))
+	{
+		char list[256];
+		gpu_list_names(list, sizeof list, ", ");
+		return perr_set(e, PPLAN_EINPUT, "%s: unknown GPU '%s' (pplan knows %s)",
+				where, s ? s : "(missing)", list);
+	}
+	if (approx)
+		note(vc, "GPU %s priced as the SXM %s (pplan has no PCIe or NVL parts)", s, g->name);
 	snprintf(w, sizeof w, "%s: hardware", where);
 	if (!opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, w, &st, e)) {
 		if (st != PPLAN_OK)
@@ -440,11 +448,11 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 		per_node = 8;
 		note(vc, "gpus_per_node=8");
 	}
-	preset = cluster_preset_for_gpu(g->name);
-	if (cluster_preset(preset ? preset : "dgx-h100", 0, &vc->cluster, e) != PPLAN_OK)
+	/* The usual fabric for the GPU: its preset, else its generation's
+	 * node (as --gpu takes it: an A100 40GB on the DGX A100's). */
+	if (cluster_for_gpu(g, &vc->cluster, e) != PPLAN_OK)
 		return PPLAN_EINPUT;
-	vc->cluster.gpu = *g;
-	vc->cluster.nvlink.bw_gbps = g->nvlink_gbps;
+	preset = vc->cluster.name;
 	if (per_node != vc->cluster.gpus_per_node || vc->cluster.nvlink_domain < per_node)
 		vc->cluster.nvlink_domain = (int)per_node; /* not the preset's nodes */
 	vc->cluster.gpus_per_node = (int)per_node;
@@ -569,12 +577,23 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 				"%s: layout.moe_dispatcher '%s' is not alltoall, flex, deepep or hybridep",
 				where, s);
 	}
+	/* Megatron's --recompute-num-layers (the block method) and
+	 * --cpu-offloading-num-layers, as the recipes name them. */
+	if (opt_long(jl, "recompute_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
+		l->recompute_layers = (int)v;
+	if (st == PPLAN_OK &&
+	    opt_long(jl, "cpu_offloading_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
+		l->offload_layers = (int)v;
+	if (st != PPLAN_OK)
+		return st;
 	if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
 		if (recompute_parse(s, &l->recompute) != 0)
 			return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute '%s' is unknown",
 					where, s);
 	} else if (l->recompute_modules) {
 		l->recompute = RECOMPUTE_SELECTIVE;
+	} else if (l->recompute_layers > 0 || l->offload_layers > 0) {
+		l->recompute = l->recompute_layers > 0 ? RECOMPUTE_FULL : RECOMPUTE_NONE;
 	} else {
 		l->recompute = fw->layout.recompute;
 		vc->recompute_unknown = 1;
@@ -912,33 +931,106 @@ out:
 
 /* ---- prediction -------------------------------------------------------------- */
 
+/* The fewest layers (1..hi) of `key` (&l->recompute_layers or
+ * &l->offload_layers) with which l fits; 0 when none does.  Memory falls
+ * as the count grows, so a bisection finds it. */
+static enum pplan_status fewest_layers_that_fit(struct vcase *vc, struct layout *l, int *key,
+						int hi, struct prediction *q, struct perr *e)
+{
+	int lo = 1, found = 0;
+	enum pplan_status st;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		*key = mid;
+		if ((st = predict_layout(&vc->model, &vc->cluster, l, &vc->opts, q, e)) != PPLAN_OK)
+			return st;
+		if (q->feasible) {
+			found = mid;
+			hi = mid - 1;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	*key = found;
+	if (found)
+		return predict_layout(&vc->model, &vc->cluster, l, &vc->opts, q, e);
+	return PPLAN_OK;
+}
+
+/* The run fitted where the source's layout, with the framework's default
+ * recomputation, does not: it must have saved more activation memory
+ * than the default.  The candidates are the framework's knobs for it,
+ * each at its least setting that fits: Megatron's selective
+ * recomputation, activation CPU offloading of the fewest layers (pp 1),
+ * block recomputation of the fewest layers of each chunk, and full
+ * recomputation; the recipes that ran were tuned for speed, so the
+ * fastest of those that fit is the one priced (sim/MODEL.md 9). */
 enum pplan_status vcase_predict(struct vcase *vc, struct prediction *p,
 				struct perr *e)
 {
-	static const enum recompute steps[] = { RECOMPUTE_SELECTIVE, RECOMPUTE_FULL };
+	enum { C_SELECTIVE, C_OFFLOAD, C_BLOCK, C_FULL, C_COUNT };
+	const struct framework *fw = vc->opts.fw;
 	enum pplan_status st = predict_layout(&vc->model, &vc->cluster, &vc->layout,
 					      &vc->opts, p, e);
+	struct layout best_l;
+	struct prediction best;
+	int have = 0, per_chunk;
 	if (st != PPLAN_OK || p->feasible || p->reject != REJECT_OOM ||
 	    !vc->recompute_unknown || vc->measured_oom)
 		return st;
-	/* The run fitted: it must have recomputed more than the default. */
-	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+	per_chunk = memory_stage_layers(&vc->model, &vc->layout, &vc->opts, 0) /
+		    (vc->layout.vp > 0 ? vc->layout.vp : 1);
+	for (int c = 0; c < C_COUNT; c++) {
 		struct layout l = vc->layout;
 		struct prediction q;
-		if (steps[i] <= l.recompute)
-			continue;
-		l.recompute = steps[i];
-		st = predict_layout(&vc->model, &vc->cluster, &l, &vc->opts, &q, e);
+		l.recompute_layers = l.offload_layers = 0;
+		if (c == C_SELECTIVE) {
+			if (l.recompute >= RECOMPUTE_SELECTIVE)
+				continue;
+			l.recompute = RECOMPUTE_SELECTIVE;
+			st = predict_layout(&vc->model, &vc->cluster, &l, &vc->opts, &q, e);
+		} else if (c == C_OFFLOAD) {
+			if (!fw->can_offload_layers || l.pp > 1 || l.offload_modules ||
+			    l.recompute != RECOMPUTE_NONE)
+				continue;
+			st = fewest_layers_that_fit(vc, &l, &l.offload_layers, vc->model.layers - 1, &q, e);
+			if (st == PPLAN_OK && !l.offload_layers)
+				continue;
+		} else if (c == C_BLOCK) {
+			if (!fw->can_recompute_layers || l.recompute == RECOMPUTE_FULL || per_chunk < 2)
+				continue;
+			l.recompute = RECOMPUTE_FULL;
+			st = fewest_layers_that_fit(vc, &l, &l.recompute_layers, per_chunk - 1, &q, e);
+			if (st == PPLAN_OK && !l.recompute_layers)
+				continue;
+		} else {
+			if (l.recompute == RECOMPUTE_FULL)
+				continue;
+			l.recompute = RECOMPUTE_FULL;
+			st = predict_layout(&vc->model, &vc->cluster, &l, &vc->opts, &q, e);
+		}
 		if (st != PPLAN_OK)
 			return st;
-		if (q.feasible) {
-			note(vc, "recompute=%s instead (%s does not fit; the run did)",
-			     recompute_name(l.recompute), recompute_name(vc->layout.recompute));
-			vc->layout = l;
-			vc->recompute_unknown = 0;
-			*p = q;
-			return PPLAN_OK;
+		if (q.feasible && (!have || q.step_time_s < best.step_time_s)) {
+			best = q;
+			best_l = l;
+			have = 1;
 		}
+	}
+	if (have) {
+		char what[96];
+		if (best_l.offload_layers > 0)
+			snprintf(what, sizeof what, "offload_layers=%d", best_l.offload_layers);
+		else if (best_l.recompute_layers > 0)
+			snprintf(what, sizeof what, "recompute=full, recompute_layers=%d",
+				 best_l.recompute_layers);
+		else
+			snprintf(what, sizeof what, "recompute=%s", recompute_name(best_l.recompute));
+		note(vc, "%s instead (recompute=%s does not fit; the run did; the fastest of the framework's knobs that fits)",
+		     what, recompute_name(vc->layout.recompute));
+		vc->layout = best_l;
+		vc->recompute_unknown = 0;
+		*p = best;
 	}
 	return PPLAN_OK;
 }

@@ -67,7 +67,18 @@ static void stage_body(const struct cost_ctx *x, int stage, struct body_memo *me
 	int n = memory_stage_layers(x->m, x->l, x->o, stage);
 	int moe = memory_stage_moe_layers(x->m, x->l, x->o, stage);
 	if (memo->n != n || memo->moe != moe) {
-		cost_layers_sum(&x->dense, n - moe, &x->moe, moe, &memo->b);
+		struct layer_cost *b = &memo->b;
+		cost_layers_sum(&x->dense, n - moe, &x->moe, moe, b);
+		/* Block recomputation replays rc of the n layers; offloading
+		 * moves off of them (sim/MODEL.md 4.4). */
+		if (n > 0) {
+			double rc = layout_recomputed_layers(x->l, n), off = layout_offloaded_layers(x->l, n);
+			if (x->l->recompute == RECOMPUTE_FULL)
+				b->recompute *= rc / n;
+			b->elem_f += b->off_f * off / n;
+			b->elem_b += b->off_b * off / n;
+		}
+		b->off_f = b->off_b = 0;
 		memo->n = n;
 		memo->moe = moe;
 	}
@@ -381,12 +392,23 @@ static void assemble_step(const struct cost_ctx *x, const struct stage_times *st
 	}
 }
 
+/* The share of the model's layers whose forward runs twice. */
+static double recomputed_share(const struct cost_ctx *x)
+{
+	long per_stage = x->m->layers / (x->l->pp > 0 ? x->l->pp : 1);
+	if (x->l->recompute != RECOMPUTE_FULL)
+		return 0;
+	if (x->l->recompute_layers <= 0 || per_stage <= 0)
+		return 1;
+	return (double)layout_recomputed_layers(x->l, (int)per_stage) / (double)per_stage;
+}
+
 static void throughput(const struct cost_ctx *x, struct prediction *p)
 {
 	double gpus = (double)layout_gpus(x->l);
 	double peak = x->run.peak_flops;
 	p->model_flops = cost_model_flops(x->m, x->o->seq, x->l->gbs);
-	p->hw_flops = p->model_flops * (x->l->recompute == RECOMPUTE_FULL ? 4.0 / 3.0 : 1.0);
+	p->hw_flops = p->model_flops * (1.0 + recomputed_share(x) / 3.0);
 	p->tokens_per_s = (double)x->l->gbs * x->o->seq / p->step_time_s;
 	p->tflops_per_gpu = p->model_flops / p->step_time_s / gpus / 1e12;
 	p->mfu = p->model_flops / (p->step_time_s * gpus * peak);

@@ -19,6 +19,10 @@ struct layer_cost {      /* one layer, one microbatch, one GPU, seconds */
 	double cp_f, cp_b;
 	double ep_f, ep_b;
 	double recompute;        /* added to the backward */
+	/* offload_layers: what the host link does not hide of this layer's
+	 * activations going out in the forward and back in the backward, if
+	 * it is one of the offloaded layers (stage_body takes the share) */
+	double off_f, off_b;
 };
 
 struct cost_ctx {

@@ -554,6 +554,22 @@ static void layer_offload(const struct cost_ctx *x, int moe, struct layer_cost *
 	lc->elem_b += fmax(0.0, t - (lc->gemm_b + lc->attn_b));
 }
 
+/* Activation CPU offloading of whole layers (offload_layers): the
+ * layer's saved activations leave for host memory while the next layer
+ * computes its forward and come back while it computes its backward
+ * (Transformer Engine's offload context, its own streams): what the host
+ * link does not hide behind a layer's GEMMs and attention is exposed. */
+static void layer_offload_whole(const struct cost_ctx *x, int moe, struct layer_cost *lc)
+{
+	double bytes, t;
+	if (x->l->offload_layers <= 0)
+		return;
+	bytes = memory_layer_activations(x->m, x->l, x->o, moe) * x->es;
+	t = bytes / (cluster_host_gbps(x->c) * 1e9);
+	lc->off_f = fmax(0.0, t - (lc->gemm_f + lc->attn_f));
+	lc->off_b = fmax(0.0, t - (lc->gemm_b + lc->attn_b));
+}
+
 /* One layer: an MoE layer when moe is set, else a dense one. */
 void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
@@ -566,6 +582,7 @@ void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 	layer_ep_comm(x, moe, lc);
 	layer_recompute(x, moe, lc);
 	layer_offload(x, moe, lc);
+	layer_offload_whole(x, moe, lc);
 }
 
 /* out = nd dense layers + nm MoE layers. */

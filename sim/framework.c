@@ -31,7 +31,8 @@
 	.can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1, \
 	.can_cp = 1, .can_ep = 1, .precisions = ALL_PREC, \
 	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1, \
-	.optim_offload = FW_OFFLOAD_MEGATRON
+	.optim_offload = FW_OFFLOAD_MEGATRON, \
+	.can_recompute_layers = 1, .can_offload_layers = 1
 
 static const struct framework table[] = {
 	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
@@ -57,7 +58,7 @@ static const struct framework table[] = {
 	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
 	  .layout = { RECOMPUTE_NONE, 0, 0 }, .can_sp = 1,
 	  .precisions = HALF_PREC, .schedules = MEGATRON_SCHEDS,
-	  .max_zero = 1, .zero_with_pp = 1 },
+	  .max_zero = 1, .zero_with_pp = 1, .can_recompute_layers = 1 },
 	/* 2023 (23.xx tags, core r0.2-r0.4): flash attention and
 	 * overlapped gradient reduction in the published configurations,
 	 * TE's TP overlap available but off, CP not yet. */
@@ -70,7 +71,7 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_ep = 1, .precisions = ALL_PREC, .schedules = MEGATRON_SCHEDS,
-	  .max_zero = 1, .zero_with_pp = 1 },
+	  .max_zero = 1, .zero_with_pp = 1, .can_recompute_layers = 1 },
 	/* Megatron-Core as its own performance configurations run it:
 	 * Transformer Engine attention, --tp-comm-overlap (all precisions),
 	 * --overlap-grad-reduce --overlap-param-gather,
@@ -86,7 +87,8 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
-	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1,
+	  .can_recompute_layers = 1, .can_offload_layers = 1 },
 	/* 0.10 on: --decoder-first/last-pipeline-num-layers, Megatron FSDP.
 	 * 0.15-0.19 change none of this row's facts: bf16 still forces fp32
 	 * gradient reduction (--grad-reduce-in-bf16 is opt-in), the overlap
@@ -103,7 +105,8 @@ static const struct framework table[] = {
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1,
-	  .optim_offload = FW_OFFLOAD_MEGATRON },
+	  .optim_offload = FW_OFFLOAD_MEGATRON,
+	  .can_recompute_layers = 1, .can_offload_layers = 1 },
 	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
 	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap,
 	 * fp8_params in fp8 runs. */
@@ -117,7 +120,8 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
-	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1,
+	  .can_recompute_layers = 1, .can_offload_layers = 1 },
 	/* NeMo 2.0 (24.09-25.07): Megatron-Core's distributed optimizer; the
 	 * performance recipes reduce gradients in bf16
 	 * (grad_reduce_in_fp32 off) and may split stages unevenly. */
@@ -131,7 +135,8 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
-	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1 },
+	  .schedules = MEGATRON_SCHEDS, .max_zero = 1, .zero_with_pp = 1,
+	  .can_recompute_layers = 1, .can_offload_layers = 1 },
 	/* NeMo containers from 25.09 train through Megatron-Bridge: the
 	 * bridge's row, under the container's version. */
 	{ .name = "nemo", .versions = "25.09 25.11 26.02 26.04",
@@ -269,7 +274,7 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_SELECTIVE, 1, 1 },
 	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 1, .can_ep = 1,
 	  .precisions = HALF_PREC, .schedules = MEGATRON_SCHEDS,
-	  .max_zero = 3, .zero_with_pp = 1 },
+	  .max_zero = 3, .zero_with_pp = 1, .can_recompute_layers = 1 },
 	{ .name = "other", .versions = "",
 	  .year_from = 2023, .year_to = 2030, .label = "other (2023- practice)",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
@@ -280,7 +285,8 @@ static const struct framework table[] = {
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = S(SCHED_GPIPE) | MEGATRON_SCHEDS | S(SCHED_ZB_H1),
-	  .max_zero = 3, .zero_with_pp = 1 },
+	  .max_zero = 3, .zero_with_pp = 1, .can_recompute_layers = 1,
+	  .can_offload_layers = 1 },
 	/* pplan exec itself, the executor (exec/): its attention is the fused
 	 * kernel on GPUs and with ring attention, else the three-step one (the
 	 * job resolver says which, sim/job.c); fp32 gradients reduced in
@@ -872,5 +878,8 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 	if (l->optimizer_offload && (fw->optim_offload == FW_OFFLOAD_NONE ||
 				     (fw->optim_offload == FW_OFFLOAD_MEGATRON && l->zero != 1)))
 		return REJECT_FW_OFFLOAD;
+	if ((l->recompute_layers > 0 && !fw->can_recompute_layers) ||
+	    (l->offload_layers > 0 && !fw->can_offload_layers))
+		return REJECT_FW_LAYERS;
 	return REJECT_NONE;
 }

@@ -115,6 +115,10 @@ struct framework {
 	int ddp_alone;                   /* replicated DP (zero 0) only without tp, pp, cp, ep
 					  * (torchtitan: "DDP has not supported > 1D parallelism") */
 	int zero_with_pp;                /* highest zero stage that combines with pp > 1 */
+	/* Megatron's --recompute-method block --recompute-num-layers
+	 * (layout recompute_layers) and Megatron-Core's --cpu-offloading
+	 * --cpu-offloading-num-layers (layout offload_layers). */
+	int can_recompute_layers, can_offload_layers;
 };
 
 /* Switches a user sets by hand; -1 (or 0 for grad_bytes) = the framework's. */

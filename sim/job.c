@@ -158,7 +158,8 @@ static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 		return perr_set(e, PPLAN_EINPUT,
 				"--gpus is required (e.g. --gpus 512), or --nodes N");
 	if (in->gpu_arg) {
-		const struct gpu_spec *g = gpu_find(in->gpu_arg);
+		int approx = 0;
+		const struct gpu_spec *g = gpu_find_loose(in->gpu_arg, &approx);
 		if (!g) {
 			char list[256], dym[96];
 			int n;
@@ -174,6 +175,10 @@ static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 		st = cluster_for_gpu(g, &in->cluster, e);
 		if (st != PPLAN_OK)
 			return st;
+		if (approx) /* a PCIe or NVL card: its chip's SXM part */
+			snprintf(in->cluster.source, sizeof in->cluster.source,
+				 "--gpu %s priced as the SXM %s: pplan has no PCIe or NVL parts",
+				 in->gpu_arg, g->name);
 	} else {
 		st = cluster_resolve(in->cluster_arg ? in->cluster_arg : "dgx-h100",
 				     0, &in->cluster, e);
@@ -447,9 +452,13 @@ enum pplan_status job_resolve_parsed(struct job *in, struct layout *l, unsigned 
 		l->sp = in->opts.fw->layout.sp && l->tp > 1;
 	if (!(set & LK_ZERO))
 		l->zero = l->dp * l->cp > 1 ? in->opts.fw->layout.zero : 0;
+	/* recompute_modules says selective, recompute_layers full (the block
+	 * method) and offload_layers none (offloading excludes recomputation). */
 	if (!(set & LK_RECOMPUTE))
 		l->recompute = (set & LK_RECOMPUTE_MODULES) ? RECOMPUTE_SELECTIVE
-							    : in->opts.fw->layout.recompute;
+			       : (set & LK_RECOMPUTE_LAYERS) ? RECOMPUTE_FULL
+			       : (set & LK_OFFLOAD_LAYERS)   ? RECOMPUTE_NONE
+							     : in->opts.fw->layout.recompute;
 	if (!(set & LK_GBS) && in->opts.fw->batch_microbatches > 0 && !in->gbs &&
 	    !in->tokens_per_step) {
 		l->gbs = (long)l->mbs * l->dp * l->pp * in->opts.fw->batch_microbatches;

@@ -170,6 +170,7 @@ static const struct {
 	{ "pp_last", LK_PP_LAST }, { "pp_embed", LK_PP_EMBED }, { "pp_loss", LK_PP_LOSS },
 	{ "recompute_modules", LK_RECOMPUTE_MODULES }, { "offload", LK_OFFLOAD },
 	{ "optimizer_offload", LK_OPTIMIZER_OFFLOAD },
+	{ "recompute_layers", LK_RECOMPUTE_LAYERS }, { "offload_layers", LK_OFFLOAD_LAYERS },
 };
 
 static enum pplan_status set_key(struct layout *l, unsigned bit,
@@ -179,6 +180,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 	switch (bit) {
 	case LK_TP: case LK_PP: case LK_DP: case LK_CP: case LK_EP:
 	case LK_VP: case LK_MBS: case LK_ETP: case LK_PP_FIRST: case LK_PP_LAST:
+	case LK_RECOMPUTE_LAYERS: case LK_OFFLOAD_LAYERS:
 		if (parse_pos_int(v, LAYOUT_MAX_DEGREE, &x) != 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"layout: %s must be a positive whole number, got '%s'",
@@ -192,6 +194,8 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 		else if (bit == LK_ETP) l->etp = (int)x;
 		else if (bit == LK_PP_FIRST) l->pp_first = (int)x;
 		else if (bit == LK_PP_LAST) l->pp_last = (int)x;
+		else if (bit == LK_RECOMPUTE_LAYERS) l->recompute_layers = (int)x;
+		else if (bit == LK_OFFLOAD_LAYERS) l->offload_layers = (int)x;
 		else l->mbs = (int)x;
 		return PPLAN_OK;
 	case LK_GBS:
@@ -281,7 +285,7 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		if (i == sizeof keys / sizeof keys[0]) {
 			char dym[96];
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_modules offload optimizer_offload zero schedule pp_first pp_last pp_embed pp_loss)",
+					"layout: unknown key '%s'%s (keys: tp pp dp cp ep etp vp mbs gbs sp recompute recompute_layers recompute_modules offload offload_layers optimizer_offload zero schedule pp_first pp_last pp_embed pp_loss)",
 					tok,
 					suggest_phrase(dym, sizeof dym,
 						       suggest_table(tok, keys, sizeof keys / sizeof keys[0],
@@ -295,6 +299,10 @@ enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
 		if (st != PPLAN_OK)
 			return st;
 	}
+	/* recompute_layers=N alone means Megatron's block method: full
+	 * recomputation of N layers of each chunk. */
+	if ((seen & LK_RECOMPUTE_LAYERS) && !(seen & LK_RECOMPUTE))
+		l->recompute = RECOMPUTE_FULL;
 	if ((seen & LK_SP) && l->sp && (seen & LK_TP) && l->tp == 1)
 		return perr_set(e, PPLAN_EINPUT,
 				"layout: sp=on needs tp > 1 (sequence parallelism splits along the tensor-parallel group)");
@@ -352,6 +360,10 @@ void layout_format(const struct layout *l, char *buf, size_t len)
 		offload_modules_format(l->offload_modules, mods, sizeof mods, "+");
 		n += snprintf(buf + n, len - (size_t)n, ",offload=%s", mods);
 	}
+	if (l->recompute_layers > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",recompute_layers=%d", l->recompute_layers);
+	if (l->offload_layers > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, ",offload_layers=%d", l->offload_layers);
 	if (l->optimizer_offload && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ",optimizer_offload=on");
 }
@@ -359,6 +371,24 @@ void layout_format(const struct layout *l, char *buf, size_t len)
 int layout_etp(const struct layout *l)
 {
 	return l->etp > 0 ? l->etp : l->tp;
+}
+
+int layout_recomputed_layers(const struct layout *l, int n)
+{
+	long r;
+	if (l->recompute != RECOMPUTE_FULL || n <= 0)
+		return 0;
+	if (l->recompute_layers <= 0)
+		return n;
+	r = (long)l->recompute_layers * (l->vp > 0 ? l->vp : 1);
+	return r < n ? (int)r : n;
+}
+
+int layout_offloaded_layers(const struct layout *l, int n)
+{
+	if (l->offload_layers <= 0 || n <= 0)
+		return 0;
+	return l->offload_layers < n ? l->offload_layers : n;
 }
 
 double layout_expert_dp(const struct layout *l)
@@ -546,6 +576,9 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_ZERO_DP] = "zero needs dp > 1",
 	[REJECT_ZERO_PP] = "zero-2/3 with pp",
 	[REJECT_OFFLOAD_ZERO] = "optimizer offload needs zero >= 1",
+	[REJECT_RECOMPUTE_LAYERS] = "recompute_layers needs recompute=full",
+	[REJECT_OFFLOAD_LAYERS] = "offload_layers needs pp=1, no recompute and fewer layers than the model",
+	[REJECT_FW_LAYERS] = "framework has no block recompute or layer offloading",
 	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
 	[REJECT_FW_PRECISION] = "framework has no such precision",
 	[REJECT_FW_SP] = "framework has no sequence parallelism",
@@ -705,6 +738,29 @@ void reject_describe(enum reject r, const struct layout *l,
 		snprintf(buf, len, "optimizer_offload=on moves each data-parallel rank's optimizer shard to host memory: it needs zero >= 1 (the distributed optimizer), not zero=%d",
 			 l->zero);
 		break;
+	case REJECT_RECOMPUTE_LAYERS:
+		snprintf(buf, len, "recompute_layers=%d names how many layers of each chunk recompute=full recomputes (Megatron's block method); the layout has recompute=%s",
+			 l->recompute_layers, recompute_name(l->recompute));
+		break;
+	case REJECT_OFFLOAD_LAYERS:
+		if (l->pp > 1)
+			snprintf(buf, len, "offload_layers=%d (activation CPU offloading) runs without pipeline parallelism, not with pp=%d (Megatron-Core has no such combination)",
+				 l->offload_layers, l->pp);
+		else if (l->recompute != RECOMPUTE_NONE)
+			snprintf(buf, len, "offload_layers=%d (activation CPU offloading) does not combine with recompute=%s (Megatron-Core refuses both at once)",
+				 l->offload_layers, recompute_name(l->recompute));
+		else if (l->offload_modules)
+			snprintf(buf, len, "offload_layers=%d (whole layers) and offload= (modules) are two kinds of activation offloading; Megatron-Core takes one",
+				 l->offload_layers);
+		else
+			snprintf(buf, len, "offload_layers=%d must be fewer than the %d layers of %s",
+				 l->offload_layers, m->layers, m->name);
+		break;
+	case REJECT_FW_LAYERS:
+		snprintf(buf, len, "the framework has no %s (Megatron-LM 2022 and later, Megatron-Core, NeMo and Megatron-Bridge recompute a block of N layers; Megatron-Core 0.4 and later, NeMo and Megatron-Bridge offload N layers' activations)",
+			 l->recompute_layers > 0 ? "block recomputation of N layers (recompute_layers)"
+						 : "activation CPU offloading of whole layers (offload_layers)");
+		break;
 	case REJECT_FW_OFFLOAD:
 		snprintf(buf, len, "the framework has no optimizer CPU offload with zero=%d (Megatron-Core 0.10+ and Megatron-Bridge offload the distributed optimizer, zero=1; DeepSpeed's ZeRO-Offload zero 1-3)",
 			 l->zero);
@@ -775,6 +831,12 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_SP_NEEDS_TP;
 	if (l->recompute_modules && l->recompute != RECOMPUTE_SELECTIVE)
 		return REJECT_MODULES_SELECTIVE;
+	if (l->recompute_layers < 0 || (l->recompute_layers > 0 && l->recompute != RECOMPUTE_FULL))
+		return REJECT_RECOMPUTE_LAYERS;
+	if (l->offload_layers < 0 ||
+	    (l->offload_layers > 0 && (l->pp > 1 || l->recompute != RECOMPUTE_NONE ||
+				       l->offload_modules || l->offload_layers >= m->layers)))
+		return REJECT_OFFLOAD_LAYERS;
 	if (l->gbs <= 0)
 		return REJECT_NO_GBS;
 	if (l->gbs % l->dp != 0)

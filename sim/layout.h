@@ -90,6 +90,15 @@ struct layout {
 	 * on the CPU (Megatron-Core's --optimizer-cpu-offload, DeepSpeed's
 	 * ZeRO-Offload); needs zero >= 1 (sim/MODEL.md 7) */
 	int optimizer_offload;
+	/* recompute=full: the layers of each model chunk whose forward the
+	 * backward replays (Megatron's --recompute-method block
+	 * --recompute-num-layers N; the others keep their activations);
+	 * 0 = every layer (uniform, one layer per checkpoint) */
+	int recompute_layers;
+	/* layers whose activations go to host memory after their forward and
+	 * come back for their backward (Megatron-Core's --cpu-offloading
+	 * --cpu-offloading-num-layers N, activations only); 0 = none */
+	int offload_layers;
 	int zero;               /* 0 plain DP, 1 optimizer sharded, 2 +grads, 3 +weights */
 	enum schedule schedule;
 };
@@ -102,7 +111,8 @@ enum layout_key {
 	LK_SCHEDULE = 1 << 11, LK_ETP = 1 << 12, LK_PP_FIRST = 1 << 13,
 	LK_PP_LAST = 1 << 14, LK_PP_EMBED = 1 << 15, LK_PP_LOSS = 1 << 16,
 	LK_RECOMPUTE_MODULES = 1 << 17, LK_OFFLOAD = 1 << 18,
-	LK_OPTIMIZER_OFFLOAD = 1 << 19,
+	LK_OPTIMIZER_OFFLOAD = 1 << 19, LK_RECOMPUTE_LAYERS = 1 << 20,
+	LK_OFFLOAD_LAYERS = 1 << 21,
 };
 
 /* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
@@ -125,6 +135,13 @@ long layout_gpus(const struct layout *l);
 /* The modules a selective layout recomputes (core_attn when none given);
  * 0 unless recompute=selective. */
 unsigned layout_recompute_modules(const struct layout *l);
+
+/* Of a pipeline stage's n transformer layers, those whose forward the
+ * backward replays in full (n with recompute=full, recompute_layers per
+ * chunk with the block method, 0 otherwise), and those whose
+ * activations are offloaded to host memory. */
+int layout_recomputed_layers(const struct layout *l, int n);
+int layout_offloaded_layers(const struct layout *l, int n);
 
 /* The expert tensor-parallel degree (etp, or tp when etp is 0). */
 int layout_etp(const struct layout *l);
@@ -194,6 +211,8 @@ enum reject {
 	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
 	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism (the framework's) */
 	REJECT_OFFLOAD_ZERO,     /* optimizer_offload without zero >= 1 */
+	REJECT_RECOMPUTE_LAYERS, /* recompute_layers without recompute=full */
+	REJECT_OFFLOAD_LAYERS,   /* offload_layers with pp > 1, recompute, offload= or too many layers */
 	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */
 	/* framework_check_layout: what the training framework cannot run */
 	REJECT_FW_PRECISION,
@@ -205,6 +224,7 @@ enum reject {
 	REJECT_FW_SCHEDULE,
 	REJECT_FW_UNEVEN,
 	REJECT_FW_OFFLOAD,       /* the framework has no optimizer CPU offload */
+	REJECT_FW_LAYERS,        /* the framework has no block recompute / layer offloading */
 	REJECT_PRECISION,        /* cost: the GPU has no rate for the precision */
 	REJECT_OOM,              /* cost: out of memory */
 	REJECT_HOST_OOM,         /* cost: the offloaded states exceed the node's host memory */

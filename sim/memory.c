@@ -289,16 +289,40 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 	return s * b * (replicated + (sharded + scores) / t);
 }
 
+/* nd dense and nm MoE layers' activations of one microbatch. */
+static double layers_activations(const struct model_spec *m, const struct layout *l,
+				 const struct train_opts *o, int nd, int nm)
+{
+	double a = 0;
+	if (nd > 0)
+		a += nd * memory_layer_activations(m, l, o, 0);
+	if (nm > 0)
+		a += nm * memory_layer_activations(m, l, o, 1);
+	return a;
+}
+
 double memory_stage_activations(const struct model_spec *m, const struct layout *l,
 				const struct train_opts *o, int stage)
 {
 	int n = memory_stage_layers(m, l, o, stage);
 	int moe = memory_stage_moe_layers(m, l, o, stage);
-	double a = 0;
-	if (n > moe)
-		a += (n - moe) * memory_layer_activations(m, l, o, 0);
-	if (moe > 0)
-		a += moe * memory_layer_activations(m, l, o, 1);
+	int rc = layout_recomputed_layers(l, n), off = layout_offloaded_layers(l, n);
+	double a = layers_activations(m, l, o, n - moe, moe);
+	/* Megatron's block method: rc of the n layers keep their input only,
+	 * the others everything (the dense/MoE mix taken as the stage's). */
+	if (l->recompute == RECOMPUTE_FULL && rc < n) {
+		struct layout kept = *l;
+		double share = (double)rc / n;
+		kept.recompute = RECOMPUTE_NONE;
+		kept.recompute_layers = 0;
+		a = share * a + (1.0 - share) * layers_activations(m, &kept, o, n - moe, moe);
+	}
+	/* Activation CPU offloading: the off layers' activations wait in host
+	 * memory; one layer's worth stays on the GPU in transit (the copy out
+	 * of the last offloaded layer in the forward, the prefetch of the
+	 * next one in the backward). */
+	if (off > 0)
+		a -= (off - 1.0) * a / n;
 	return a;
 }
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cases.h"
+#include "predict.h"
 #include "jsonio.h"
 #include "testutil.h"
 
@@ -575,5 +576,67 @@ Test(cases, uneven_stages_by_framework)
 		cr_assert_eq(vcase_predict(&cs[i], &p, &e), PPLAN_OK, "%s", e.msg);
 		cr_expect(p.step_time_s > 0);
 	}
+	free(cs);
+}
+
+/* A run that fitted where its layout with the framework's default (no
+ * recomputation) does not: Llama 3 70B with Megatron FSDP on 64 GB200s
+ * at 2 x 8192 tokens (Megatron-Bridge's recipe, which offloads 40 layers'
+ * activations), and the same model pipelined (pp 4, vp 5), where
+ * offloading is not allowed.  Each takes the framework's knob at its
+ * least setting that fits: one layer fewer does not fit, and the case is
+ * priced as predict prices that layout. */
+#define LLAMA70B_GB200(layout) \
+	"{\"id\": \"x\", \"source\": \"s\", \"framework\": {\"name\": \"megatron-bridge\"," \
+	" \"version\": \"25.11\"}, \"model\": {\"name\": \"llama3-70b\", \"seq_length\": 8192," \
+	" \"num_layers\": 80, \"hidden_size\": 8192, \"ffn_hidden_size\": 28672," \
+	" \"num_attention_heads\": 64, \"num_kv_heads\": 8, \"vocab_size\": 128256," \
+	" \"mlp\": \"swiglu\"}, \"hardware\": {\"gpu\": \"GB200\", \"num_gpus\": 64," \
+	" \"gpus_per_node\": 4}, \"layout\": {" layout ", \"precision\": \"fp8\"}," \
+	" \"measured\": {\"step_time_s\": 7.6}}"
+
+static void expect_least_that_fits(struct vcase *vc, int *knob, const char *what)
+{
+	struct prediction p, q;
+	struct perr e = { "" };
+	cr_assert_eq(vcase_predict(vc, &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert(p.feasible, "%s: %s", what, p.reject_msg);
+	cr_assert_gt(*knob, 0, "%s: %s", what, vc->assumed);
+	cr_assert(strstr(vc->assumed, what) != NULL && strstr(vc->assumed, "instead") != NULL,
+		  "%s", vc->assumed);
+	cr_assert_eq(predict_layout(&vc->model, &vc->cluster, &vc->layout, &vc->opts, &q, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_assert_float_eq(q.step_time_s, p.step_time_s, 1e-12 * p.step_time_s);
+	/* One layer fewer; none at all is the default, no recomputation. */
+	if (--*knob == 0)
+		vc->layout.recompute = RECOMPUTE_NONE;
+	cr_assert_eq(predict_layout(&vc->model, &vc->cluster, &vc->layout, &vc->opts, &q, &e),
+		     PPLAN_OK, "%s", e.msg);
+	cr_assert_not(q.feasible, "%s: one layer fewer fits too", what);
+}
+
+Test(cases, fallback_takes_the_least_knob_that_fits)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		LLAMA70B_GB200("\"tp\": 1, \"pp\": 1, \"dp\": 64, \"micro_batch_size\": 2,"
+			       " \"global_batch_size\": 256, \"zero\": 3") ","
+		LLAMA70B_GB200("\"tp\": 2, \"pp\": 4, \"dp\": 8, \"vp\": 5, \"micro_batch_size\": 2,"
+			       " \"global_batch_size\": 128") ","
+		LLAMA70B_GB200("\"tp\": 2, \"pp\": 4, \"dp\": 8, \"vp\": 5, \"micro_batch_size\": 2,"
+			       " \"global_batch_size\": 128, \"recompute_num_layers\": 2") "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+
+	cr_assert_eq(n, 3);
+	for (int i = 0; i < n; i++)
+		cr_assert(cs[i].predictable, "%s", cs[i].skip_reason);
+	expect_least_that_fits(&cs[0], &cs[0].layout.offload_layers, "offload_layers=");
+	expect_least_that_fits(&cs[1], &cs[1].layout.recompute_layers, "recompute_layers=");
+	cr_assert_eq(cs[1].layout.offload_layers, 0, "no offloading with pp > 1");
+	/* Given: Megatron's recompute_num_layers is the block method. */
+	cr_assert_eq(cs[2].layout.recompute, RECOMPUTE_FULL);
+	cr_assert_eq(cs[2].layout.recompute_layers, 2);
+	cr_assert_not(cs[2].recompute_unknown);
 	free(cs);
 }

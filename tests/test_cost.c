@@ -787,6 +787,48 @@ Test(predict, offload_exposes_what_the_host_link_cannot_hide)
 	cr_expect_gt(slow.step_time_s, 2.0 * pcie.step_time_s);
 }
 
+/* Block recomputation replays N of each chunk's layers: on one stage of
+ * Llama 3 8B's 32 layers, recompute_layers=8 costs 8/32 of full
+ * recomputation's time, and HFU counts 1 + (1/4)/3 forwards. */
+Test(predict, block_recompute_is_its_share_of_full)
+{
+	struct setup s;
+	struct prediction full, block;
+	setup(&s, "llama3-8b", "dgx-h100", 8, "dp=8,gbs=64,recompute=full");
+	full = predict(&s);
+	s.l.recompute_layers = 8;
+	block = predict(&s);
+	cr_expect_float_eq(block.time.recompute, full.time.recompute * 8.0 / 32.0,
+			   1e-9 * full.time.recompute);
+	cr_expect_float_eq(block.hfu, block.mfu * (1.0 + 0.25 / 3.0), 1e-12);
+	cr_expect_float_eq(full.hfu, full.mfu * 4.0 / 3.0, 1e-12);
+}
+
+/* Offloading N whole layers exposes, per layer, microbatch and
+ * direction, what the host link does not hide behind the next layer's
+ * GEMMs and attention: max(0, A/B_host - compute).  On links slow enough
+ * that nothing is hidden, the compute cancels between two speeds:
+ * Llama 3 8B keeps A = 139,264 B x 8,192 tokens = 1,140,850,688 B a layer
+ * (test_memory); 8 microbatches (gbs 64 over dp 8) x 4 layers x 2
+ * directions x A x (1/0.5 - 1/1) s/GB = 73.0144 s. */
+Test(predict, layer_offload_exposes_what_the_host_link_cannot_hide)
+{
+	struct setup s;
+	struct prediction base, slow, slower;
+	setup(&s, "llama3-8b", "dgx-h100", 8, "dp=8,gbs=64");
+	base = predict(&s);
+	s.l.offload_layers = 4;
+	s.c.host_gbps = 1000.0;
+	cr_expect_float_eq(predict(&s).step_time_s, base.step_time_s, 1e-9 * base.step_time_s);
+	s.c.host_gbps = 1.0;
+	slow = predict(&s);
+	s.c.host_gbps = 0.5;
+	slower = predict(&s);
+	cr_expect_float_eq(slower.step_time_s - slow.step_time_s,
+			   8.0 * 4 * 2 * 1140850688.0 * (1 / 0.5e9 - 1 / 1e9), 1e-9);
+	cr_expect_lt(slow.mem.activations, base.mem.activations);
+}
+
 /* NVIDIA's DeepSeek-V3 recipe as it ran: tp 2, pp 16 (61 layers: 3 on the
  * first stage, 2 on the last, 4 on each other), ep 64 with unsplit
  * experts (etp 1, folded into tp x dp = 64), 1024 H100s.  Refused before

@@ -236,3 +236,39 @@ Test(discover, cluster_takes_discovered_nic_rate)
 	cr_assert_eq(host_to_cluster(&h, &o, &c, &e), PPLAN_OK, "%s", e.msg);
 	cr_expect_float_eq(c.net.bw_gbps, 50.0, 1e-9);
 }
+
+/* GPU names as people, nvidia-smi and published tables write them: the
+ * SXM parts of the table under any spelling; a PCIe or NVL card as its
+ * chip's SXM part, said to be approximate. */
+Test(discover, gpu_names_as_written)
+{
+	static const struct { const char *name, *want; int approx; } cases[] = {
+		{ "NVIDIA H100 80GB HBM3", "h100-sxm", 0 },
+		{ "H100-SXM5-80GB", "h100-sxm", 0 },
+		{ "NVIDIA A100-SXM4-80GB", "a100-80gb", 0 },
+		{ "A100 40GB", "a100-40gb", 0 },
+		{ "A100_SXM4_40GB", "a100-40gb", 0 },
+		{ "Tesla V100-SXM2-32GB", "v100-sxm2", 0 },
+		{ "GB200 NVL72", "gb200", 0 },
+		{ "nvidia gb300", "gb300", 0 },
+		{ "A800-SXM4-80GB", "a800", 0 },
+		{ "H800", "h800", 0 },
+		{ "A100-PCIE-40GB", "a100-40gb", 1 },
+		{ "NVIDIA A100 80GB PCIe", "a100-80gb", 1 },
+		{ "H100 PCIe", "h100-sxm", 1 },
+		{ "H100 NVL", "h100-sxm", 1 },
+		{ "MI300X", NULL, 0 },
+		{ "", NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int approx = -1;
+		const struct gpu_spec *g = gpu_find_loose(cases[i].name, &approx);
+		if (!cases[i].want) {
+			cr_expect_null(g, "'%s' read as %s", cases[i].name, g ? g->name : "");
+			continue;
+		}
+		cr_expect(g && !strcmp(g->name, cases[i].want), "'%s' read as %s, want %s",
+			  cases[i].name, g ? g->name : "(none)", cases[i].want);
+		cr_expect_eq(approx, cases[i].approx, "'%s': approx %d", cases[i].name, approx);
+	}
+}

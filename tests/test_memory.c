@@ -340,6 +340,46 @@ Test(activations, gqa_swiglu)
 		   "llama2-70b with dropout, TP 8");
 }
 
+/* Megatron's block method and activation CPU offloading, Llama 3 8B
+ * (32 layers), bf16, flash attention, no dropout: a layer keeps 139,264 B
+ * per token without recomputation (Megatron's count, below; flash keeps
+ * no scores, so selective and none agree) and its input, 2h = 8,192 B,
+ * with full recomputation.
+ *   one stage, recompute_layers=8: 8 x 8,192 + 24 x 139,264 = 3,407,872;
+ *   pp 2, vp 2 (16 layers, two chunks of 8), recompute_layers=3: 3 per
+ *   chunk, 6 of 16: 6 x 8,192 + 10 x 139,264 = 1,441,792;
+ *   offload_layers=12: 32 - 12 layers kept, and one in transit: 21 x
+ *   139,264 = 2,924,544. */
+Test(activations, block_recompute_and_layer_offload)
+{
+	const struct model_spec *m = zoo("llama3-8b");
+	struct train_opts o;
+	struct layout l;
+	double s = 8192;
+
+	train_opts_default(&o, m);
+	layout_default(&l);
+	expect_rel(memory_stage_activations(m, &l, &o, 0), 32 * 139264.0 * s, 1e-12, "none");
+	l.recompute = RECOMPUTE_FULL;
+	expect_rel(memory_stage_activations(m, &l, &o, 0), 32 * 8192.0 * s, 1e-12, "full");
+	l.recompute_layers = 8;
+	expect_rel(memory_stage_activations(m, &l, &o, 0), 3407872.0 * s, 1e-12, "block 8");
+	l.recompute_layers = 32;
+	expect_rel(memory_stage_activations(m, &l, &o, 0), 32 * 8192.0 * s, 1e-12,
+		   "block of every layer = full");
+	l.pp = 2;
+	l.vp = 2;
+	l.schedule = SCHED_INTERLEAVED;
+	l.recompute_layers = 3;
+	cr_assert_eq(layout_recomputed_layers(&l, 16), 6);
+	expect_rel(memory_stage_activations(m, &l, &o, 0), 1441792.0 * s, 1e-12,
+		   "block 3 per chunk, vp 2");
+	layout_default(&l);
+	l.offload_layers = 12;
+	expect_rel(memory_stage_activations(m, &l, &o, 0), 2924544.0 * s, 1e-12,
+		   "offload 12 layers");
+}
+
 /* torchtitan's op-level selective checkpointing keeps the layer input and
  * the outputs of the attention and of every other matmul (wq, wv, w1, w2)
  * and of the TP reduce-scatters.  Llama 3 8B (h 4096, 32 heads, 8 KV

@@ -34,6 +34,10 @@ static const struct gpu_spec gpus[] = {
 	{ .name = "a100-80gb", .description = "NVIDIA A100-SXM4-80GB",
 	  .peak_tflops = PEAK(312, 312, 0), .mem_gib = 79.35, .hbm_gbps = 2039,
 	  .nvlink_gbps = 300, .nvlink_links = 12, .sm_count = 108, .arch = ARCH_AMPERE },
+	/* The A100 80GB with NVLink cut to 400 GB/s both ways (8 links). */
+	{ .name = "a800", .description = "NVIDIA A800-SXM4-80GB",
+	  .peak_tflops = PEAK(312, 312, 0), .mem_gib = 79.35, .hbm_gbps = 2039,
+	  .nvlink_gbps = 200, .nvlink_links = 8, .sm_count = 108, .arch = ARCH_AMPERE },
 	{ .name = "h100-sxm", .description = "NVIDIA H100-SXM5-80GB",
 	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 79.19, .hbm_gbps = 3350,
 	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
@@ -73,7 +77,7 @@ static const struct {
 	{ "H100-SXM5-80GB", "h100-sxm" }, { "H100-SXM", "h100-sxm" },
 	{ "H100-80GB", "h100-sxm" }, { "h100", "h100-sxm" },
 	{ "H100-96GB-HBM2e", "h100-96gb" }, { "H100-96GB", "h100-96gb" },
-	{ "H800-SXM5-80GB", "h800" },
+	{ "H800-SXM5-80GB", "h800" }, { "A800-SXM4-80GB", "a800" }, { "A800-80GB", "a800" },
 	{ "H200-SXM-141GB", "h200" }, { "H200-141GB", "h200" },
 	{ "B200-SXM-180GB", "b200" }, { "B200-180GB", "b200" },
 	{ "GB200", "gb200" }, { "GB200-NVL72", "gb200" }, { "GB200-186GB", "gb200" },
@@ -140,6 +144,67 @@ const struct gpu_spec *gpu_find(const char *name)
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
 		if (strcasecmp(aliases[i].alias, name) == 0)
 			return gpu_find(aliases[i].name);
+	return NULL;
+}
+
+/* Removes the hyphen-separated part `word` from s (upper case) where it
+ * stands ("A100-PCIE-40GB" less PCIE: "A100-40GB"); 1 if it did. */
+static int drop_part(char *s, const char *word)
+{
+	size_t n = strlen(word);
+	for (char *p = s; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == s || p[-1] == '-') && (p[n] == '\0' || p[n] == '-')) {
+			char *from = p[n] == '-' ? p + n + 1 : p + n;
+			if (p > s && p[n] == '\0')
+				p--; /* the hyphen before a last part */
+			memmove(p, from, strlen(from) + 1);
+			return 1;
+		}
+	return 0;
+}
+
+const struct gpu_spec *gpu_find_loose(const char *name, int *approx)
+{
+	char buf[64];
+	const struct gpu_spec *g;
+	size_t n;
+
+	if (approx)
+		*approx = 0;
+	if (!name)
+		return NULL;
+	if ((g = gpu_find(name)) != NULL)
+		return g;
+	while (*name == ' ')
+		name++;
+	if (strncasecmp(name, "NVIDIA", 6) == 0 && (name[6] == ' ' || name[6] == '-' || name[6] == '_'))
+		name += 7;
+	if (strncasecmp(name, "Tesla", 5) == 0 && (name[5] == ' ' || name[5] == '-' || name[5] == '_'))
+		name += 6;
+	snprintf(buf, sizeof buf, "%s", name);
+	for (char *p = buf; *p; p++)
+		*p = (*p == ' ' || *p == '_') ? '-' : (char)toupper((unsigned char)*p);
+	/* The table's parts are SXM modules: a PCIe or NVL card of the same
+	 * chip is taken as its SXM twin, and said to be. */
+	if (drop_part(buf, "PCIE") | drop_part(buf, "NVL")) {
+		if (approx)
+			*approx = 1;
+		if ((g = gpu_find(buf)) != NULL)
+			return g;
+	}
+	n = strlen(buf);
+	while (n > 0 && buf[n - 1] == '-')
+		buf[--n] = '\0';
+	/* "H100-80GB-HBM3" -> "H100-80GB" (an alias) -> "H100". */
+	for (char *p = buf + n; p > buf; p--) {
+		if (*p == '-' || *p == '\0') {
+			char c = *p;
+			*p = '\0';
+			if ((g = gpu_find(buf)) != NULL)
+				return g;
+			*p = c;
+		}
+	}
 	return NULL;
 }
 

@@ -56,6 +56,14 @@ const struct gpu_spec *gpu_table(int *n);
  * "A100-SXM4-80GB", "a100", "h100"); case-insensitive.  NULL if unknown. */
 const struct gpu_spec *gpu_find(const char *name);
 
+/* gpu_find, then the names people and tools write: a leading "NVIDIA" or
+ * "Tesla", spaces or underscores for hyphens, and words after the part
+ * ("NVIDIA H100 80GB HBM3", "A100 40GB", "GB200 NVL72").  The table's
+ * parts are SXM modules: a PCIe or NVL card ("A100-PCIE-40GB", "H100
+ * NVL") is taken as its chip's SXM row with *approx set (may be NULL), for
+ * the caller to say so.  NULL for a name it does not know. */
+const struct gpu_spec *gpu_find_loose(const char *name, int *approx);
+
 /* The row whose family ("H100" of h100-sxm) the device's own description
  * ("NVIDIA H100 80GB HBM3") names, the longest family first ("GB200"
  * before "B200"), else the first row of it; NULL if none. */

@@ -196,35 +196,9 @@ void host_classify_nvlink(struct host_topo *h, int max_links)
 
 const struct gpu_spec *host_guess_gpu(const char *model)
 {
-	char buf[64], *tok, *save = NULL;
-	const struct gpu_spec *g;
-	const char *s = model;
-
 	if (!model || !*model)
 		return NULL;
-	if (strncasecmp(s, "NVIDIA ", 7) == 0)
-		s += 7;
-	if (strncasecmp(s, "Tesla ", 6) == 0)
-		s += 6;
-	if ((g = gpu_find(s)) != NULL)
-		return g;
-	/* "H100 80GB HBM3" -> "H100-80GB", then "H100". */
-	snprintf(buf, sizeof buf, "%s", s);
-	for (char *p = buf; *p; p++)
-		if (*p == ' ')
-			*p = '-';
-	for (char *p = buf + strlen(buf); p > buf; p--) {
-		if (*p == '-' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if ((g = gpu_find(buf)) != NULL)
-				return g;
-			*p = c;
-		}
-	}
-	snprintf(buf, sizeof buf, "%s", s);
-	tok = strtok_r(buf, " -", &save);
-	return tok ? gpu_find(tok) : NULL;
+	return gpu_find_loose(model, NULL);
 }
 
 int host_differs(const struct host_topo *a, const struct host_topo *b,

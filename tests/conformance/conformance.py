@@ -235,6 +235,15 @@ def check_megatron(path, gpus, asked, pred):
     check(got == want, f"degrees tp,pp,ep,cp {got}, asked {want}")
     check(cfg.num_layers == pred["num_layers"] and cfg.hidden_size == pred["hidden_size"],
           "layers or hidden size differ from pplan's model")
+    if "recompute_layers" in asked:
+        check(cfg.recompute_granularity == "full" and cfg.recompute_method == "block"
+              and cfg.recompute_num_layers == asked["recompute_layers"],
+              f"recompute {cfg.recompute_granularity}/{cfg.recompute_method}/"
+              f"{cfg.recompute_num_layers}, asked block of {asked['recompute_layers']}")
+    if "offload_layers" in asked:
+        check(cfg.cpu_offloading and cfg.cpu_offloading_num_layers == asked["offload_layers"],
+              f"cpu offloading {cfg.cpu_offloading}/{cfg.cpu_offloading_num_layers}, "
+              f"asked {asked['offload_layers']} layers")
     check(asked["gbs"] % (args["micro_batch_size"] * asked["dp"]) == 0,
           "global batch not a multiple of micro batch x dp")
     return f"loaded as {cls.__name__}"

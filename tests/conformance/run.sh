@@ -36,6 +36,8 @@ done <<CASES
 llama3-8b 8 tp=2,dp=4,gbs=32,mbs=1,zero=3
 llama3-70b 64 tp=8,pp=4,dp=2,gbs=64,mbs=1,zero=1,recompute=selective
 llama3-70b 512 tp=8,pp=2,dp=32,vp=8,gbs=512,mbs=1,zero=1
+llama3-70b 64 pp=4,vp=5,dp=16,gbs=128,mbs=1,recompute_layers=2
+llama3-8b 8 dp=8,gbs=64,mbs=1,offload_layers=8
 qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=256,mbs=1
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
