@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,31 @@ static int goodput_option(struct goodput_opts *g, int opt, const char *arg, stru
 				      "--gpu-hour-cost must be a positive price per GPU-hour (2.5)");
 	default: return 0;
 	}
+}
+
+/* The framework switches that take on or off. */
+static int on_off_switch(struct job *in, int opt, const char *arg, struct perr *e)
+{
+	static const struct { int opt; const char *name; size_t off; } sw[] = {
+		{ OPT_OVERLAP_GRAD_REDUCE, "overlap-grad-reduce",
+		  offsetof(struct fw_switches, overlap_grad_reduce) },
+		{ OPT_OVERLAP_PARAM_GATHER, "overlap-param-gather",
+		  offsetof(struct fw_switches, overlap_param_gather) },
+		{ OPT_MOE_A2A_OVERLAP, "moe-a2a-overlap", offsetof(struct fw_switches, moe_a2a_overlap) },
+		{ OPT_MOE_SHARED_OVERLAP, "moe-shared-expert-overlap",
+		  offsetof(struct fw_switches, moe_shared_overlap) },
+	};
+	int v = on_off(arg);
+	for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
+		if (sw[i].opt != opt)
+			continue;
+		if (v < 0)
+			return perr_set(e, PPLAN_EINPUT, "--%s must be on or off, got '%s'",
+					sw[i].name, arg), -1;
+		*(int *)((char *)&in->switches + sw[i].off) = v;
+		return 1;
+	}
+	return 0;
 }
 
 int cli_common_option(struct job *in, int opt, const char *arg,
@@ -168,19 +194,10 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 					arg), -1;
 		return 1;
 	case OPT_OVERLAP_GRAD_REDUCE:
-	case OPT_OVERLAP_PARAM_GATHER: {
-		int v = on_off(arg);
-		if (v < 0)
-			return perr_set(e, PPLAN_EINPUT, "--%s must be on or off, got '%s'",
-					opt == OPT_OVERLAP_GRAD_REDUCE ? "overlap-grad-reduce"
-								       : "overlap-param-gather",
-					arg), -1;
-		if (opt == OPT_OVERLAP_GRAD_REDUCE)
-			in->switches.overlap_grad_reduce = v;
-		else
-			in->switches.overlap_param_gather = v;
-		return 1;
-	}
+	case OPT_OVERLAP_PARAM_GATHER:
+	case OPT_MOE_A2A_OVERLAP:
+	case OPT_MOE_SHARED_OVERLAP:
+		return on_off_switch(in, opt, arg, e);
 	case OPT_TRAIN_TOKENS:
 		if (units_parse_count_binary(arg, &in->train_tokens) != 0 ||
 		    !(in->train_tokens >= 1) || in->train_tokens > 1e18)

@@ -42,7 +42,11 @@ static enum pplan_status merge_switches(struct fw_switches *c, const struct fw_s
 	    (st = merge_switch(&c->overlap_param_gather, f->overlap_param_gather, -1,
 			       "--overlap-param-gather", where, e)) ||
 	    (st = merge_switch(&c->moe_dispatcher, f->moe_dispatcher, -1, "--moe-dispatcher",
-			       where, e)))
+			       where, e)) ||
+	    (st = merge_switch(&c->moe_a2a_overlap, f->moe_a2a_overlap, -1, "--moe-a2a-overlap",
+			       where, e)) ||
+	    (st = merge_switch(&c->moe_shared_overlap, f->moe_shared_overlap, -1,
+			       "--moe-shared-expert-overlap", where, e)))
 		return st;
 	return PPLAN_OK;
 }

@@ -81,7 +81,9 @@ static void print_unfitted(FILE *f, const struct job *in)
 	char names[256];
 	if (in->profile_arg ||
 	    cost_params_unfitted(p, in->cluster.gpu.arch, in->opts.precision,
-				 in->model.num_experts > 1, names, sizeof names) == 0)
+				 (in->model.num_experts > 1 ? UNFIT_MOE : 0) |
+				 (in->model.num_experts > 1 && in->opts.b.moe_a2a_overlap ? UNFIT_EP_OVERLAP : 0),
+				 names, sizeof names) == 0)
 		return;
 	fprintf(f, "# caution   no measured run fitted %s: read the times as less certain than the calibrated %.1f %% (leave-one-source-out; worst source %.1f %%)\n",
 		names, CAL_LOSO_MAPE_PCT, CAL_LOSO_WORST_SOURCE_PCT);
@@ -212,7 +214,7 @@ void cli_common_usage(FILE *f)
 		"  --global-batch N       sequences per step (default: the model's published batch, else\n"
 		"                         %ld tokens per GPU and at least %.2f M tokens, in sequences the GPUs divide)\n"
 		"  --tokens-per-step N    or: tokens per step (4M decimal, 4Mi binary; rounded to whole sequences)\n"
-		"  --precision P          bf16 (default), fp16, fp8\n"
+		"  --precision P          bf16 (default), fp16, fp8 (fp8-cs, mxfp8 ...: fp8; nvfp4 at the fp8 rate)\n"
 		"  --max-memory-gib X     usable memory per GPU (default: %.0f %% of the GPU's)\n"
 		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
 		"  --train-tokens N       tokens to train on: print days and GPU-hours (e.g. 15T)\n"
@@ -236,6 +238,9 @@ void cli_common_usage(FILE *f)
 		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
 		"  --moe-dispatcher alltoall|flex   MoE token dispatch: the all-to-all (default) or the\n"
 		"                         flex dispatcher (DeepEP, HybridEP: a token once per remote node)\n"
+		"  --moe-a2a-overlap on|off   MoE all-to-alls under the other microbatch's compute\n"
+		"                         (Megatron-Core's 1F1B A2A overlap; default off)\n"
+		"  --moe-shared-expert-overlap on|off   shared experts under the dispatch (default off)\n"
 		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
 		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
 		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n"
@@ -324,6 +329,11 @@ void cli_predict_hint(FILE *f, const struct job *in,
 	if (in->switches.moe_dispatcher >= 0)
 		hint_arg(buf, sizeof buf, "--moe-dispatcher",
 			 in->switches.moe_dispatcher ? "flex" : "alltoall");
+	if (in->switches.moe_a2a_overlap >= 0)
+		hint_arg(buf, sizeof buf, "--moe-a2a-overlap", in->switches.moe_a2a_overlap ? "on" : "off");
+	if (in->switches.moe_shared_overlap >= 0)
+		hint_arg(buf, sizeof buf, "--moe-shared-expert-overlap",
+			 in->switches.moe_shared_overlap ? "on" : "off");
 	if (in->switches.grad_bytes)
 		hint_arg(buf, sizeof buf, "--grad-reduce-dtype",
 			 in->switches.grad_bytes == 4 ? "fp32"

@@ -161,6 +161,10 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 	if (l->offload_layers > 0)
 		fprintf(f, "%s--cpu-offloading --cpu-offloading-num-layers %d%s",
 			pre, l->offload_layers, sep);
+	if (train_opts_moe_a2a_overlap(o, l))
+		fprintf(f, "%s--overlap-moe-expert-parallel-comm --delay-wgrad-compute%s", pre, sep);
+	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
+		fprintf(f, "%s--moe-shared-expert-overlap%s", pre, sep);
 	if (l->offload_modules) {
 		char mods[160];
 		offload_modules_format(l->offload_modules, mods, sizeof mods, " ");
@@ -463,6 +467,11 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	if (o->b.moe_flex && l->ep > 1)
 		fprintf(f, "recipe.model.config.moe_token_dispatcher_type = \"flex\"\n"
 			   "recipe.model.config.moe_flex_dispatcher_backend = \"deepep\"\n");
+	if (train_opts_moe_a2a_overlap(o, l))
+		fprintf(f, "recipe.model.config.overlap_moe_expert_parallel_comm = True\n"
+			   "recipe.model.config.delay_wgrad_compute = True\n");
+	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
+		fprintf(f, "recipe.model.config.moe_shared_expert_overlap = True\n");
 	if (l->etp > 0 && l->etp != l->tp)
 		fprintf(f, "recipe.trainer.strategy.expert_tensor_parallel_size = %d\n", l->etp);
 	if (l->pp_first > 0)
@@ -636,6 +645,8 @@ static void titan_notes(const struct emit_input *in, const struct titan_model *t
 		note(n, "torchtitan 0.3's expert parallelism borrows the TP ranks (its experts are not tensor-parallel): etp=1, not what was priced");
 	if (!default_order(o))
 		note(n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
+	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)
+		note(n, "torchtitan 0.3 has no MoE all-to-all or shared-expert overlap: this line runs them in sequence");
 	if (l->recompute_layers > 0 || l->offload_layers > 0)
 		note(n, "torchtitan has no block recomputation of N layers (recompute_layers) or activation CPU offloading (offload_layers): this line checkpoints every layer in full, or none");
 }
@@ -717,6 +728,8 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 		note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe and zb-h1 are not expressible");
 	if (l->cp > 1)
 		note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
+	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)
+		note(&n, "DeepSpeed-MoE has no 1F1B all-to-all or shared-expert overlap: this config runs them in sequence");
 	if (l->recompute_layers > 0 || l->offload_layers > 0)
 		note(&n, "DeepSpeed's activation checkpointing wraps the layers the model code names: block recomputation of N layers (recompute_layers) and activation CPU offloading of N layers (offload_layers) are not expressible here");
 	if (l->ep > 1)

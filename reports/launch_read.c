@@ -541,6 +541,10 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		return o->switches.overlap_param_gather = 1, PPLAN_OK;
 	if (!strcmp(n, "--tp-comm-overlap"))
 		return o->switches.tp_overlap = FW_TPO_PIPELINED, PPLAN_OK;
+	if (!strcmp(n, "--overlap-moe-expert-parallel-comm"))
+		return o->switches.moe_a2a_overlap = 1, PPLAN_OK;
+	if (!strcmp(n, "--moe-shared-expert-overlap"))
+		return o->switches.moe_shared_overlap = 1, PPLAN_OK;
 	if (!strcmp(n, "--grad-reduce-in-bf16"))
 		return o->switches.grad_bytes = 2, PPLAN_OK;
 	if (!strcmp(n, "--use-tp-pp-dp-mapping"))
@@ -1045,6 +1049,10 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 					r->where, key, bad);
 		return PPLAN_OK;
 	}
+	if (!strcmp(key, "model.config.overlap_moe_expert_parallel_comm"))
+		return nemo_bool(r, key, v, &o->switches.moe_a2a_overlap);
+	if (!strcmp(key, "model.config.moe_shared_expert_overlap"))
+		return nemo_bool(r, key, v, &o->switches.moe_shared_overlap);
 	if (!strcmp(key, "model.config.moe_token_dispatcher_type"))
 		return o->switches.moe_dispatcher = fw_moe_dispatcher_parse(v) == 1, PPLAN_OK;
 	if (!strcmp(key, "trainer.strategy.fsdp"))

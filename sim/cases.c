@@ -571,6 +571,12 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	    (st = load_modules(jl, "offload_modules", offload_modules_parse,
 			       &l->offload_modules, where, e)) != PPLAN_OK)
 		return st;
+	/* Megatron-Core's MoE overlaps, as its flags name them. */
+	if (json_get_bool(jl, "moe_a2a_overlap", &b, where, e) == PPLAN_OK ||
+	    json_get_bool(jl, "overlap_moe_expert_parallel_comm", &b, where, e) == PPLAN_OK)
+		vc->opts.switches.moe_a2a_overlap = b;
+	if (json_get_bool(jl, "moe_shared_expert_overlap", &b, where, e) == PPLAN_OK)
+		vc->opts.switches.moe_shared_overlap = b;
 	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK &&
 	    (vc->opts.switches.moe_dispatcher = fw_moe_dispatcher_parse(s)) < 0) {
 		return perr_set(e, PPLAN_EINPUT,
@@ -608,9 +614,13 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	if (st != PPLAN_OK)
 		return st;
 	if (json_get_string(jl, "precision", &s, where, e) == PPLAN_OK) {
-		if (precision_parse(s, &vc->opts.precision) != 0)
-			return perr_set(e, PPLAN_EINPUT, "%s: layout.precision '%s' is unknown",
+		const char *pnote = NULL;
+		if (precision_parse_recipe(s, &vc->opts.precision, &pnote) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: layout.precision '%s' is unknown (bf16, fp16, fp8 and its recipes, nvfp4)",
 					where, s);
+		if (pnote)
+			note(vc, "%s", pnote);
 	} else {
 		note(vc, "precision=bf16");
 	}

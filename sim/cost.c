@@ -529,6 +529,12 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	dp_reduction(&x, &sp, &st, p);
 	p->optimizer_s = optimizer_step(&x, &sp, p);
 	assemble_step(&x, &st, p);
+	/* Every term is a duration: a step that is not one comes from a
+	 * model the checks let through with a zero width somewhere. */
+	if (!(p->step_time_s > 0) || !isfinite(p->step_time_s) || !(st.t_max > 0))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s gives no finite step time on this layout (a width or count of 0?)",
+				m->name);
 	throughput(&x, p);
 	framework_reject(&x, p);
 	return PPLAN_OK;

@@ -453,17 +453,51 @@ static double ep_alltoall(const struct cost_ctx *x, double bytes)
 	return fmax(off, on);
 }
 
+/* Megatron-Core's 1F1B A2A overlap pairs one microbatch's forward with
+ * another's backward: each one's dispatch and combine run under the
+ * other's GEMMs and attention of the same layer, a share
+ * ep_overlap_exposed never hidden.  It runs in the steady state only,
+ * 1 - pp/m of the microbatches (all but the first forward and the last
+ * backward without a pipeline), and needs EP, no full recomputation,
+ * and with a pipeline virtual stages (Megatron-Core's checks). */
+static double ep_a2a_overlap_share(const struct cost_ctx *x)
+{
+	double m = (double)layout_microbatches(x->l);
+	if (!train_opts_moe_a2a_overlap(x->o, x->l) || !(m > x->l->pp))
+		return 0;
+	return 1.0 - x->l->pp / m;
+}
+
 /* Dispatch and combine all-to-alls, forward and again backward, of the
- * routed tokens (k copies of each of the rank's tokens). */
+ * routed tokens (k copies of each of the rank's tokens); less what the
+ * frameworks' overlaps hide: the shared experts' forward under the
+ * dispatch, the other microbatch's compute under all four. */
 static void layer_ep_comm(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
-	double T_sp, a2a;
+	double T_sp, a2a, share, comm, exposed;
 	if (!moe || x->l->ep <= 1)
 		return;
 	T_sp = x->l->sp ? x->T / x->t : x->T;
 	a2a = ep_alltoall(x, x->ab * T_sp * x->h * x->m->top_k);
 	lc->ep_f = 2 * a2a;
 	lc->ep_b = 2 * a2a;
+	if (x->o->b.moe_shared_overlap && x->m->shared_experts > 0) {
+		/* The shared experts' fc1 under the dispatch, fc2 under the
+		 * combine (Megatron's --moe-shared-expert-overlap). */
+		double f = (double)x->m->shared_experts * model_shared_ffn(x->m) / x->t;
+		struct layer_cost fc1 = { 0 }, fc2 = { 0 };
+		cost_linear(&x->run, x->T, (mlp_is_gated(x->m->mlp) ? 2.0 : 1.0) * f, x->h, &fc1);
+		cost_linear(&x->run, x->T, x->h, f, &fc2);
+		lc->ep_f = fmax(0.0, a2a - fc1.gemm_f) + fmax(0.0, a2a - fc2.gemm_f);
+	}
+	share = ep_a2a_overlap_share(x);
+	comm = lc->ep_f + lc->ep_b;
+	if (share <= 0 || comm <= 0)
+		return;
+	exposed = fmax(x->k->ep_overlap_exposed * comm,
+		       comm - (lc->gemm_f + lc->attn_f + lc->gemm_b + lc->attn_b));
+	lc->ep_f *= 1.0 - share + share * exposed / comm;
+	lc->ep_b *= 1.0 - share + share * exposed / comm;
 }
 
 /* Op-level selective checkpointing (torchtitan) keeps the outputs of the

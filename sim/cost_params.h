@@ -38,6 +38,7 @@ struct cost_params {
 	double nvlink_eff_scale;
 	/* Overlap residues: shares of overlapped communication never hidden. */
 	double tp_overlap_exposed;
+	double ep_overlap_exposed;    /* MoE all-to-alls under 1F1B A2A overlap */
 	double dp_overlap_unhidden;   /* the once-per-step DP buckets */
 	double zero3_unhidden;        /* per-microbatch sharded traffic: ZeRO-3, ZeRO-2's reduce-scatter */
 	/* Fixed costs. */
@@ -95,11 +96,15 @@ void cost_params_prior(struct cost_params *out);
 #define CAL_LOSO_MAPE_PCT 5.0
 #define CAL_LOSO_WORST_SOURCE_PCT 9.1
 
-/* The constants that price a run on `arch` in precision `prec` (of an
- * MoE model when moe) and that no measured run fitted, as "name value"
- * pairs joined by ", " into buf; returns how many (0: buf ""). */
+/* What a run has that brings in constants of its own (bits). */
+enum { UNFIT_MOE = 1, UNFIT_EP_OVERLAP = 2 };
+
+/* The constants that price a run on `arch` in precision `prec` (with the
+ * UNFIT_ bits `what`: an MoE model, the 1F1B A2A overlap) and that no
+ * measured run fitted, as "name value" pairs joined by ", " into buf;
+ * returns how many (0: buf ""). */
 int cost_params_unfitted(const struct cost_params *p, enum gpu_arch arch,
-			 enum precision prec, int moe, char *buf, size_t len);
+			 enum precision prec, unsigned what, char *buf, size_t len);
 
 /* Sets the constant `name` of p to v.  An unknown name is PPLAN_EINPUT
  * with the list of names (and "did you mean" for a close one); a value

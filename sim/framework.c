@@ -32,7 +32,7 @@
 	.can_cp = 1, .can_ep = 1, .precisions = ALL_PREC, \
 	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1, \
 	.optim_offload = FW_OFFLOAD_MEGATRON, \
-	.can_recompute_layers = 1, .can_offload_layers = 1
+	.can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1
 
 static const struct framework table[] = {
 	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
@@ -106,7 +106,7 @@ static const struct framework table[] = {
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1,
 	  .optim_offload = FW_OFFLOAD_MEGATRON,
-	  .can_recompute_layers = 1, .can_offload_layers = 1 },
+	  .can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1 },
 	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
 	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap,
 	 * fp8_params in fp8 runs. */
@@ -337,6 +337,7 @@ void fw_switches_none(struct fw_switches *s)
 	s->overlap_grad_reduce = -1;
 	s->overlap_param_gather = -1;
 	s->moe_dispatcher = -1;
+	s->moe_a2a_overlap = s->moe_shared_overlap = -1;
 }
 
 int fw_moe_dispatcher_parse(const char *s)
@@ -746,10 +747,19 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	 * the fp32 copy and the log-softmax it saves for the backward. */
 	b->loss_bytes = fw->loss_bytes > 0 ? fw->loss_bytes : 6.0;
 	b->moe_flex = 0; /* every framework's default: the all-to-all */
+	b->moe_a2a_overlap = b->moe_shared_overlap = 0; /* off by default everywhere */
 	if (!s)
 		return PPLAN_OK;
 	if (s->moe_dispatcher >= 0)
 		b->moe_flex = s->moe_dispatcher == 1;
+	if ((s->moe_a2a_overlap > 0 || s->moe_shared_overlap > 0) && !fw->can_moe_overlap)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s has no MoE communication overlap (Megatron-Core 0.14 and later, NeMo on Megatron-Bridge and Megatron-Bridge have it)",
+				fw->label);
+	if (s->moe_a2a_overlap >= 0)
+		b->moe_a2a_overlap = s->moe_a2a_overlap;
+	if (s->moe_shared_overlap >= 0)
+		b->moe_shared_overlap = s->moe_shared_overlap;
 	if (s->tp_overlap >= 0) {
 		if (s->tp_overlap != FW_TPO_NONE && !fw->can_tp_overlap)
 			return perr_set(e, PPLAN_EINPUT,
@@ -831,7 +841,7 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
-		 "%d-byte gradients%s, %s%s, zero = %s%s%s",
+		 "%d-byte gradients%s, %s%s, zero = %s%s%s%s%s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
@@ -839,7 +849,9 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 		 b->pipe == FW_PIPE_NONE ? "no pipeline parallelism" : fw_pipe_name(b->pipe),
 		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding),
 		 b->selective_ops ? ", selective = op-level checkpointing" : "",
-		 b->moe_flex ? ", MoE flex dispatcher (DeepEP)" : "");
+		 b->moe_flex ? ", MoE flex dispatcher (DeepEP)" : "",
+		 b->moe_a2a_overlap ? ", MoE all-to-alls under the other microbatch (1F1B A2A overlap)" : "",
+		 b->moe_shared_overlap ? ", shared experts under the dispatch" : "");
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,

@@ -62,6 +62,11 @@ struct fw_behaviour {
 	 * HybridEP: a token crosses the network once per remote node that
 	 * hosts one of its experts, then fans out over NVLink). */
 	int moe_flex;
+	/* MoE overlaps (Megatron-Core): 1F1B A2A overlap, each microbatch's
+	 * dispatch and combine under the other microbatch's compute
+	 * (--overlap-moe-expert-parallel-comm); the shared experts' forward
+	 * under the dispatch (--moe-shared-expert-overlap). */
+	int moe_a2a_overlap, moe_shared_overlap;
 };
 
 /* Layout defaults for fields a run or a layout string leaves unset. */
@@ -119,6 +124,9 @@ struct framework {
 	 * (layout recompute_layers) and Megatron-Core's --cpu-offloading
 	 * --cpu-offloading-num-layers (layout offload_layers). */
 	int can_recompute_layers, can_offload_layers;
+	/* --overlap-moe-expert-parallel-comm (Megatron-Core 0.14 on) and
+	 * --moe-shared-expert-overlap. */
+	int can_moe_overlap;
 };
 
 /* Switches a user sets by hand; -1 (or 0 for grad_bytes) = the framework's. */
@@ -128,6 +136,7 @@ struct fw_switches {
 	int grad_bytes;       /* 0, 2 or 4 */
 	int overlap_grad_reduce, overlap_param_gather; /* -1, 0, 1 */
 	int moe_dispatcher;   /* -1, 0 alltoall, 1 flex (DeepEP / HybridEP) */
+	int moe_a2a_overlap, moe_shared_overlap; /* -1, 0, 1 */
 };
 
 void fw_switches_none(struct fw_switches *s);

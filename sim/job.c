@@ -194,6 +194,7 @@ static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 static enum pplan_status resolve_training(struct job *in, struct perr *e)
 {
 	const struct gpu_spec *g = &in->cluster.gpu;
+	const char *pnote = NULL;
 	enum pplan_status st;
 
 	train_opts_default(&in->opts, &in->model);
@@ -210,10 +211,12 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	if (in->cpu_ranks)
 		in->opts.precision = PREC_FP32;
 	else if (in->precision_arg &&
-	    precision_parse(in->precision_arg, &in->opts.precision) != 0)
+	    precision_parse_recipe(in->precision_arg, &in->opts.precision, &pnote) != 0)
 		return perr_set(e, PPLAN_EINPUT,
-				"--precision must be bf16, fp16 or fp8, got '%s'",
+				"--precision must be bf16, fp16 or fp8 (or an fp8 recipe: fp8-cs, mxfp8, ...; nvfp4), got '%s'",
 				in->precision_arg);
+	if (pnote)
+		snprintf(in->precision_note, sizeof in->precision_note, "%s", pnote);
 	/* a GPU without bf16 (V100, P100) trains in fp16 by default */
 	if (!in->cpu_ranks && !in->precision_arg && g->peak_tflops[PREC_BF16] <= 0 &&
 	    g->peak_tflops[PREC_FP16] > 0) {

@@ -66,7 +66,7 @@ struct job {
 	char model_note[192];    /* "the zoo model nearest --params 70B" */
 	char gbs_note[256];      /* where the global batch comes from */
 	char seq_note[64];
-	char precision_note[64]; /* "--precision", "default", or why the default is fp16 */
+	char precision_note[160]; /* "--precision", "default", or why the default is fp16 */
 	char mem_note[192];
 	char cluster_note[128];
 	char attention_note[224];  /* why the framework's attention or TP overlap changed */

@@ -418,5 +418,8 @@ enum pplan_status model_load_hf(const cJSON *root, const char *path,
 	TRY(read_moe(c, type, m, &k, path, e));
 	TRY(read_mla(c, m, path, e));
 	TRY(read_window(c, type, m, path, e));
-	return model_check_keys(m, path, &k, e);
+	TRY(model_check_keys(m, path, &k, e));
+	if (m->head_dim == 0) /* checked: heads divide hidden */
+		m->head_dim = m->hidden / m->heads;
+	return PPLAN_OK;
 }

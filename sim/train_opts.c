@@ -43,3 +43,9 @@ int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g)
 	o->b.tp_overlap = FW_TPO_NONE;
 	return 1;
 }
+
+int train_opts_moe_a2a_overlap(const struct train_opts *o, const struct layout *l)
+{
+	return o->b.moe_a2a_overlap && l->ep > 1 && l->recompute != RECOMPUTE_FULL &&
+	       (l->pp == 1 || l->vp > 1);
+}

@@ -53,4 +53,9 @@ int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g);
  * unless set by hand.  Returns 1 when it changed o->b. */
 int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g);
 
+/* Does l run Megatron-Core's 1F1B A2A overlap under o: switched on, with
+ * expert parallelism, no full recomputation, and virtual stages where
+ * there is a pipeline (Megatron-Core refuses it otherwise)? */
+int train_opts_moe_a2a_overlap(const struct train_opts *o, const struct layout *l);
+
 #endif

@@ -18,7 +18,7 @@
 #                                 OOM verdicts agreeing       3/3      3/3
 #   holdout/llm-foundry.json      step-time MAPE              13.0 %   12.3 %
 #                                 OOM verdicts agreeing       89/94    89/94
-#   holdout/moe.json              step-time MAPE              19.5 %   18.4 %
+#   holdout/moe.json              step-time MAPE              19.5 %   18.3 %
 #                                 OOM verdicts agreeing       96/96    96/96
 #
 # A held-out file without a line in BOUNDS below fails: every file there is

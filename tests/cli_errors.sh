@@ -114,7 +114,7 @@ bad "malformed JSON" search --model "$S/tests/fixtures/hf/bad-truncated.json" --
 bad "gpt5-10t" search --model gpt5-10t --gpus 8
 bad "z9000" search --params 7B --gpus 8 --gpu z9000
 bad "dgx-z1" search --params 7B --gpus 8 --cluster dgx-z1
-bad "fp4" search $M8 --precision fp4
+bad "int4" search $M8 --precision int4
 bad "frobnicate" frobnicate
 bad "--frobnicate" search $M8 --frobnicate
 bad "--frobnicate" predict $M8 --layout tp=8 --frobnicate

@@ -74,6 +74,8 @@ roundtrip megatron 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,offload=expert_fc1+moe_ac
 roundtrip megatron 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2
 roundtrip megatron 64 llama3-70b pp=4,vp=5,dp=16,gbs=128,recompute_layers=2
 roundtrip megatron 64 llama3-70b dp=64,gbs=128,zero=3,offload_layers=30
+roundtrip megatron 16 qwen3-30b-a3b pp=2,vp=2,dp=8,ep=8,gbs=256 --moe-a2a-overlap=on
+roundtrip megatron 64 deepseek-v2 dp=64,ep=16,gbs=256 --moe-shared-expert-overlap=on
 roundtrip megatron 64 deepseek-v2 pp=2,dp=32,ep=16,gbs=512,pp_embed=1,pp_loss=1
 # NeMo 2.0
 roundtrip nemo 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64,recompute=selective --framework=nemo
@@ -82,6 +84,7 @@ roundtrip nemo 64 mixtral-8x7b tp=2,pp=2,dp=16,ep=8,gbs=256 --framework=nemo
 roundtrip nemo 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,zero=3 --framework=nemo
 roundtrip nemo 64 llama3-70b pp=4,vp=5,dp=16,gbs=128,recompute_layers=2 --framework=nemo
 roundtrip nemo 64 llama3-70b dp=64,gbs=128,offload_layers=30 --framework=nemo
+roundtrip nemo 16 qwen3-30b-a3b pp=2,vp=2,dp=8,ep=8,gbs=256 --framework=nemo --moe-a2a-overlap=on
 roundtrip nemo 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2 --framework=nemo
 roundtrip nemo 16 llama3-8b tp=4,dp=4,gbs=32 --framework=nemo --tp-comm-overlap=off
 # a Hugging Face config.json finds NeMo's recipe by its architecture

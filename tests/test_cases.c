@@ -640,3 +640,46 @@ Test(cases, fallback_takes_the_least_knob_that_fits)
 	cr_assert_not(cs[2].recompute_unknown);
 	free(cs);
 }
+
+/* A case's hf_config without head_dim (Mixtral's config.json has none)
+ * takes hidden / heads, as a config.json file does: the same step as the
+ * flat keys, not the NaN a zero head width gave; and a precision written
+ * as its recipe (FP8-MX) is fp8, NVFP4 at the fp8 rate with a note. */
+#define MIXTRAL_REST(prec) \
+	"\"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 64}," \
+	" \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 64, \"ep\": 8, \"global_batch_size\": 512," \
+	" \"precision\": \"" prec "\"}, \"measured\": {\"step_time_s\": 2.0}}"
+Test(cases, hf_config_without_head_dim)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"hf\", \"source\": \"s\", \"model\": {\"seq_length\": 4096, \"hf_config\":"
+		" {\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+		" \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+		" \"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"vocab_size\": 32000,"
+		" \"hidden_act\": \"silu\"}}, " MIXTRAL_REST("FP8-MX") ","
+		"{\"id\": \"flat\", \"source\": \"s\", \"model\": {\"seq_length\": 4096, \"num_layers\": 32,"
+		" \"hidden_size\": 4096, \"ffn_hidden_size\": 14336, \"num_attention_heads\": 32,"
+		" \"num_kv_heads\": 8, \"vocab_size\": 32000, \"mlp\": \"swiglu\","
+		" \"moe\": {\"num_experts\": 8, \"top_k\": 2}}, " MIXTRAL_REST("fp8") ","
+		"{\"id\": \"fp4\", \"source\": \"s\", \"model\": {\"seq_length\": 4096, \"num_layers\": 32,"
+		" \"hidden_size\": 4096, \"ffn_hidden_size\": 14336, \"num_attention_heads\": 32,"
+		" \"num_kv_heads\": 8, \"vocab_size\": 32000, \"mlp\": \"swiglu\","
+		" \"moe\": {\"num_experts\": 8, \"top_k\": 2}}, " MIXTRAL_REST("NVFP4") "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+	struct prediction a, b;
+	struct perr e = { "" };
+
+	cr_assert_eq(n, 3);
+	cr_assert(cs[0].predictable && cs[1].predictable && cs[2].predictable);
+	cr_assert_eq(cs[0].model.head_dim, 128);
+	cr_assert_eq(cs[0].opts.precision, PREC_FP8);
+	cr_assert_eq(cs[2].opts.precision, PREC_FP8);
+	cr_assert(strstr(cs[2].assumed, "NVFP4 priced at the fp8 rate") != NULL, "%s", cs[2].assumed);
+	cr_assert_eq(vcase_predict(&cs[0], &a, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(vcase_predict(&cs[1], &b, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert(a.step_time_s > 0 && isfinite(a.step_time_s), "%g", a.step_time_s);
+	cr_assert_float_eq(a.step_time_s, b.step_time_s, 1e-9 * b.step_time_s);
+	free(cs);
+}

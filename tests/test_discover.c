@@ -272,3 +272,25 @@ Test(discover, gpu_names_as_written)
 		cr_expect_eq(approx, cases[i].approx, "'%s': approx %d", cases[i].name, approx);
 	}
 }
+
+/* Precision as the frameworks' tables write their recipes: every FP8
+ * scaling recipe and MXFP8 is fp8; NVFP4 is priced at the fp8 rate and
+ * says so; anything else is refused. */
+Test(discover, precision_recipes_as_written)
+{
+	static const struct { const char *s; int ok, noted; } cases[] = {
+		{ "bf16", 1, 0 }, { "FP8", 1, 0 }, { "fp8-cs", 1, 0 }, { "FP8-MX", 1, 0 },
+		{ "mxfp8", 1, 0 }, { "fp8_delayed", 1, 0 }, { "FP8 blockwise", 1, 0 },
+		{ "NVFP4", 1, 1 }, { "fp4", 1, 1 }, { "int8", 0, 0 }, { "fp8-", 1, 0 }, { "", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		enum precision p = PREC_COUNT;
+		const char *note = NULL;
+		int rc = precision_parse_recipe(cases[i].s, &p, &note);
+		cr_expect_eq(rc == 0, cases[i].ok, "'%s': rc %d", cases[i].s, rc);
+		if (!cases[i].ok)
+			continue;
+		cr_expect(p == (strcmp(cases[i].s, "bf16") ? PREC_FP8 : PREC_BF16), "'%s'", cases[i].s);
+		cr_expect_eq(note != NULL, cases[i].noted, "'%s': note %s", cases[i].s, note ? note : "");
+	}
+}

@@ -157,6 +157,69 @@ Test(terms, ep_flex_dispatcher_sends_once_per_node)
 	expect_rel(predict(&s).time.ep_comm, 0.30064771072, 1e-9, "flex in the node");
 }
 
+/* Megatron-Core's 1F1B A2A overlap (sim/MODEL.md 5.1): in the steady
+ * state, 1 - pp/m of the microbatches, a layer's four all-to-alls run
+ * under the other microbatch's GEMMs and attention, which on the hand-set
+ * NVLink take longer (Mixtral's layer, about 9.7 TFLOP forward and
+ * backward per microbatch, against 4 x 1.17 ms of all-to-alls), so only
+ * ep_overlap_exposed = 0.15 of them stays.  m = 2 (gbs 16 over dp 8):
+ * 300.65 ms x (1/2 + 1/2 x 0.15) = 172.87 ms; m = 8: 4 x 300.65 ms x
+ * (1/8 + 7/8 x 0.15) = 308.16 ms.  With full recomputation Megatron-Core
+ * refuses the overlap, and a pipeline needs virtual stages. */
+Test(terms, ep_a2a_overlap)
+{
+	struct setup s;
+	setup(&s, "mixtral-8x7b", 8, NULL, "tp=1,dp=8,ep=8,mbs=1,gbs=16,zero=1");
+	s.o.b.moe_a2a_overlap = 1;
+	s.k.ep_overlap_exposed = 0.15;
+	expect_rel(predict(&s).time.ep_comm, 0.30064771072 * 0.575, 1e-9, "m = 2");
+	s.l.gbs = 64;
+	expect_rel(predict(&s).time.ep_comm, 4 * 0.30064771072 * (1.0 / 8 + 7.0 / 8 * 0.15), 1e-9,
+		   "m = 8");
+	s.l.recompute = RECOMPUTE_FULL;
+	expect_rel(predict(&s).time.ep_comm, 4 * 0.30064771072, 1e-9, "full recomputation: none");
+	setup(&s, "mixtral-8x7b", 8, NULL, "tp=1,pp=2,dp=4,ep=4,mbs=1,gbs=16,zero=1");
+	s.o.b.moe_a2a_overlap = 1;
+	cr_expect_not(train_opts_moe_a2a_overlap(&s.o, &s.l), "pp without vp");
+}
+
+/* Where the all-to-alls outlast the compute under them (NVLink at 1 and
+ * 0.5 GB/s), what stays exposed is the communication less that compute:
+ * between two link speeds the compute cancels, and the exposed time
+ * grows as much as without the overlap. */
+Test(terms, ep_a2a_overlap_past_the_compute)
+{
+	struct setup s;
+	double off1, off2, on1, on2;
+	setup(&s, "mixtral-8x7b", 8, NULL, "tp=1,dp=8,ep=8,mbs=1,gbs=64,zero=1");
+	s.c.nvlink = (struct link){ LINK_NVSWITCH, 2.0, 0.0, 0.5 };
+	off1 = predict(&s).time.ep_comm;
+	s.o.b.moe_a2a_overlap = 1;
+	on1 = predict(&s).time.ep_comm;
+	s.c.nvlink = (struct link){ LINK_NVSWITCH, 1.0, 0.0, 0.5 };
+	on2 = predict(&s).time.ep_comm;
+	s.o.b.moe_a2a_overlap = 0;
+	off2 = predict(&s).time.ep_comm;
+	cr_expect_lt(on1, off1);
+	expect_rel(on2 - on1, off2 - off1, 1e-9, "slope 1 past the compute");
+}
+
+/* Megatron's --moe-shared-expert-overlap: the shared experts' fc1 under
+ * the dispatch and fc2 under the combine.  On a link fast enough that
+ * both all-to-alls are shorter than the GEMMs over them, the forward's
+ * all-to-alls vanish and the backward's two stay: half the EP time. */
+Test(terms, shared_experts_under_the_dispatch)
+{
+	struct setup s;
+	double off;
+	setup(&s, "deepseek-v2", 8, NULL, "tp=1,dp=8,ep=8,mbs=1,gbs=16,zero=1");
+	s.c.nvlink = (struct link){ LINK_NVSWITCH, 100000.0, 0.0, 1.0 };
+	off = predict(&s).time.ep_comm;
+	s.o.b.moe_shared_overlap = 1;
+	cr_assert_gt(off, 0);
+	expect_rel(predict(&s).time.ep_comm, off / 2, 1e-9, "the forward's hidden");
+}
+
 /* ---- context parallelism ------------------------------------------------------
  * Ring attention over cp 2: K and V of the local 2048 tokens, 2 x 2 B x
  * 2048 x 8 heads x 128 = 8,388,608 B a step; forward c-1 steps hidden

@@ -128,6 +128,39 @@ int precision_bytes(enum precision p)
 	return 2;
 }
 
+int precision_parse_recipe(const char *s, enum precision *out, const char **note)
+{
+	static const char *const fp8[] = { "fp8cs", "fp8mx", "mxfp8", "fp8delayed", "fp8ds",
+					   "fp8tensorwise", "fp8blockwise", "fp8sc", "fp8subchannel",
+					   "fp8hybrid", "fp8e4m3", "fp8currentscaling", "fp8blockscaling" };
+	char k[32];
+	size_t n = 0;
+	*note = NULL;
+	if (!s)
+		return -1;
+	if (precision_parse(s, out) == 0)
+		return 0;
+	for (; *s && n < sizeof k - 1; s++)
+		if (isalnum((unsigned char)*s))
+			k[n++] = (char)tolower((unsigned char)*s);
+	k[n] = '\0';
+	if (*s)
+		return -1;
+	if (precision_parse(k, out) == 0) /* "BF-16", "fp8 " */
+		return 0;
+	for (size_t i = 0; i < sizeof fp8 / sizeof fp8[0]; i++)
+		if (!strcmp(k, fp8[i])) {
+			*out = PREC_FP8;
+			return 0;
+		}
+	if (!strcmp(k, "nvfp4") || !strcmp(k, "fp4") || !strcmp(k, "mxfp4")) {
+		*out = PREC_FP8;
+		*note = "NVFP4 priced at the fp8 rate (pplan's GPU table has no fp4 rate): an upper bound on the time";
+		return 0;
+	}
+	return -1;
+}
+
 const struct gpu_spec *gpu_table(int *n)
 {
 	*n = (int)(sizeof gpus / sizeof gpus[0]);

@@ -22,6 +22,13 @@ enum precision {
 const char *precision_name(enum precision p);
 /* Returns 0 and sets *out for "bf16", "fp16", "fp8"; -1 otherwise. */
 int precision_parse(const char *s, enum precision *out);
+/* precision_parse, and the names of the low-precision recipes as the
+ * frameworks and their tables write them: FP8 current, delayed,
+ * tensor-wise, block-wise and sub-channel scaling and MXFP8 ("fp8-cs",
+ * "FP8-MX", "mxfp8", ...) are fp8; NVFP4 ("nvfp4", "fp4") is priced at
+ * the fp8 rate, which the GPU table has, and *note says so (NULL for the
+ * plain names). */
+int precision_parse_recipe(const char *s, enum precision *out, const char **note);
 /* Bytes of one element stored in precision p (fp8 1, bf16/fp16 2, fp32 4). */
 int precision_bytes(enum precision p);
 

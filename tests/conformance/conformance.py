@@ -240,6 +240,11 @@ def check_megatron(path, gpus, asked, pred):
               and cfg.recompute_num_layers == asked["recompute_layers"],
               f"recompute {cfg.recompute_granularity}/{cfg.recompute_method}/"
               f"{cfg.recompute_num_layers}, asked block of {asked['recompute_layers']}")
+    if "--moe-a2a-overlap=on" in asked.get("switches", []):
+        check(cfg.overlap_moe_expert_parallel_comm and cfg.delay_wgrad_compute,
+              "the 1F1B A2A overlap asked is not in the config")
+    if "--moe-shared-expert-overlap=on" in asked.get("switches", []):
+        check(cfg.moe_shared_expert_overlap, "the shared-expert overlap asked is not in the config")
     if "offload_layers" in asked:
         check(cfg.cpu_offloading and cfg.cpu_offloading_num_layers == asked["offload_layers"],
               f"cpu offloading {cfg.cpu_offloading}/{cfg.cpu_offloading_num_layers}, "
@@ -283,8 +288,9 @@ def main(d):
     cases = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".case"))
     skipped = 0
     for c in cases:
-        model, gpus, layout = open(os.path.join(d, c + ".case")).read().split()
+        model, gpus, layout, *extra = open(os.path.join(d, c + ".case")).read().split()
         asked = layout_of(layout)
+        asked["switches"] = extra
         pred = json.load(open(os.path.join(d, c + ".json")))["model"]
         for fw, ext, fn in CHECKS:
             path = os.path.join(d, f"{c}.{ext}")

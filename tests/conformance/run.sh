@@ -20,11 +20,12 @@ n=0
 # parallelism, MLA, models torchtitan has no config for, and Hugging Face
 # config.json files (tests/fixtures/hf), which must find the same configs.
 HF=${PPLAN_SOURCE_DIR:-$HERE/../..}/tests/fixtures/hf
-while read -r model gpus layout; do
+while read -r model gpus layout extra; do
 	n=$((n + 1))
-	echo "$model $gpus $layout" >"$tmp/$n.case"
+	echo "$model $gpus $layout $extra" >"$tmp/$n.case"
 	for fmt in torchtitan megatron; do
-		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --emit $fmt \
+		# shellcheck disable=SC2086 # extra: a switch and its value
+		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $extra --emit $fmt \
 			>"$tmp/$n.$fmt.sh" 2>&1 || { echo "pplan --emit $fmt failed for $model $layout"; cat "$tmp/$n.$fmt.sh"; exit 1; }
 	done
 	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --json "$tmp/$n.json" >/dev/null 2>&1 || exit 1
@@ -39,6 +40,8 @@ llama3-70b 512 tp=8,pp=2,dp=32,vp=8,gbs=512,mbs=1,zero=1
 llama3-70b 64 pp=4,vp=5,dp=16,gbs=128,mbs=1,recompute_layers=2
 llama3-8b 8 dp=8,gbs=64,mbs=1,offload_layers=8
 qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=256,mbs=1
+qwen3-30b-a3b 16 pp=2,vp=2,dp=8,ep=8,gbs=256,mbs=1 --moe-a2a-overlap=on
+deepseek-v2 64 dp=64,ep=16,gbs=256,mbs=1 --moe-shared-expert-overlap=on
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
 gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
