@@ -113,6 +113,29 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 			fprintf(f, ", %d of %d layers MoE", model_moe_layers(m), m->layers);
 		fputc('\n', f);
 	}
+	if (model_is_hybrid(m)) {
+		int n = (int)strlen(m->mixers), cnt[5] = { 0 };
+		for (int i = 0; i < n; i++) {
+			cnt[0] += m->mixers[i] == 'A';
+			cnt[1] += m->mixers[i] == 'M';
+			cnt[2] += m->mixers[i] == 'G';
+			cnt[3] += m->ffns[i] == 'D';
+			cnt[4] += m->ffns[i] == 'E';
+		}
+		fprintf(f, "# hybrid    mixers: %d attention", cnt[0]);
+		if (cnt[1])
+			fprintf(f, ", %d Mamba-2 (%ld heads of %ld, state %ld)", cnt[1],
+				m->mamba_heads, m->mamba_head_dim, m->mamba_state);
+		if (cnt[2])
+			fprintf(f, ", %d Gated DeltaNet (%ld key and %ld value heads of %ld and %ld)",
+				cnt[2], m->gdn_k_heads, m->gdn_v_heads, m->gdn_k_dim, m->gdn_v_dim);
+		if (n - cnt[0] - cnt[1] - cnt[2])
+			fprintf(f, ", %d layers without", n - cnt[0] - cnt[1] - cnt[2]);
+		fprintf(f, "; FFNs: %d MLP, %d MoE", cnt[3], cnt[4]);
+		if (n - cnt[3] - cnt[4])
+			fprintf(f, ", %d layers without", n - cnt[3] - cnt[4]);
+		fprintf(f, "; the scans priced at the attention kernels' rate, fitted on no hybrid run (sim/MODEL.md 4.6)\n");
+	}
 	if (model_is_mla(m))
 		fprintf(f, "# attention multi-head latent: q rank %ld, kv rank %ld, head %ld + %ld rope, v %ld\n",
 			m->q_lora_rank, m->kv_lora_rank, m->qk_nope_dim, m->qk_rope_dim, m->v_head_dim);

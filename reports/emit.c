@@ -70,6 +70,8 @@ static long microbatches(const struct layout *l)
 
 /* ---- Megatron-LM ------------------------------------------------------------ */
 
+static int gdn_attention_every(const struct model_spec *m);
+
 static void megatron_notes(const struct emit_input *in, struct notes *n)
 {
 	const struct layout *l = in->l;
@@ -90,10 +92,12 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
 	if (in->m->attn_sinks || in->m->attn_bias || in->m->mlp_bias || in->m->moe_bias)
 		note(n, "the model's attention sinks and attention, MLP or expert biases have no argument here (pplan priced them): these arguments define the model without them");
-	if (in->m->shared_gate)
-		note(n, "the shared expert's sigmoid gate (Qwen2-MoE) has no Megatron-LM argument: these arguments leave it out");
 	if (in->m->mlp == MLP_RELU)
 		note(n, "Megatron-LM has no ReLU switch (its default is GeLU, the same FLOPs and memory): the activation needs a custom layer spec");
+	if (strchr(in->m->mixers, 'M') || strchr(in->m->mixers, '-'))
+		note(n, "a hybrid stack of one-block layers (Nemotron-H): Megatron-LM trains it with pretrain_mamba.py, which takes these arguments and --hybrid-override-pattern");
+	if (strchr(in->m->mixers, 'G') && !gdn_attention_every(in->m))
+		note(n, "the Gated DeltaNet layers are not placed every N-th: --linear-attention-freq takes the list of layer kinds in Python syntax, which these arguments leave out");
 	if (in->m->alibi)
 		note(n, "the model's positions are ALiBi, which Megatron-Core does not have (BLOOM trained with Megatron-DeepSpeed): these arguments leave Megatron's learned absolute positions");
 }
@@ -211,6 +215,10 @@ static void megatron_position_args(FILE *f, const struct model_spec *m, const ch
 	}
 	if (m->alibi)
 		return;
+	if (strchr(m->mixers, 'M')) { /* Nemotron-H: the Mamba-2 layers order the tokens */
+		fprintf(f, "%s--position-embedding-type none\n", pre);
+		return;
+	}
 	fprintf(f, "%s--position-embedding-type rope --rotary-base %.0f\n", pre,
 		m->rope_theta > 0 ? m->rope_theta : 10000.0);
 	if (m->rope_percent > 0 && m->rope_percent < 1)
@@ -221,6 +229,48 @@ static void megatron_position_args(FILE *f, const struct model_spec *m, const ch
 	else if (strcmp(m->rope_scaling, "yarn") == 0)
 		fprintf(f, "%s--rope-type yarn --rotary-scaling-factor %g\n", pre,
 			m->rope_factor > 0 ? m->rope_factor : 1.0);
+}
+
+/* Every full_attention-th layer attention, the others Gated DeltaNet
+ * (Megatron-Core's --linear-attention-freq N); 0 when the mixers are
+ * not so placed. */
+static int gdn_attention_every(const struct model_spec *m)
+{
+	int n = (int)strlen(m->mixers), every = 0;
+	for (int i = 0; i < n && !every; i++)
+		if (m->mixers[i] == 'A')
+			every = i + 1;
+	for (int i = 0; every && i < n; i++)
+		if ((m->mixers[i] == 'A') != ((i + 1) % every == 0) ||
+		    (m->mixers[i] != 'A' && m->mixers[i] != 'G'))
+			return 0;
+	return every;
+}
+
+/* A hybrid stack's arguments: Nemotron-H's one-block layers as
+ * Megatron's --hybrid-override-pattern (M Mamba-2, * attention, - MLP,
+ * E MoE) with the Mamba-2 widths (pretrain_mamba.py trains it); Gated
+ * DeltaNet mixers as Megatron-Core's experimental attention variant. */
+static void megatron_hybrid_args(FILE *f, const struct model_spec *m, const char *pre)
+{
+	int n = (int)strlen(m->mixers), every;
+	if (strchr(m->mixers, 'M') || strchr(m->mixers, '-')) {
+		char pat[MODEL_MAX_PATTERN + 1];
+		for (int i = 0; i < n; i++)
+			pat[i] = m->mixers[i] == 'M' ? 'M' : m->mixers[i] == 'A' ? '*'
+				 : m->ffns[i] == 'E' ? 'E' : '-';
+		pat[n] = '\0';
+		fprintf(f, "%s--hybrid-override-pattern %s\n", pre, pat);
+		if (strchr(m->mixers, 'M'))
+			fprintf(f, "%s--mamba-num-heads %ld --mamba-head-dim %ld --mamba-num-groups %ld --mamba-state-dim %ld\n",
+				pre, m->mamba_heads, m->mamba_head_dim, m->mamba_groups, m->mamba_state);
+	}
+	if (strchr(m->mixers, 'G') && (every = gdn_attention_every(m)) > 0)
+		fprintf(f, "%s--experimental-attention-variant gated_delta_net --linear-attention-freq %d --linear-num-key-heads %ld --linear-num-value-heads %ld --linear-key-head-dim %ld --linear-value-head-dim %ld --linear-conv-kernel-dim %ld\n",
+			pre, every, m->gdn_k_heads, m->gdn_v_heads, m->gdn_k_dim, m->gdn_v_dim,
+			m->gdn_conv);
+	if (m->attn_out_gate)
+		fprintf(f, "%s--attention-output-gate\n", pre);
 }
 
 static void megatron_model_args(FILE *f, const struct model_spec *m,
@@ -238,6 +288,8 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 	/* the tokenizer sets the vocabulary; --vocab-size says which (it is
 	 * what Megatron's NullTokenizer takes, and pplan reads it back) */
 	fprintf(f, "%s--vocab-size %ld\n", pre, m->vocab);
+	if (model_is_hybrid(m))
+		megatron_hybrid_args(f, m, pre);
 	fprintf(f, "%s--max-position-embeddings %ld\n", pre,
 		m->pos_embedding > o->seq ? m->pos_embedding : o->seq);
 	megatron_position_args(f, m, pre);
@@ -284,7 +336,11 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 		if (m->shared_experts > 0)
 			fprintf(f, "%s--moe-shared-expert-intermediate-size %ld\n", pre,
 				(long)m->shared_experts * model_shared_ffn(m));
-		if (moe < m->layers && m->moe_every <= 1)
+		if (m->shared_experts > 0 && m->shared_gate) /* Qwen2-MoE, Qwen3-Next */
+			fprintf(f, "%s--moe-shared-expert-gate\n", pre);
+		if (strchr(m->mixers, 'M') || strchr(m->mixers, '-'))
+			; /* the hybrid pattern places them */
+		else if (moe < m->layers && m->moe_every <= 1)
 			fprintf(f, "%s--moe-layer-freq \"([0]*%d+[1]*%d)\"\n", pre,
 				m->dense_layers, moe);
 		else if (m->moe_every > 1)

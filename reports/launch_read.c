@@ -1,7 +1,7 @@
 /*
- * launch_read.c: launch configurations read back (launch_read.h).  The
- * flag and key names and the defaults are the frameworks' own:
- * Megatron-LM's megatron/training/arguments.py, torchtitan 0.3's
+ * launch_read.c: launch configurations read back (launch_read.h), Megatron-LM's
+ * arguments in launch_megatron.c.  The flag and key names and the defaults are
+ * the frameworks' own: Megatron-LM's megatron/training/arguments.py, torchtitan 0.3's
  * config/configs.py and distributed/pipeline_parallel.py (the stage
  * count), NeMo 2.0's recipes and MegatronStrategy, DeepSpeed's config
  * reference.  The shell-word splitter knows quotes, backslashes, comments
@@ -19,17 +19,11 @@
 #include <sys/stat.h>
 
 #include "jsonio.h"
+#include "launch_read_internal.h"
 
 #define LAUNCH_MAX_BYTES (4L << 20)
 
 /* ---- words ------------------------------------------------------------------- */
-
-struct words {
-	char *buf;        /* the words, each NUL-terminated */
-	size_t *start;    /* where each begins in buf */
-	unsigned char *var; /* the word has an unquoted or double-quoted '$' */
-	size_t n, cap;
-};
 
 static void words_free(struct words *w)
 {
@@ -38,7 +32,7 @@ static void words_free(struct words *w)
 	free(w->var);
 }
 
-static const char *word(const struct words *w, size_t i)
+const char *lr_word(const struct words *w, size_t i)
 {
 	return w->buf + w->start[i];
 }
@@ -133,14 +127,7 @@ static enum pplan_status split_words(const char *text, const char *where,
 
 /* ---- values ------------------------------------------------------------------- */
 
-struct reader {
-	const char *where;
-	struct launch_job *out;
-	struct perr *e;
-};
-
-static void say(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct reader *r, const char *fmt, ...)
+void lr_say(struct reader *r, const char *fmt, ...)
 {
 	struct launch_job *o = r->out;
 	va_list ap;
@@ -151,7 +138,7 @@ static void say(struct reader *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-static enum pplan_status bad_value(struct reader *r, const char *flag, const char *v,
+enum pplan_status lr_bad_value(struct reader *r, const char *flag, const char *v,
 				   int var, const char *want)
 {
 	if (!v)
@@ -165,7 +152,7 @@ static enum pplan_status bad_value(struct reader *r, const char *flag, const cha
 			want, v);
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
+int lr_parse_long(const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	long v;
@@ -193,7 +180,7 @@ static int parse_double(const char *s, double *out)
 }
 
 /* Is v one of the '|'-separated names? */
-static int one_of(const char *v, const char *names)
+int lr_one_of(const char *v, const char *names)
 {
 	size_t n = v ? strlen(v) : 0;
 	for (const char *p = names; v && *p; p += strcspn(p, "|"), p += *p == '|')
@@ -203,16 +190,10 @@ static int one_of(const char *v, const char *names)
 }
 
 /* A flag's value: the next word, unless it is the next flag. */
-struct flag {
-	const char *name, *value;
-	int var;               /* the value is a shell expression */
-	size_t next;           /* the word after the flag and its value */
-};
-
-static struct flag flag_at(const struct words *w, size_t i, char *name, size_t len)
+struct flag lr_flag_at(const struct words *w, size_t i, char *name, size_t len)
 {
 	struct flag f = { name, NULL, 0, i + 1 };
-	const char *s = word(w, i), *eq = strchr(s, '=');
+	const char *s = lr_word(w, i), *eq = strchr(s, '=');
 	size_t k = eq ? (size_t)(eq - s) : strlen(s);
 	if (k >= len)
 		k = len - 1;
@@ -221,51 +202,51 @@ static struct flag flag_at(const struct words *w, size_t i, char *name, size_t l
 	if (eq) {
 		f.value = eq + 1;
 		f.var = w->var[i];
-	} else if (i + 1 < w->n && strncmp(word(w, i + 1), "--", 2) != 0) {
-		f.value = word(w, i + 1);
+	} else if (i + 1 < w->n && strncmp(lr_word(w, i + 1), "--", 2) != 0) {
+		f.value = lr_word(w, i + 1);
 		f.var = w->var[i + 1];
 	}
 	return f;
 }
 
-static enum pplan_status get_long(struct reader *r, const struct flag *f, long lo, long *out)
+enum pplan_status lr_get_long(struct reader *r, const struct flag *f, long lo, long *out)
 {
-	if (parse_long(f->value, lo, LAYOUT_MAX_GBS, out) != 0)
-		return bad_value(r, f->name, f->value, f->var,
+	if (lr_parse_long(f->value, lo, LAYOUT_MAX_GBS, out) != 0)
+		return lr_bad_value(r, f->name, f->value, f->var,
 				 lo > 0 ? "a positive whole number" : "a whole number of 0 or more");
 	return PPLAN_OK;
 }
 
-static enum pplan_status get_int(struct reader *r, const struct flag *f, long lo, int *out)
+enum pplan_status lr_get_int(struct reader *r, const struct flag *f, long lo, int *out)
 {
 	long v;
-	if (parse_long(f->value, lo, LAYOUT_MAX_DEGREE, &v) != 0)
-		return bad_value(r, f->name, f->value, f->var,
+	if (lr_parse_long(f->value, lo, LAYOUT_MAX_DEGREE, &v) != 0)
+		return lr_bad_value(r, f->name, f->value, f->var,
 				 lo > 0 ? "a positive whole number" : "a whole number of 0 or more");
 	*out = (int)v;
 	return PPLAN_OK;
 }
 
-static enum pplan_status get_double(struct reader *r, const struct flag *f, double *out)
+enum pplan_status lr_get_double(struct reader *r, const struct flag *f, double *out)
 {
 	if (parse_double(f->value, out) != 0)
-		return bad_value(r, f->name, f->value, f->var, "a number");
+		return lr_bad_value(r, f->name, f->value, f->var, "a number");
 	return PPLAN_OK;
 }
 
 /* torchrun's (and the launchers') world: --nnodes and --nproc-per-node. */
-static enum pplan_status launcher_flag(struct reader *r, const struct flag *f, int *used)
+enum pplan_status lr_launcher_flag(struct reader *r, const struct flag *f, int *used)
 {
 	long v;
 	*used = 1;
 	if (!strcmp(f->name, "--nnodes")) {
-		if (parse_long(f->value, 1, LAYOUT_MAX_DEGREE, &v) != 0)
-			return bad_value(r, f->name, f->value, f->var,
+		if (lr_parse_long(f->value, 1, LAYOUT_MAX_DEGREE, &v) != 0)
+			return lr_bad_value(r, f->name, f->value, f->var,
 					 "a number of nodes (pplan prices a fixed size, not a range)");
 		r->out->nodes = v;
 	} else if (!strcmp(f->name, "--nproc-per-node") || !strcmp(f->name, "--nproc_per_node")) {
-		if (parse_long(f->value, 1, 1024, &v) != 0)
-			return bad_value(r, f->name, f->value, f->var, "a number of processes per node");
+		if (lr_parse_long(f->value, 1, 1024, &v) != 0)
+			return lr_bad_value(r, f->name, f->value, f->var, "a number of processes per node");
 		r->out->gpus_per_node = v;
 	} else {
 		*used = 0;
@@ -275,7 +256,7 @@ static enum pplan_status launcher_flag(struct reader *r, const struct flag *f, i
 
 /* ---- the model a file names, against --model ------------------------------------ */
 
-static enum pplan_status same_shape(struct reader *r, const struct model_spec *file,
+enum pplan_status lr_same_shape(struct reader *r, const struct model_spec *file,
 				    const struct model_spec *given)
 {
 	const struct { const char *what; long a, b; } k[] = {
@@ -298,7 +279,7 @@ static enum pplan_status named_model(struct reader *r, const char *zoo, const ch
 {
 	const struct model_spec *z = zoo ? model_find(zoo) : NULL;
 	if (z && given) {
-		enum pplan_status st = same_shape(r, z, given);
+		enum pplan_status st = lr_same_shape(r, z, given);
 		if (st != PPLAN_OK)
 			return st;
 	}
@@ -315,422 +296,6 @@ static enum pplan_status named_model(struct reader *r, const char *zoo, const ch
 	snprintf(r->out->model_note, sizeof r->out->model_note, "the zoo model %s, which %s names",
 		 z->name, config);
 	return PPLAN_OK;
-}
-
-/* ---- Megatron-LM --------------------------------------------------------------- */
-
-struct megatron {
-	struct model_spec m;
-	int have_layers, have_hidden, have_heads, have_vocab, have_ffn, have_kv, gqa;
-	long max_pos;
-	char pos_type[24];
-	double hidden_dropout, attn_dropout;
-	int swiglu, squared_relu, rmsnorm, fp16, bf16, fp8, dist_opt, fsdp, zb;
-	char shard[24], granularity[16], dispatcher[16], method[16];
-	long layers_per_vp;     /* --num-layers-per-virtual-pipeline-stage */
-	int recompute_layers;   /* --recompute-num-layers (1 by Megatron's default) */
-	int cpu_offloading;     /* --cpu-offloading */
-	long shared_width;      /* --moe-shared-expert-intermediate-size */
-};
-
-/* "([0]*3+[1]*58)": dense layers first; "2": every 2nd layer. */
-static enum pplan_status moe_layer_freq(struct reader *r, const struct flag *f,
-					struct model_spec *m)
-{
-	long dense, moe, every;
-	char tail;
-	if (parse_long(f->value, 1, MODEL_MAX_COUNT, &every) == 0) {
-		m->moe_every = (int)every;
-		return PPLAN_OK;
-	}
-	if (f->value && sscanf(f->value, "([0]*%ld+[1]*%ld)%c", &dense, &moe, &tail) == 2 &&
-	    dense >= 0 && moe > 0 && dense <= MODEL_MAX_COUNT && moe <= MODEL_MAX_COUNT) {
-		m->dense_layers = (int)dense;
-		return PPLAN_OK;
-	}
-	return bad_value(r, f->name, f->value, f->var,
-			 "a whole number or a pattern of dense layers first, \"([0]*K+[1]*N)\"");
-}
-
-/* A flag's words up to the next flag, joined by '+' (--recompute-modules). */
-static void list_value(const struct words *w, size_t i, char *buf, size_t len, size_t *next)
-{
-	buf[0] = '\0';
-	for (; i < w->n && strncmp(word(w, i), "--", 2) != 0; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "+" : "", word(w, i));
-	*next = i;
-}
-
-static enum pplan_status megatron_model_flag(struct reader *r, struct megatron *g,
-					     const struct flag *f, int *used)
-{
-	struct model_spec *m = &g->m;
-	const char *n = f->name;
-	*used = 1;
-#define L(flag, dst, lo) if (!strcmp(n, flag)) return get_long(r, f, lo, &(dst))
-#define I(flag, dst, lo) if (!strcmp(n, flag)) return get_int(r, f, lo, &(dst))
-#define D(flag, dst) if (!strcmp(n, flag)) return get_double(r, f, &(dst))
-#define B(flag, dst) if (!strcmp(n, flag)) { (dst) = 1; return PPLAN_OK; }
-	if (!strcmp(n, "--num-layers")) { g->have_layers = 1; return get_int(r, f, 1, &m->layers); }
-	if (!strcmp(n, "--hidden-size")) { g->have_hidden = 1; return get_long(r, f, 1, &m->hidden); }
-	if (!strcmp(n, "--num-attention-heads")) { g->have_heads = 1; return get_int(r, f, 1, &m->heads); }
-	if (!strcmp(n, "--ffn-hidden-size")) { g->have_ffn = 1; return get_long(r, f, 1, &m->ffn); }
-	if (!strcmp(n, "--num-query-groups")) { g->have_kv = 1; return get_int(r, f, 1, &m->kv_heads); }
-	if (!strcmp(n, "--vocab-size")) { g->have_vocab = 1; return get_long(r, f, 1, &m->vocab); }
-	L("--kv-channels", m->head_dim, 1);
-	L("--max-position-embeddings", g->max_pos, 1);
-	D("--rotary-base", m->rope_theta);
-	D("--rotary-percent", m->rope_percent);
-	D("--norm-epsilon", m->norm_eps);
-	D("--hidden-dropout", g->hidden_dropout);
-	D("--attention-dropout", g->attn_dropout);
-	L("--kv-lora-rank", m->kv_lora_rank, 1);
-	L("--q-lora-rank", m->q_lora_rank, 1);
-	L("--qk-head-dim", m->qk_nope_dim, 1);
-	L("--qk-pos-emb-head-dim", m->qk_rope_dim, 1);
-	L("--v-head-dim", m->v_head_dim, 1);
-	I("--num-experts", m->num_experts, 1);
-	I("--moe-router-topk", m->top_k, 1);
-	L("--moe-ffn-hidden-size", m->moe_ffn, 1);
-	L("--moe-shared-expert-intermediate-size", g->shared_width, 1);
-	B("--group-query-attention", g->gqa);
-	B("--swiglu", g->swiglu);
-	B("--squared-relu", g->squared_relu);
-	B("--add-qkv-bias", m->qkv_bias);
-	B("--qk-layernorm", m->qk_norm);
-	if (!strcmp(n, "--moe-layer-freq"))
-		return moe_layer_freq(r, f, m);
-	if (!strcmp(n, "--rope-scaling-factor") || !strcmp(n, "--rotary-scaling-factor"))
-		return get_double(r, f, &m->rope_factor);
-	if (!strcmp(n, "--use-rope-scaling")) {
-		snprintf(m->rope_scaling, sizeof m->rope_scaling, "llama3");
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--rope-type")) {
-		if (!one_of(f->value, "rope|yarn"))
-			return bad_value(r, n, f->value, f->var, "rope or yarn");
-		if (!strcmp(f->value, "yarn"))
-			snprintf(m->rope_scaling, sizeof m->rope_scaling, "yarn");
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--position-embedding-type")) {
-		if (!one_of(f->value, "rope|learned_absolute|yarn|none"))
-			return bad_value(r, n, f->value, f->var, "rope, yarn, learned_absolute or none");
-		snprintf(g->pos_type, sizeof g->pos_type, "%s", f->value);
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--normalization")) {
-		if (!one_of(f->value, "RMSNorm|LayerNorm"))
-			return bad_value(r, n, f->value, f->var, "LayerNorm or RMSNorm");
-		g->rmsnorm = !strcmp(f->value, "RMSNorm");
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--untie-embeddings-and-output-weights")) {
-		m->tied_embeddings = 0;
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--disable-bias-linear")) {
-		m->linear_bias = 0;
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--moe-token-dispatcher-type")) {
-		if (!one_of(f->value, "alltoall|flex|allgather|alltoall_seq"))
-			return bad_value(r, n, f->value, f->var, "alltoall, allgather or flex");
-		snprintf(g->dispatcher, sizeof g->dispatcher, "%s", f->value);
-		return PPLAN_OK;
-	}
-	*used = 0;
-	return PPLAN_OK;
-#undef L
-#undef I
-#undef D
-#undef B
-}
-
-static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron *g,
-					      const struct words *w, size_t i,
-					      const struct flag *f, size_t *next)
-{
-	struct launch_job *o = r->out;
-	struct layout *l = &o->l;
-	const char *n = f->name;
-	char list[256], bad[64];
-	struct { const char *flag; int *dst; unsigned key; long lo; } ints[] = {
-		{ "--tensor-model-parallel-size", &l->tp, LK_TP, 1 },
-		{ "--pipeline-model-parallel-size", &l->pp, LK_PP, 1 },
-		{ "--context-parallel-size", &l->cp, LK_CP, 1 },
-		{ "--expert-model-parallel-size", &l->ep, LK_EP, 1 },
-		{ "--expert-tensor-parallel-size", &l->etp, LK_ETP, 1 },
-		{ "--num-virtual-stages-per-pipeline-rank", &l->vp, LK_VP, 1 },
-		{ "--decoder-first-pipeline-num-layers", &l->pp_first, LK_PP_FIRST, 1 },
-		{ "--decoder-last-pipeline-num-layers", &l->pp_last, LK_PP_LAST, 1 },
-		{ "--micro-batch-size", &l->mbs, LK_MBS, 1 },
-	};
-	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
-		if (!strcmp(n, ints[k].flag)) {
-			o->set |= ints[k].key;
-			return get_int(r, f, ints[k].lo, ints[k].dst);
-		}
-	if (!strcmp(n, "--global-batch-size")) {
-		o->set |= LK_GBS;
-		return get_long(r, f, 1, &l->gbs);
-	}
-	if (!strcmp(n, "--seq-length"))
-		return get_long(r, f, 1, &o->seq);
-	if (!strcmp(n, "--num-layers-per-virtual-pipeline-stage"))
-		return get_long(r, f, 1, &g->layers_per_vp);
-	if (!strcmp(n, "--sequence-parallel"))
-		return l->sp = 1, PPLAN_OK;
-	if (!strcmp(n, "--account-for-embedding-in-pipeline-split"))
-		return l->pp_embed = 1, o->set |= LK_PP_EMBED, PPLAN_OK;
-	if (!strcmp(n, "--account-for-loss-in-pipeline-split"))
-		return l->pp_loss = 1, o->set |= LK_PP_LOSS, PPLAN_OK;
-	if (!strcmp(n, "--recompute-granularity")) {
-		if (!one_of(f->value, "selective|full"))
-			return bad_value(r, n, f->value, f->var, "selective or full");
-		snprintf(g->granularity, sizeof g->granularity, "%s", f->value);
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--recompute-method")) {
-		if (!one_of(f->value, "uniform|block"))
-			return bad_value(r, n, f->value, f->var, "uniform or block");
-		snprintf(g->method, sizeof g->method, "%s", f->value);
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--recompute-num-layers"))
-		return get_int(r, f, 1, &g->recompute_layers);
-	if (!strcmp(n, "--cpu-offloading"))
-		return g->cpu_offloading = 1, PPLAN_OK;
-	if (!strcmp(n, "--cpu-offloading-num-layers")) {
-		o->set |= LK_OFFLOAD_LAYERS;
-		return get_int(r, f, 1, &l->offload_layers);
-	}
-	if (!strcmp(n, "--recompute-modules") || !strcmp(n, "--offload-modules")) {
-		int rec = !strcmp(n, "--recompute-modules");
-		list_value(w, i + 1, list, sizeof list, next);
-		if ((rec ? recompute_modules_parse(list, &l->recompute_modules, bad, sizeof bad)
-			 : offload_modules_parse(list, &l->offload_modules, bad, sizeof bad)) != 0)
-			return perr_set(r->e, PPLAN_EINPUT, "%s: %s does not know the module '%s'",
-					r->where, n, bad);
-		o->set |= rec ? LK_RECOMPUTE_MODULES : LK_OFFLOAD;
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--data-parallel-sharding-strategy")) {
-		if (!f->value)
-			return bad_value(r, n, f->value, f->var, "a sharding strategy");
-		snprintf(g->shard, sizeof g->shard, "%s", f->value);
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--use-distributed-optimizer"))
-		return g->dist_opt = 1, PPLAN_OK;
-	if (!strcmp(n, "--optimizer-cpu-offload"))
-		return l->optimizer_offload = 1, o->set |= LK_OPTIMIZER_OFFLOAD, PPLAN_OK;
-	if (!strcmp(n, "--optimizer-offload-fraction")) {
-		char *end;
-		double v = f->value ? strtod(f->value, &end) : 0;
-		if (!f->value || *end || v != 1.0)
-			return bad_value(r, n, f->value, f->var,
-					 "1.0 (pplan prices the whole optimizer offloaded)");
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--use-megatron-fsdp") || !strcmp(n, "--use-custom-fsdp"))
-		return g->fsdp = 1, PPLAN_OK;
-	if (!strcmp(n, "--overlap-grad-reduce"))
-		return o->switches.overlap_grad_reduce = 1, PPLAN_OK;
-	if (!strcmp(n, "--overlap-param-gather"))
-		return o->switches.overlap_param_gather = 1, PPLAN_OK;
-	if (!strcmp(n, "--tp-comm-overlap"))
-		return o->switches.tp_overlap = FW_TPO_PIPELINED, PPLAN_OK;
-	if (!strcmp(n, "--overlap-moe-expert-parallel-comm"))
-		return o->switches.moe_a2a_overlap = 1, PPLAN_OK;
-	if (!strcmp(n, "--moe-shared-expert-overlap"))
-		return o->switches.moe_shared_overlap = 1, PPLAN_OK;
-	if (!strcmp(n, "--grad-reduce-in-bf16"))
-		return o->switches.grad_bytes = 2, PPLAN_OK;
-	if (!strcmp(n, "--use-tp-pp-dp-mapping"))
-		return snprintf(o->order, sizeof o->order, "tp-cp-pp-dp"), PPLAN_OK;
-	if (!strcmp(n, "--enable-zero-bubble"))
-		return g->zb = 1, PPLAN_OK;
-	if (!strcmp(n, "--attention-backend")) {
-		if (f->value && !strcmp(f->value, "unfused"))
-			o->switches.flash = 0;
-		return PPLAN_OK;
-	}
-	if (!strcmp(n, "--bf16"))
-		return g->bf16 = 1, PPLAN_OK;
-	if (!strcmp(n, "--fp16"))
-		return g->fp16 = 1, PPLAN_OK;
-	if (!strcmp(n, "--fp8-format"))
-		return g->fp8 = 1, PPLAN_OK;
-	return PPLAN_OK;
-}
-
-/* What Megatron-LM does with what the arguments leave out. */
-static void megatron_model_defaults(struct megatron *g, long seq)
-{
-	struct model_spec *m = &g->m;
-	if (!g->have_kv || !g->gqa)
-		m->kv_heads = m->heads;
-	if (!g->have_ffn)
-		m->ffn = g->swiglu ? (4 * m->hidden * 2 / 3) / 64 * 64 : 4 * m->hidden;
-	if (!m->head_dim && m->heads > 0)
-		m->head_dim = m->hidden / m->heads;
-	m->mlp = g->swiglu ? MLP_SWIGLU : g->squared_relu ? MLP_SQUARED_RELU : MLP_GELU;
-	m->norm = g->rmsnorm ? NORM_RMSNORM : NORM_LAYERNORM;
-	m->seq = seq;
-	m->pos_embedding = !strcmp(g->pos_type, "learned_absolute")
-				   ? (g->max_pos > 0 ? g->max_pos : seq) : 0;
-	if (!strcmp(g->pos_type, "yarn"))
-		snprintf(m->rope_scaling, sizeof m->rope_scaling, "yarn");
-	m->no_dropout = g->hidden_dropout == 0 && g->attn_dropout == 0;
-	if (m->num_experts > 0 && !m->top_k)
-		m->top_k = 2;
-	if (m->num_experts > 0 && g->shared_width > 0) {
-		m->shared_experts = 1;
-		m->shared_ffn = g->shared_width;
-	}
-	if (!model_is_mla(m))
-		m->q_lora_rank = m->qk_nope_dim = m->qk_rope_dim = m->v_head_dim = 0;
-}
-
-static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
-					 const struct model_spec *given)
-{
-	struct launch_job *o = r->out;
-	struct layout *l = &o->l;
-	enum pplan_status st;
-
-	if (!o->seq)
-		return perr_set(r->e, PPLAN_EINPUT,
-				"%s: no --seq-length: Megatron-LM needs one, and pplan prices the sequence it names",
-				r->where);
-	if (!g->bf16 && !g->fp16)
-		return perr_set(r->e, PPLAN_EINPUT,
-				"%s: neither --bf16 nor --fp16: Megatron-LM then trains in fp32, which pplan does not price on GPUs",
-				r->where);
-	snprintf(o->precision, sizeof o->precision, "%s",
-		 g->fp8 ? "fp8" : g->fp16 ? "fp16" : "bf16");
-	/* the layout */
-	if (l->sp && l->tp == 1)
-		l->sp = 0; /* Megatron-LM turns it off with a warning */
-	o->set |= LK_SP | LK_RECOMPUTE | LK_SCHEDULE;
-	if (g->layers_per_vp > 0 && !(o->set & LK_VP)) {
-		long per_stage = g->have_layers ? g->m.layers / l->pp : 0;
-		if (given && !g->have_layers)
-			per_stage = given->layers / l->pp;
-		if (per_stage <= 0 || per_stage % g->layers_per_vp != 0)
-			return perr_set(r->e, PPLAN_EINPUT,
-					"%s: --num-layers-per-virtual-pipeline-stage %ld does not divide the %ld layers of a pipeline stage",
-					r->where, g->layers_per_vp, per_stage);
-		l->vp = (int)(per_stage / g->layers_per_vp);
-		o->set |= LK_VP;
-	}
-	l->schedule = l->pp > 1 && l->vp > 1 ? SCHED_INTERLEAVED : g->zb ? SCHED_ZB_H1 : SCHED_1F1B;
-	if (!strcmp(g->granularity, "selective"))
-		l->recompute = RECOMPUTE_SELECTIVE;
-	else if (!strcmp(g->granularity, "full"))
-		l->recompute = RECOMPUTE_FULL;
-	/* The block method recomputes N layers of each chunk; the uniform
-	 * one all of them, N to a checkpoint (priced as one to a checkpoint:
-	 * the same time, a little more memory for N > 1). */
-	if (l->recompute == RECOMPUTE_FULL && !strcmp(g->method, "block")) {
-		l->recompute_layers = g->recompute_layers > 0 ? g->recompute_layers : 1;
-		o->set |= LK_RECOMPUTE_LAYERS;
-	} else if (l->recompute == RECOMPUTE_FULL && g->recompute_layers > 1) {
-		say(r, "--recompute-method uniform --recompute-num-layers %d checkpoints %d layers at a time; pplan prices one layer to a checkpoint (the same recomputation, the input of every layer kept)",
-		    g->recompute_layers, g->recompute_layers);
-	}
-	/* Megatron-Core offloads only with --cpu-offloading. */
-	if (!g->cpu_offloading) {
-		l->offload_layers = 0;
-		o->set &= ~LK_OFFLOAD_LAYERS;
-	}
-	else if (o->set & LK_RECOMPUTE_MODULES)
-		o->set &= ~LK_RECOMPUTE_MODULES; /* Megatron ignores them without the granularity */
-	if (g->fsdp)
-		o->zero = !strcmp(g->shard, "optim_grads") ? 2 : !strcmp(g->shard, "optim") ? 1
-			  : !strcmp(g->shard, "no_shard") ? 0 : 3;
-	else
-		o->zero = g->dist_opt;
-	/* the model */
-	if (!g->have_layers && !g->have_hidden && !g->have_heads) {
-		if (!given)
-			return perr_set(r->e, PPLAN_EINPUT,
-					"%s: no --num-layers, --hidden-size or --num-attention-heads: the arguments define no model; give it with --model NAME|FILE",
-					r->where);
-		o->model = *given;
-		snprintf(o->model_note, sizeof o->model_note, "--model (the arguments define none)");
-		return PPLAN_OK;
-	}
-	if (!g->have_layers || !g->have_hidden || !g->have_heads)
-		return perr_set(r->e, PPLAN_EINPUT,
-				"%s: the model needs --num-layers, --hidden-size and --num-attention-heads; the arguments lack --%s",
-				r->where, !g->have_layers ? "num-layers" : !g->have_hidden ? "hidden-size"
-									: "num-attention-heads");
-	megatron_model_defaults(g, o->seq);
-	if (!g->have_vocab && !given)
-		return perr_set(r->e, PPLAN_EINPUT,
-				"%s: no --vocab-size: the tokenizer sets the vocabulary, which pplan cannot read; add --vocab-size N to the arguments, or give --model",
-				r->where);
-	if (given) {
-		if ((st = same_shape(r, &g->m, given)) != PPLAN_OK)
-			return st;
-		o->model = *given;
-		snprintf(o->model_note, sizeof o->model_note, "--model (its shape the arguments')");
-		return PPLAN_OK;
-	}
-	snprintf(g->m.name, sizeof g->m.name, "megatron-args");
-	if ((st = model_check(&g->m, r->where, r->e)) != PPLAN_OK)
-		return st;
-	o->model = g->m;
-	snprintf(o->model_note, sizeof o->model_note, "%s, Megatron-LM's arguments", r->where);
-	if (g->m.num_experts > 1) {
-		o->switches.moe_dispatcher = !strcmp(g->dispatcher, "flex");
-		if (strcmp(g->dispatcher, "alltoall") && strcmp(g->dispatcher, "flex"))
-			say(r, "the MoE token dispatcher is %s (Megatron-LM's default is allgather): pplan prices the all-to-all dispatcher",
-			    g->dispatcher[0] ? g->dispatcher : "not given");
-	}
-	return PPLAN_OK;
-}
-
-static enum pplan_status read_megatron(struct reader *r, const struct words *w,
-				       const struct model_spec *given)
-{
-	struct megatron g;
-	enum pplan_status st;
-	char name[64];
-
-	memset(&g, 0, sizeof g);
-	g.m.tied_embeddings = 1;
-	g.m.linear_bias = 1;
-	g.hidden_dropout = g.attn_dropout = 0.1;
-	snprintf(g.pos_type, sizeof g.pos_type, "learned_absolute");
-	r->out->switches.overlap_grad_reduce = 0;
-	r->out->switches.overlap_param_gather = 0;
-	r->out->switches.tp_overlap = FW_TPO_NONE;
-	r->out->switches.grad_bytes = 4;
-	for (size_t i = 0; i < w->n;) {
-		struct flag f;
-		size_t next;
-		int used;
-		if (strncmp(word(w, i), "--", 2) != 0) {
-			i++;
-			continue;
-		}
-		f = flag_at(w, i, name, sizeof name);
-		next = f.next;
-		for (char *c = name + 2; *c; c++) /* argparse's dashes */
-			if (*c == '_')
-				*c = '-';
-		if ((st = launcher_flag(r, &f, &used)) != PPLAN_OK)
-			return st;
-		if (!used && (st = megatron_model_flag(r, &g, &f, &used)) != PPLAN_OK)
-			return st;
-		if (!used && (st = megatron_layout_flag(r, &g, w, i, &f, &next)) != PPLAN_OK)
-			return st;
-		i = next; /* a value word that follows is not a flag and is passed over */
-	}
-	return megatron_finish(r, &g, given);
 }
 
 /* ---- torchtitan 0.3 ------------------------------------------------------------ */
@@ -768,9 +333,9 @@ static enum pplan_status titan_key(struct reader *r, struct titan *t, const stru
 	};
 	for (size_t k = 0; k < sizeof longs / sizeof longs[0]; k++)
 		if (!strcmp(n, longs[k].key)) {
-			if (parse_long(f->value, longs[k].lo, LAYOUT_MAX_GBS, longs[k].dst) != 0 ||
+			if (lr_parse_long(f->value, longs[k].lo, LAYOUT_MAX_GBS, longs[k].dst) != 0 ||
 			    (longs[k].lo < 0 && *longs[k].dst == 0))
-				return bad_value(r, f->name, f->value, f->var,
+				return lr_bad_value(r, f->name, f->value, f->var,
 						 longs[k].lo < 0 ? "a positive whole number, or -1"
 								 : "a whole number");
 			return PPLAN_OK;
@@ -778,7 +343,7 @@ static enum pplan_status titan_key(struct reader *r, struct titan *t, const stru
 	for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++)
 		if (!strcmp(n, strs[k].key)) {
 			if (!f->value || f->var)
-				return bad_value(r, f->name, f->value, f->var, "a name");
+				return lr_bad_value(r, f->name, f->value, f->var, "a name");
 			snprintf(strs[k].dst, strs[k].len, "%s", f->value);
 			return PPLAN_OK;
 		}
@@ -814,7 +379,7 @@ static enum pplan_status titan_schedule_read(struct reader *r, const struct tita
 		*s = SCHED_INTERLEAVED;
 		*single = 0;
 		if (strcmp(t->sched, "Interleaved1F1B") != 0)
-			say(r, "torchtitan's %s schedule is priced as interleaved 1F1B over the same stages (pplan's zero-bubble schedule is ZB-H1, one stage per rank)",
+			lr_say(r, "torchtitan's %s schedule is priced as interleaved 1F1B over the same stages (pplan's zero-bubble schedule is ZB-H1, one stage per rank)",
 			    t->sched);
 	} else {
 		return perr_set(r->e, PPLAN_EINPUT,
@@ -850,10 +415,10 @@ static enum pplan_status titan_pipeline(struct reader *r, const struct titan *t)
 	l->pp_embed = t->first > 0;
 	l->pp_loss = t->last > 0;
 	if (t->first > 1 || t->last > 1)
-		say(r, "the first or last stage is more than one layer short; pplan prices the embedding and the loss as one layer each");
+		lr_say(r, "the first or last stage is more than one layer short; pplan prices the embedding and the loss as one layer each");
 	if (!layout_edge_split_ok(l, (int)layers) && layers % stages == 0) {
 		l->pp_embed = l->pp_loss = 0;
-		say(r, "torchtitan splits the layers with the embedding and the loss unevenly over the stages; pplan prices an even split of the layers alone");
+		lr_say(r, "torchtitan splits the layers with the embedding and the loss unevenly over the stages; pplan prices an even split of the layers alone");
 	}
 	return PPLAN_OK;
 }
@@ -874,14 +439,14 @@ static enum pplan_status read_torchtitan(struct reader *r, const struct words *w
 
 	for (size_t i = 0; i < w->n; i++) {
 		struct flag f;
-		if (!strncmp(word(w, i), "activation_checkpoint:", 22)) {
-			snprintf(t.ac, sizeof t.ac, "%s", word(w, i) + 22);
+		if (!strncmp(lr_word(w, i), "activation_checkpoint:", 22)) {
+			snprintf(t.ac, sizeof t.ac, "%s", lr_word(w, i) + 22);
 			continue;
 		}
-		if (strncmp(word(w, i), "--", 2) != 0)
+		if (strncmp(lr_word(w, i), "--", 2) != 0)
 			continue;
-		f = flag_at(w, i, name, sizeof name);
-		if ((st = launcher_flag(r, &f, &used)) != PPLAN_OK)
+		f = lr_flag_at(w, i, name, sizeof name);
+		if ((st = lr_launcher_flag(r, &f, &used)) != PPLAN_OK)
 			return st;
 		for (char *c = name + 2; !used && *c; c++)
 			if (*c == '-')
@@ -923,7 +488,7 @@ static enum pplan_status read_torchtitan(struct reader *r, const struct words *w
 	o->zero = t.shard == 1 ? 0 : !strcmp(t.reshard, "always") ? 3
 		  : !strcmp(t.reshard, "never") ? 2 : t.pp > 1 ? 2 : 3;
 	if (t.replicate > 1 && t.shard != 1)
-		say(r, "HSDP (replicate and shard degrees both above 1) is priced as sharding over all data-parallel ranks");
+		lr_say(r, "HSDP (replicate and shard degrees both above 1) is priced as sharding over all data-parallel ranks");
 	l->mbs = (int)(t.pp > 1 ? t.pmbs : t.local);
 	if (t.global > 0) {
 		l->gbs = t.global;
@@ -933,7 +498,7 @@ static enum pplan_status read_torchtitan(struct reader *r, const struct words *w
 		o->set |= LK_GBS;
 	}
 	if (!t.ac[0]) {
-		say(r, "no activation_checkpoint:MODE: the config function's recomputation applies; pplan prices the framework's default");
+		lr_say(r, "no activation_checkpoint:MODE: the config function's recomputation applies; pplan prices the framework's default");
 	} else {
 		o->set |= LK_RECOMPUTE;
 		if (recompute_parse(t.ac, &l->recompute) != 0)
@@ -1006,7 +571,7 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
 		if (!strcmp(key, ints[k].key)) {
 			o->set |= ints[k].set;
-			return get_int(r, &f, 1, ints[k].dst);
+			return lr_get_int(r, &f, 1, ints[k].dst);
 		}
 	for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
 		if (!strcmp(key, bools[k].key)) {
@@ -1017,14 +582,14 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 		o->set |= LK_VP;
 		if (!strcmp(v, "None"))
 			return l->vp = 1, PPLAN_OK;
-		return get_int(r, &f, 1, &l->vp);
+		return lr_get_int(r, &f, 1, &l->vp);
 	}
 	if (!strcmp(key, "data.global_batch_size")) {
 		o->set |= LK_GBS;
-		return get_long(r, &f, 1, &l->gbs);
+		return lr_get_long(r, &f, 1, &l->gbs);
 	}
 	if (!strcmp(key, "data.seq_length") || !strcmp(key, "model.config.seq_length"))
-		return get_long(r, &f, 1, &o->seq);
+		return lr_get_long(r, &f, 1, &o->seq);
 	if (!strcmp(key, "trainer.strategy.use_tp_pp_dp_mapping")) {
 		if (!strcmp(v, "True"))
 			snprintf(o->order, sizeof o->order, "tp-cp-pp-dp");
@@ -1035,12 +600,12 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	if (!strcmp(key, "model.config.recompute_method"))
 		return snprintf(nm->method, sizeof nm->method, "%s", v), PPLAN_OK;
 	if (!strcmp(key, "model.config.recompute_num_layers"))
-		return get_int(r, &f, 1, &nm->recompute_layers);
+		return lr_get_int(r, &f, 1, &nm->recompute_layers);
 	if (!strcmp(key, "model.config.cpu_offloading"))
 		return nemo_bool(r, key, v, &nm->cpu_offloading);
 	if (!strcmp(key, "model.config.cpu_offloading_num_layers")) {
 		o->set |= LK_OFFLOAD_LAYERS;
-		return get_int(r, &f, 1, &l->offload_layers);
+		return lr_get_int(r, &f, 1, &l->offload_layers);
 	}
 	if (!strcmp(key, "model.config.recompute_modules")) {
 		o->set |= LK_RECOMPUTE_MODULES;
@@ -1272,7 +837,7 @@ enum pplan_status launch_read_text(enum emit_format fmt, const char *text,
 		return read_nemo(&r, text, given);
 	if ((st = split_words(text, where, &w, e)) == PPLAN_OK)
 		st = fmt == EMIT_TORCHTITAN ? read_torchtitan(&r, &w, given)
-					    : read_megatron(&r, &w, given);
+					    : lr_read_megatron(&r, &w, given);
 	words_free(&w);
 	return st;
 }

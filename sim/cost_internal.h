@@ -41,6 +41,7 @@ struct cost_ctx {
 	double heads_l, kv_l;    /* query and key/value heads per TP rank */
 	struct group_links links;
 	struct layer_cost dense, moe; /* one layer of each kind */
+	struct layer_mix mix[2];      /* each kind's mean make-up (hybrid stacks) */
 };
 
 /* The network and NVLink efficiency scales of the cost parameters

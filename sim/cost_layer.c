@@ -50,6 +50,8 @@
 /* The backward's fixed cost per layer relative to the forward's. */
 #define LAYER_FIXED_BWD_RATIO 2.0
 
+static void scan_shape(const struct model_spec *m, int mamba, double *flops, double *bytes);
+
 /* Forward FLOPs per token of a layer's attention projections: Q, K, V
  * and the output, or MLA's down and up projections. */
 static double attn_proj_flops(const struct model_spec *m)
@@ -62,7 +64,8 @@ static double attn_proj_flops(const struct model_spec *m)
 		double kv = h * (r + m->qk_rope_dim) + r * a * (m->qk_nope_dim + dv);
 		return 2.0 * (q + kv + a * dv * h);
 	}
-	return 2.0 * h * (a + 2.0 * m->kv_heads) * dh + 2.0 * a * dh * h;
+	double gate = m->attn_out_gate ? a : 0.0; /* Qwen3-Next's output gate from Q's projection */
+	return 2.0 * h * (a + gate + 2.0 * m->kv_heads) * dh + 2.0 * a * dh * h;
 }
 
 /* The attention core's causal work with sliding windows, as a share of
@@ -108,6 +111,29 @@ double cost_model_flops(const struct model_spec *m, long seq, long gbs)
 	double attn = attn_proj_flops(m) + 2.0 * (double)seq * m->heads * attn_core_dims(m);
 	double fwd = m->layers * attn + (m->layers - moe) * mlp_flops(m, 0) +
 		     moe * mlp_flops(m, 1) + 2.0 * (double)m->hidden * m->vocab;
+	if (model_is_hybrid(m)) {
+		/* each kind's mean layer: its mixers' projections and scans,
+		 * and its FFN where it has one */
+		fwd = 2.0 * (double)m->hidden * m->vocab;
+		for (int k = 0; k < 2; k++) {
+			struct layer_mix mx;
+			double n = k ? moe : m->layers - moe, sf, sb, mixer;
+			model_layer_mix(m, k, &mx);
+			mixer = mx.attn * attn;
+			if (mx.mamba > 0) {
+				scan_shape(m, 1, &sf, &sb);
+				mixer += mx.mamba * (2.0 * (double)m->hidden *
+						     (model_mamba_in_proj(m) + model_mamba_inner(m)) + sf);
+			}
+			if (mx.gdn > 0) {
+				double kd = model_gdn_key(m), vd = model_gdn_value(m);
+				scan_shape(m, 0, &sf, &sb);
+				mixer += mx.gdn * (2.0 * (double)m->hidden *
+						   (2.0 * kd + 3.0 * vd + 2.0 * m->gdn_v_heads) + sf);
+			}
+			fwd += n * (mixer + mx.ffn * mlp_flops(m, k));
+		}
+	}
 	return 3.0 * fwd * (double)seq * (double)gbs;
 }
 
@@ -162,6 +188,24 @@ void cost_ctx_init(struct cost_ctx *x, const struct model_spec *m,
 	x->links.dp = cost_link_scaled(x->links.dp, x->k);
 	x->links.pp = cost_link_scaled(x->links.pp, x->k);
 	x->links.ep = cost_link_scaled(x->links.ep, x->k);
+	model_layer_mix(m, 0, &x->mix[0]);
+	model_layer_mix(m, 1, &x->mix[1]);
+}
+
+/* A layer's blocks (mixer and FFN) as its kind's mean make-up counts
+ * them: 2 in the usual stack, 1 in Nemotron-H's one-block layers. */
+static double mix_blocks(const struct layer_mix *mx)
+{
+	return mx->attn + mx->mamba + mx->gdn + mx->ffn;
+}
+
+/* lc += w x add, term by term. */
+static void layer_cost_add(struct layer_cost *lc, const struct layer_cost *add, double w)
+{
+	const double *a = (const double *)add;
+	double *o = (double *)lc;
+	for (size_t i = 0; i < sizeof *lc / sizeof(double); i++)
+		o[i] += w * a[i];
 }
 
 /* Forward + data-gradient + weight-gradient time of one linear layer
@@ -198,7 +242,8 @@ static void attn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 		cost_linear(&x->run, T, h, x->heads_l * dv, lc);
 		return;
 	}
-	cost_linear(&x->run, T, (x->heads_l + 2.0 * x->kv_l) * dh, h, lc);
+	cost_linear(&x->run, T, (x->heads_l * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * x->kv_l) * dh,
+		    h, lc);
 	cost_linear(&x->run, T, h, x->heads_l * dh, lc);
 }
 
@@ -231,13 +276,118 @@ static void moe_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 	cost_linear(&x->run, x->T, E, x->h, lc);
 }
 
+/* Mamba-2's projections, split over TP by heads (and its B/C groups):
+ * in_proj to z, x, B, C, dt; out_proj from d_inner. */
+static void mamba_gemms(const struct cost_ctx *x, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	cost_linear(&x->run, x->T, model_mamba_in_proj(m) / x->t, x->h, lc);
+	cost_linear(&x->run, x->T, x->h, model_mamba_inner(m) / x->t, lc);
+}
+
+/* Gated DeltaNet's projections, split by heads: Q, K, V and the output
+ * gate, beta and the decay; out_proj. */
+static void gdn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
+{
+	const struct model_spec *m = x->m;
+	double kd = model_gdn_key(m), vd = model_gdn_value(m);
+	cost_linear(&x->run, x->T, (2.0 * kd + 2.0 * vd + 2.0 * m->gdn_v_heads) / x->t, x->h, lc);
+	cost_linear(&x->run, x->T, x->h, vd / x->t, lc);
+}
+
 static void layer_gemms(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
-	attn_gemms(x, lc);
+	const struct layer_mix *mx = &x->mix[moe != 0];
+	struct layer_cost part = { 0 };
+	if (!model_is_hybrid(x->m)) {
+		attn_gemms(x, lc);
+		if (moe)
+			moe_gemms(x, lc);
+		else
+			mlp_gemms(x, x->T, (double)x->m->ffn / x->t, lc);
+		return;
+	}
+	/* A hybrid stack's mean layer of this kind: each block weighed by
+	 * its share of the kind's layers. */
+	if (mx->attn > 0) {
+		attn_gemms(x, &part);
+		layer_cost_add(lc, &part, mx->attn);
+	}
+	if (mx->mamba > 0) {
+		memset(&part, 0, sizeof part);
+		mamba_gemms(x, &part);
+		layer_cost_add(lc, &part, mx->mamba);
+	}
+	if (mx->gdn > 0) {
+		memset(&part, 0, sizeof part);
+		gdn_gemms(x, &part);
+		layer_cost_add(lc, &part, mx->gdn);
+	}
+	memset(&part, 0, sizeof part);
 	if (moe)
-		moe_gemms(x, lc);
+		moe_gemms(x, &part);
 	else
-		mlp_gemms(x, x->T, (double)x->m->ffn / x->t, lc);
+		mlp_gemms(x, x->T, (double)x->m->ffn / x->t, &part);
+	layer_cost_add(lc, &part, mx->ffn);
+}
+
+/* The chunked scans of Mamba-2's SSD and of Gated DeltaNet's delta rule,
+ * forward FLOPs per token: the products inside a chunk (attention over
+ * the chunk) and the state carried between chunks,
+ *   Mamba-2   2 Q (G N + d) + 4 N d          (chunk Q, d = heads x head_dim)
+ *   GDN       2 C Hv (2 Dk + Dv) + 4 Hv Dk Dv (chunk C = 64)
+ * and the bytes each streams (its inputs x, B, C, dt, or Q, K, V, beta,
+ * the decay; its output), per token. */
+#define GDN_CHUNK 64.0
+static void scan_shape(const struct model_spec *m, int mamba, double *flops, double *bytes)
+{
+	if (mamba) {
+		double d = model_mamba_inner(m), gn = (double)m->mamba_groups * m->mamba_state;
+		double q = m->mamba_chunk > 0 ? (double)m->mamba_chunk : 256.0;
+		*flops = 2.0 * q * (gn + d) + 4.0 * (double)m->mamba_state * d;
+		*bytes = 2.0 * (d + 2.0 * gn + (double)m->mamba_heads) + 2.0 * d;
+	} else {
+		double hv = (double)m->gdn_v_heads, dk = (double)m->gdn_k_dim, dv = (double)m->gdn_v_dim;
+		*flops = 2.0 * GDN_CHUNK * hv * (2.0 * dk + dv) + 4.0 * hv * dk * dv;
+		*bytes = 2.0 * (2.0 * model_gdn_key(m) + model_gdn_value(m) + 2.0 * hv) +
+			 2.0 * model_gdn_value(m);
+	}
+}
+
+/* A scan on this GPU's heads (split over TP) at the fused attention
+ * kernels' rate, both being blocked Triton kernels of that make, and no
+ * faster than its HBM traffic; the backward as flash attention's, which
+ * also recomputes its blocks. */
+static void scan_time(const struct cost_ctx *x, int mamba, double *f, double *b)
+{
+	const struct gemm_rate *r = &x->half;
+	double flops, bytes, fl, rate;
+	scan_shape(x->m, mamba, &flops, &bytes);
+	fl = flops * x->T / x->t;
+	rate = r->peak_flops * r->ceiling * x->k->attn_fwd_rel * fl / (fl + r->half_flops);
+	*f = fmax(fl / rate, hbm_time(r, x->es * bytes * x->T / x->t));
+	*b = fmax(FLASH_BWD_FLOPS * fl / (rate * x->k->attn_bwd_fwd),
+		  hbm_time(r, 2.0 * x->es * bytes * x->T / x->t));
+}
+
+/* A hybrid layer's mixers: attention where it has it, the scans of its
+ * Mamba-2 and Gated DeltaNet mixers, each by its share. */
+static void layer_mixer_cores(const struct cost_ctx *x, int moe, struct layer_cost *lc)
+{
+	const struct layer_mix *mx = &x->mix[moe != 0];
+	double f, b;
+	lc->attn_f *= mx->attn;
+	lc->attn_b *= mx->attn;
+	if (mx->mamba > 0) {
+		scan_time(x, 1, &f, &b);
+		lc->attn_f += mx->mamba * f;
+		lc->attn_b += mx->mamba * b;
+	}
+	if (mx->gdn > 0) {
+		scan_time(x, 0, &f, &b);
+		lc->attn_f += mx->gdn * f;
+		lc->attn_b += mx->gdn * b;
+	}
 }
 
 static void layer_attention(const struct cost_ctx *x, struct layer_cost *lc)
@@ -294,8 +444,24 @@ static double elementwise_bytes(const struct model_spec *m, double T, double t, 
 	double qkv = model_is_mla(m) ? heads_l * attn_core_dims(m) + heads_l * m->qk_rope_dim
 				     : (heads_l + 2.0 * kv_l) * m->head_dim;
 	double per_h = ELEM_BYTES_PER_H - (m->no_dropout ? ELEM_MASK_BYTES_PER_H : 0.0);
-	return per_h * T_sp * (double)m->hidden + per_f * T * f / t +
-	       ELEM_BYTES_PER_QKV * T * qkv;
+	struct layer_mix mx;
+	if (!model_is_hybrid(m))
+		return per_h * T_sp * (double)m->hidden + per_f * T * f / t +
+		       ELEM_BYTES_PER_QKV * T * qkv;
+	/* A hybrid layer: the norm and residual of each of its blocks (half
+	 * of per_h each), the MLP's and Q, K, V's where it has them; a
+	 * Mamba-2 mixer's convolution over x, B and C (read, write) and its
+	 * gated norm (read y and z, write); Gated DeltaNet's convolution over
+	 * Q, K and V, the L2 norms of Q and K and its gated norm. */
+	model_layer_mix(m, moe, &mx);
+	{
+		double d = model_mamba_inner(m), gn = 2.0 * m->mamba_groups * m->mamba_state;
+		double kd = model_gdn_key(m), vd = model_gdn_value(m);
+		double mamba = 4.0 * (d + gn) + 6.0 * d, gdn = 4.0 * (2.0 * kd + vd) + 6.0 * vd + 8.0 * kd;
+		return per_h * T_sp * (double)m->hidden * mix_blocks(&mx) / 2.0 +
+		       mx.ffn * per_f * T * f / t + mx.attn * ELEM_BYTES_PER_QKV * T * qkv +
+		       T * (mx.mamba * mamba + mx.gdn * gdn) / t;
+	}
 }
 
 double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, int tp,
@@ -351,7 +517,7 @@ static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_co
 /* Two collectives forward and two backward per layer (all-reduces; with
  * SP all-gathers and reduce-scatters, the input gathered again for the
  * weight gradient), overlapped as the framework does. */
-static void layer_tp_comm(const struct cost_ctx *x, struct layer_cost *lc)
+static void layer_tp_comm(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	int n = x->l->tp;
 	double act = x->ab * x->T * x->h, fwd, bwd;
@@ -369,6 +535,13 @@ static void layer_tp_comm(const struct cost_ctx *x, struct layer_cost *lc)
 		double ar = cost_coll(x, COLL_ALLREDUCE, act, n, k);
 		fwd = 2 * ar;
 		bwd = 2 * ar;
+	}
+	/* A hybrid layer has the collectives of its blocks: two per block
+	 * (Mamba-2 and Gated DeltaNet split like attention, in_proj by
+	 * columns and out_proj by rows). */
+	if (model_is_hybrid(x->m)) {
+		fwd *= mix_blocks(&x->mix[moe != 0]) / 2.0;
+		bwd *= mix_blocks(&x->mix[moe != 0]) / 2.0;
 	}
 	/* Pipelined overlap hides each collective behind the GEMM it feeds,
 	 * both ways; bulk only the backward's, behind the weight-gradient
@@ -610,9 +783,15 @@ void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 	memset(lc, 0, sizeof *lc);
 	layer_gemms(x, moe, lc);
 	layer_attention(x, lc);
-	layer_elementwise(x, moe, lc);
-	layer_tp_comm(x, lc);
 	layer_cp_comm(x, lc);
+	if (model_is_hybrid(x->m)) {
+		/* ring attention in the attention layers only */
+		lc->cp_f *= x->mix[moe != 0].attn;
+		lc->cp_b *= x->mix[moe != 0].attn;
+		layer_mixer_cores(x, moe, lc);
+	}
+	layer_elementwise(x, moe, lc);
+	layer_tp_comm(x, moe, lc);
 	layer_ep_comm(x, moe, lc);
 	layer_recompute(x, moe, lc);
 	layer_offload(x, moe, lc);

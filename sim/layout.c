@@ -578,6 +578,7 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_OFFLOAD_ZERO] = "optimizer offload needs zero >= 1",
 	[REJECT_RECOMPUTE_LAYERS] = "recompute_layers needs recompute=full",
 	[REJECT_OFFLOAD_LAYERS] = "offload_layers needs pp=1, no recompute and fewer layers than the model",
+	[REJECT_CP_HYBRID] = "cp with Mamba-2 or Gated DeltaNet mixers is not modelled",
 	[REJECT_FW_LAYERS] = "framework has no block recompute or layer offloading",
 	[REJECT_CP_SHORT] = "cp leaves too few tokens per rank",
 	[REJECT_FW_PRECISION] = "framework has no such precision",
@@ -623,8 +624,15 @@ void reject_describe(enum reject r, const struct layout *l,
 			 l->tp, l->pp, l->dp, l->cp, layout_gpus(l), gpus);
 		break;
 	case REJECT_TP_HEADS:
-		snprintf(buf, len, "tp=%d does not divide the %d attention heads of %s",
-			 l->tp, m->heads, m->name);
+		if (m->heads % l->tp == 0 && strchr(m->mixers, 'M'))
+			snprintf(buf, len, "tp=%d does not divide the %ld Mamba-2 heads and %ld groups of %s",
+				 l->tp, m->mamba_heads, m->mamba_groups, m->name);
+		else if (m->heads % l->tp == 0)
+			snprintf(buf, len, "tp=%d does not divide the %ld key and %ld value heads of %s's Gated DeltaNet",
+				 l->tp, m->gdn_k_heads, m->gdn_v_heads, m->name);
+		else
+			snprintf(buf, len, "tp=%d does not divide the %d attention heads of %s",
+				 l->tp, m->heads, m->name);
 		break;
 	case REJECT_TP_KV_HEADS:
 		snprintf(buf, len, "tp=%d and the %d key/value heads of %s do not divide one another",
@@ -756,6 +764,10 @@ void reject_describe(enum reject r, const struct layout *l,
 			snprintf(buf, len, "offload_layers=%d must be fewer than the %d layers of %s",
 				 l->offload_layers, m->layers, m->name);
 		break;
+	case REJECT_CP_HYBRID:
+		snprintf(buf, len, "cp=%d: %s's Mamba-2 or Gated DeltaNet mixers scan the whole sequence, and their state across context-parallel ranks is not modelled",
+			 l->cp, m->name);
+		break;
 	case REJECT_FW_LAYERS:
 		snprintf(buf, len, "the framework has no %s (Megatron-LM 2022 and later, Megatron-Core, NeMo and Megatron-Bridge recompute a block of N layers; Megatron-Core 0.4 and later, NeMo and Megatron-Bridge offload N layers' activations)",
 			 l->recompute_layers > 0 ? "block recomputation of N layers (recompute_layers)"
@@ -807,6 +819,10 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_GPU_COUNT;
 	if (m->heads % l->tp != 0)
 		return REJECT_TP_HEADS;
+	/* Mamba-2 and Gated DeltaNet split over TP by heads (and B/C groups) */
+	if ((strchr(m->mixers, 'M') && (m->mamba_heads % l->tp || m->mamba_groups % l->tp)) ||
+	    (strchr(m->mixers, 'G') && (m->gdn_k_heads % l->tp || m->gdn_v_heads % l->tp)))
+		return REJECT_TP_HEADS;
 	if (m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
 		return REJECT_TP_KV_HEADS;
 	if (l->pp_embed || l->pp_loss) {
@@ -847,6 +863,8 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_INTERLEAVED_MICRO;
 	if (l->cp > 1 && m->seq % (2L * l->cp) != 0)
 		return REJECT_CP_SEQ;
+	if (l->cp > 1 && (strchr(m->mixers, 'M') || strchr(m->mixers, 'G')))
+		return REJECT_CP_HYBRID;
 	if (l->sp && (m->seq / l->cp) % l->tp != 0)
 		return REJECT_TP_SEQ;
 	if (l->ep > 1 && m->num_experts < 2)

@@ -214,6 +214,7 @@ enum reject {
 	REJECT_RECOMPUTE_LAYERS, /* recompute_layers without recompute=full */
 	REJECT_OFFLOAD_LAYERS,   /* offload_layers with pp > 1, recompute, offload= or too many layers */
 	REJECT_CP_SHORT,         /* search: cp leaves too few tokens per rank to pay */
+	REJECT_CP_HYBRID,        /* cp with Mamba-2 or Gated DeltaNet mixers */
 	/* framework_check_layout: what the training framework cannot run */
 	REJECT_FW_PRECISION,
 	REJECT_FW_SP,

@@ -37,7 +37,7 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 	if (m->num_experts < 1)
 		return 0;
 	n = memory_stage_layers(m, l, o, stage);
-	if (m->dense_layers <= 0 && m->moe_every <= 1)
+	if (m->dense_layers <= 0 && m->moe_every <= 1 && !m->ffns[0])
 		return n;
 	if (l->pp_embed || l->pp_loss) {
 		int moe = 0, first, k;
@@ -51,7 +51,8 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 	 * chunk holds at least one layer, so stage i's chunk 0 starts at
 	 * layer i or later, and later chunks at L/vp or later.  Past them, no
 	 * walk over the stages (the search prices many layouts). */
-	if (m->moe_every <= 1 && m->dense_layers <= m->layers / vp && stage >= m->dense_layers)
+	if (m->moe_every <= 1 && !m->ffns[0] && m->dense_layers <= m->layers / vp &&
+	    stage >= m->dense_layers)
 		return n;
 	/* Chunk c of stage i is virtual stage c*pp + i: the layers before
 	 * it are c whole rounds of L/vp and the chunks of stages j < i. */
@@ -70,8 +71,10 @@ void memory_layer_params(const struct model_spec *m, const struct layout *l, int
 {
 	/* Attention, a dense MLP or the MoE layer's shared experts, router
 	 * and norm split over tp; the routed experts over ep x etp. */
-	*dense = (model_params_attn_layer(m) +
-		  (moe ? model_params_moe_common(m) : model_params_dense_mlp(m))) / l->tp;
+	struct layer_mix mx;
+	model_layer_mix(m, moe, &mx);
+	*dense = (model_params_mixers(m, moe) +
+		  (moe ? model_params_moe_common(m) : mx.ffn * model_params_dense_mlp(m))) / l->tp;
 	*expert = moe ? model_params_moe_routed(m) / ((double)layout_etp(l) * l->ep) : 0;
 }
 
@@ -142,6 +145,30 @@ static void mlp_acts(const struct model_spec *m, int moe, double *bytes, double 
 		*bytes = per_f * (k * fe + fs) + 2.0 * k * m->hidden + 4.0 * m->num_experts;
 		*fp8_saved = k * fe + fs;
 	}
+}
+
+/* A hybrid layer's kept tensors per token (bytes, before the split over
+ * tp): a Mamba-2 mixer keeps in_proj's output (z, x, B, C, dt), the
+ * convolution's, the scan's output and the gated norm's, and the fp32
+ * states at each of its chunks' ends (4 d N / Q a token); a Gated
+ * DeltaNet mixer the same of its own (states of Hv x Dk x Dv per 64-token
+ * chunk). */
+static double hybrid_mixer_acts(const struct model_spec *m, const struct layer_mix *mx)
+{
+	double a = 0;
+	if (mx->mamba > 0) {
+		double d = model_mamba_inner(m), gn = 2.0 * m->mamba_groups * m->mamba_state;
+		double q = m->mamba_chunk > 0 ? (double)m->mamba_chunk : 256.0;
+		a += mx->mamba * (2.0 * model_mamba_in_proj(m) + 2.0 * (d + gn) + 4.0 * d +
+				  4.0 * d * (double)m->mamba_state / q);
+	}
+	if (mx->gdn > 0) {
+		double kd = model_gdn_key(m), vd = model_gdn_value(m);
+		a += mx->gdn * (2.0 * (2.0 * kd + 2.0 * vd + 2.0 * m->gdn_v_heads) +
+				2.0 * (2.0 * kd + vd) + 4.0 * vd +
+				4.0 * m->gdn_v_heads * (double)m->gdn_k_dim * m->gdn_v_dim / 64.0);
+	}
+	return a;
 }
 
 int memory_op_sac(const struct model_spec *m, const struct train_opts *o, int moe)
@@ -268,6 +295,19 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 		 * for the backward pass: one byte instead of two. */
 		replicated -= 2.0 * h;          /* QKV and MLP-up inputs */
 		sharded -= h + fp8_saved;       /* projection and MLP-down inputs */
+	}
+	if (model_is_hybrid(m)) {
+		/* each block keeps its norm's input and its own input (half the
+		 * usual layer's replicated bytes), attention and the MLP their
+		 * tensors where the layer has them, the mixers theirs */
+		struct layer_mix mx;
+		double fp8 = o->precision == PREC_FP8;
+		model_layer_mix(m, moe, &mx);
+		replicated = ((m->no_dropout ? 8.0 : 10.0) * h - 2.0 * h * fp8) *
+				     (mx.attn + mx.mamba + mx.gdn + mx.ffn) / 2.0 +
+			     mx.attn * latents;
+		sharded = mx.attn * (qkv - h * fp8) + mx.ffn * (mlp - fp8_saved * fp8) +
+			  hybrid_mixer_acts(m, &mx);
 	}
 	if (mods & ~RM_CORE_ATTN)
 		sharded -= module_savings(m, moe, o->precision == PREC_FP8, mods, &replicated);

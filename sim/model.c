@@ -117,9 +117,88 @@ int model_is_mla(const struct model_spec *m)
 
 int model_layer_is_moe(const struct model_spec *m, int i)
 {
-	if (m->num_experts < 1 || i < m->dense_layers)
+	if (m->num_experts < 1)
+		return 0;
+	if (m->ffns[0])
+		return i >= 0 && i < MODEL_MAX_PATTERN && i < (int)strlen(m->ffns) &&
+		       m->ffns[i] == 'E';
+	if (i < m->dense_layers)
 		return 0;
 	return m->moe_every <= 1 || (i + 1) % m->moe_every == 0;
+}
+
+int model_is_hybrid(const struct model_spec *m)
+{
+	return m->mixers[0] != '\0' || m->ffns[0] != '\0';
+}
+
+void model_layer_mix(const struct model_spec *m, int moe, struct layer_mix *out)
+{
+	double n = 0, a = 0, mb = 0, g = 0, f = 0;
+	out->attn = out->ffn = 1.0;
+	out->mamba = out->gdn = 0.0;
+	if (!model_is_hybrid(m))
+		return;
+	for (int i = 0; i < m->layers && i < MODEL_MAX_PATTERN; i++) {
+		char mix = m->mixers[0] ? (i < (int)strlen(m->mixers) ? m->mixers[i] : '-') : 'A';
+		char ffn = m->ffns[0] ? (i < (int)strlen(m->ffns) ? m->ffns[i] : '-')
+				      : (model_layer_is_moe(m, i) ? 'E' : 'D');
+		if ((ffn == 'E') != (moe != 0))
+			continue;
+		n++;
+		a += mix == 'A';
+		mb += mix == 'M';
+		g += mix == 'G';
+		f += ffn != '-';
+	}
+	if (n <= 0)
+		return;
+	out->attn = a / n;
+	out->mamba = mb / n;
+	out->gdn = g / n;
+	out->ffn = f / n;
+}
+
+enum pplan_status model_set_hybrid_pattern(struct model_spec *m, const char *pat,
+					   const char *where, const char *key, struct perr *e)
+{
+	size_t n = strlen(pat);
+	if (n == 0 || n > MODEL_MAX_PATTERN || (long)n != m->layers)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: %s names %zu layers, the model has %d (a pattern has 1 to %d)",
+				where, key, n, m->layers, MODEL_MAX_PATTERN);
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("M*-E", pat[i]))
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: %s: layer %zu is '%c', not M (Mamba-2), * (attention), - (MLP) or E (MoE)",
+					where, key, i + 1, pat[i]);
+	for (size_t i = 0; i < n; i++) {
+		char ch = pat[i];
+		m->mixers[i] = ch == 'M' ? 'M' : ch == '*' ? 'A' : '-';
+		m->ffns[i] = ch == '-' ? 'D' : ch == 'E' ? 'E' : '-';
+	}
+	m->mixers[n] = m->ffns[n] = '\0';
+	return PPLAN_OK;
+}
+
+void model_set_gdn_every(struct model_spec *m, int every)
+{
+	int n = m->layers < MODEL_MAX_PATTERN ? m->layers : MODEL_MAX_PATTERN;
+	for (int i = 0; i < n; i++)
+		m->mixers[i] = every > 0 && (i + 1) % every == 0 ? 'A' : 'G';
+	model_set_ffns_from_moe(m);
+	m->mixers[n] = '\0';
+}
+
+void model_set_ffns_from_moe(struct model_spec *m)
+{
+	int n = m->layers < MODEL_MAX_PATTERN ? m->layers : MODEL_MAX_PATTERN;
+	m->ffns[0] = '\0'; /* read the MoE placement, not a pattern */
+	/* from the end: ffns[0] is written last, so model_layer_is_moe
+	 * reads dense_layers and moe_every until then */
+	for (int i = n - 1; i >= 0; i--)
+		m->ffns[i] = model_layer_is_moe(m, i) ? 'E' : 'D';
+	m->ffns[n] = '\0';
 }
 
 int model_moe_layers_in(const struct model_spec *m, int first, int n)
@@ -127,7 +206,7 @@ int model_moe_layers_in(const struct model_spec *m, int first, int n)
 	int count = 0;
 	if (m->num_experts < 1 || n <= 0)
 		return 0;
-	if (m->moe_every <= 1) { /* all MoE after the dense ones: no loop */
+	if (m->moe_every <= 1 && !m->ffns[0]) { /* all MoE after the dense ones: no loop */
 		int from = first > m->dense_layers ? first : m->dense_layers;
 		return first + n > from ? first + n - from : 0;
 	}
@@ -174,7 +253,7 @@ double model_params_attn_layer(const struct model_spec *m)
 	if (model_is_mla(m)) {
 		p = mla_params(m);
 	} else {
-		p = h * q + 2.0 * h * kv + q * h;
+		p = h * q * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * h * kv + q * h;
 		if (m->linear_bias || m->attn_bias)
 			p += q + 2.0 * kv + h;
 		else if (m->qkv_bias)
@@ -185,6 +264,64 @@ double model_params_attn_layer(const struct model_spec *m)
 	if (m->attn_sinks)
 		p += m->heads;
 	return p + layer_norms_attn(m);
+}
+
+double model_mamba_inner(const struct model_spec *m)
+{
+	return (double)m->mamba_heads * (double)m->mamba_head_dim;
+}
+
+double model_mamba_in_proj(const struct model_spec *m)
+{
+	return 2.0 * model_mamba_inner(m) + 2.0 * m->mamba_groups * m->mamba_state +
+	       (double)m->mamba_heads;
+}
+
+double model_gdn_key(const struct model_spec *m)
+{
+	return (double)m->gdn_k_heads * (double)m->gdn_k_dim;
+}
+
+double model_gdn_value(const struct model_spec *m)
+{
+	return (double)m->gdn_v_heads * (double)m->gdn_v_dim;
+}
+
+/* Mamba-2 (Dao and Gu 2024, Megatron-Core's MambaMixer): in_proj to z, x,
+ * B, C and dt; a depthwise causal convolution (with its bias) over x, B
+ * and C; A, D and dt's bias per head; the gated RMSNorm over d_inner;
+ * out_proj; the layer's norm. */
+double model_params_mamba_mixer(const struct model_spec *m)
+{
+	double h = (double)m->hidden, d = model_mamba_inner(m);
+	double conv = d + 2.0 * m->mamba_groups * m->mamba_state;
+	return h * model_mamba_in_proj(m) + conv * ((double)m->mamba_conv + 1.0) +
+	       3.0 * (double)m->mamba_heads + d + d * h + norm_params(m);
+}
+
+/* Gated DeltaNet (Yang et al. 2024, Qwen3-Next): in_proj to Q, K, V and
+ * the output gate z, another to beta and the decay per value head; a
+ * depthwise convolution over Q, K and V; A and dt's bias per value head;
+ * the gated RMSNorm over a value head; out_proj; the layer's norm. */
+double model_params_gdn_mixer(const struct model_spec *m)
+{
+	double h = (double)m->hidden, kd = model_gdn_key(m), vd = model_gdn_value(m);
+	double vh = (double)m->gdn_v_heads;
+	return h * (2.0 * kd + 2.0 * vd) + h * 2.0 * vh + (2.0 * kd + vd) * (double)m->gdn_conv +
+	       2.0 * vh + (double)m->gdn_v_dim + vd * h + norm_params(m);
+}
+
+double model_params_mixers(const struct model_spec *m, int moe)
+{
+	struct layer_mix mx;
+	double p;
+	model_layer_mix(m, moe, &mx);
+	p = mx.attn * model_params_attn_layer(m);
+	if (mx.mamba > 0)
+		p += mx.mamba * model_params_mamba_mixer(m);
+	if (mx.gdn > 0)
+		p += mx.gdn * model_params_gdn_mixer(m);
+	return p;
 }
 
 /* One MLP of width f, without norm. */
@@ -259,9 +396,12 @@ static double outside_layers(const struct model_spec *m)
 static double layers_params(const struct model_spec *m, double experts)
 {
 	int moe = model_moe_layers(m);
-	return (double)m->layers * model_params_attn_layer(m) +
-	       (double)(m->layers - moe) * model_params_dense_mlp(m) +
-	       moe * (experts * model_params_expert(m) + model_params_moe_common(m));
+	struct layer_mix dense;
+	model_layer_mix(m, 0, &dense);
+	return (double)(m->layers - moe) * (model_params_mixers(m, 0) +
+					    dense.ffn * model_params_dense_mlp(m)) +
+	       moe * (model_params_mixers(m, 1) + experts * model_params_expert(m) +
+		      model_params_moe_common(m));
 }
 
 double model_params_total(const struct model_spec *m)
@@ -330,6 +470,40 @@ static enum pplan_status check_moe_mla(const struct model_spec *m, const char *w
 	return PPLAN_OK;
 }
 
+/* A hybrid stack: one mixer and one FFN character a layer, and the
+ * widths of each mixer kind it uses. */
+static enum pplan_status check_hybrid(const struct model_spec *m, const char *where,
+				      struct perr *e)
+{
+	size_t nm = strlen(m->mixers), nf = strlen(m->ffns);
+	if (!model_is_hybrid(m))
+		return PPLAN_OK;
+	if ((long)nm != m->layers || (long)nf != m->layers)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: the hybrid pattern names %zu layers, the model has %d", where,
+				nm != (size_t)m->layers ? nm : nf, m->layers);
+	if (strspn(m->mixers, "AMG-") != nm || strspn(m->ffns, "DE-") != nf)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: the hybrid pattern has a layer kind pplan does not know", where);
+	if (strchr(m->ffns, 'E') && m->num_experts < 1)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: the hybrid pattern has MoE layers but the model no experts", where);
+	if (strchr(m->mixers, 'M') &&
+	    (m->mamba_heads <= 0 || m->mamba_head_dim <= 0 || m->mamba_groups <= 0 ||
+	     m->mamba_state <= 0 || m->mamba_conv <= 0 || m->mamba_chunk <= 0 ||
+	     m->mamba_heads % m->mamba_groups != 0))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: Mamba-2 layers need positive heads, head width, state and groups, the groups dividing the heads",
+				where);
+	if (strchr(m->mixers, 'G') &&
+	    (m->gdn_k_heads <= 0 || m->gdn_v_heads <= 0 || m->gdn_k_dim <= 0 ||
+	     m->gdn_v_dim <= 0 || m->gdn_conv <= 0 || m->gdn_v_heads % m->gdn_k_heads != 0))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: Gated DeltaNet layers need positive key and value heads and widths, the key heads dividing the value heads",
+				where);
+	return PPLAN_OK;
+}
+
 enum pplan_status model_check_keys(const struct model_spec *m,
 				    const char *where,
 				    const struct keynames *k, struct perr *e)
@@ -380,6 +554,8 @@ enum pplan_status model_check_keys(const struct model_spec *m,
 					where, k->top_k, m->top_k, k->experts,
 					m->num_experts);
 	}
+	if (check_hybrid(m, where, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
 	return check_moe_mla(m, where, k, e);
 }
 

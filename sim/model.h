@@ -26,6 +26,16 @@ const char *mlp_kind_name(enum mlp_kind k);
 int mlp_kind_parse(const char *s, enum mlp_kind *out);
 int mlp_is_gated(enum mlp_kind k);
 
+/* What a model file may say (docs/limits.md): counts (layers, heads,
+ * key/value heads, experts, top_k) up to MODEL_MAX_COUNT, sizes (hidden,
+ * ffn, head_dim, vocab, seq) up to MODEL_MAX_DIM.  Readers refuse a value
+ * beyond them with the file, the key and the bound; the cost and memory
+ * model then computes in double and 64 bits without overflow. */
+#define MODEL_MAX_COUNT (1L << 20)
+#define MODEL_MAX_DIM (1L << 24)
+/* The most layers a hybrid stack's pattern may name. */
+#define MODEL_MAX_PATTERN 512
+
 struct model_spec {
 	char name[64];
 	int layers;
@@ -79,19 +89,26 @@ struct model_spec {
 	 * sliding_window tokens; 0 = none (full causal attention). */
 	long sliding_window;
 	int window_layers;
+	/* Hybrid stacks (Nemotron-H's Mamba-2, Qwen3-Next's Gated DeltaNet):
+	 * mixers[i] is layer i's token mixer ('A' attention, 'M' Mamba-2,
+	 * 'G' Gated DeltaNet, '-' none) and ffns[i] its feed-forward block
+	 * ('D' dense MLP, 'E' MoE, '-' none), one character a layer; ""
+	 * (the zero value) for the usual stack, every layer attention and
+	 * an MLP, MoE as dense_layers and moe_every say. */
+	char mixers[MODEL_MAX_PATTERN + 1], ffns[MODEL_MAX_PATTERN + 1];
+	/* Mamba-2 mixers: heads x head_dim = d_inner, B and C groups, the
+	 * state per head, the causal convolution's width, the SSD chunk. */
+	long mamba_heads, mamba_head_dim, mamba_groups, mamba_state, mamba_conv, mamba_chunk;
+	/* Gated DeltaNet mixers: key and value heads and their widths, the
+	 * convolution's width. */
+	long gdn_k_heads, gdn_v_heads, gdn_k_dim, gdn_v_dim, gdn_conv;
+	int attn_out_gate;  /* Q's projection also makes a sigmoid gate on the output (Qwen3-Next) */
 	int no_dropout;     /* trained without dropout (p = 0: Llama, Mistral, Nemotron,
 			     * MPT, BLOOM): no masks are written or kept; 0 = the
 			     * masks of GPT-2/3, OPT and Megatron-LM's default 0.1 */
 	char note[96];      /* what a reader did that a user should know ("") */
 };
 
-/* What a model file may say (docs/limits.md): counts (layers, heads,
- * key/value heads, experts, top_k) up to MODEL_MAX_COUNT, sizes (hidden,
- * ffn, head_dim, vocab, seq) up to MODEL_MAX_DIM.  Readers refuse a value
- * beyond them with the file, the key and the bound; the cost and memory
- * model then computes in double and 64 bits without overflow. */
-#define MODEL_MAX_COUNT (1L << 20)
-#define MODEL_MAX_DIM (1L << 24)
 
 /* Layers: is layer i (0-based) an MoE layer; how many are. */
 int model_layer_is_moe(const struct model_spec *m, int i);
@@ -103,6 +120,38 @@ long model_expert_ffn(const struct model_spec *m);
 long model_shared_ffn(const struct model_spec *m);
 /* Multi-head latent attention? */
 int model_is_mla(const struct model_spec *m);
+
+/* A layer kind's mean make-up: of the model's dense-FFN layers (moe 0,
+ * with the layers that have no FFN) or of its MoE layers (moe 1), the
+ * shares whose mixer is attention, Mamba-2 or Gated DeltaNet, and (dense
+ * kind) the share with an MLP.  The usual stack: attention 1, ffn 1. */
+struct layer_mix {
+	double attn, mamba, gdn, ffn;
+};
+void model_layer_mix(const struct model_spec *m, int moe, struct layer_mix *out);
+/* Set m's layers from Megatron's hybrid_override_pattern (key names it
+ * in the sentence): one character a layer, M Mamba-2, * attention, - an
+ * MLP, E an MoE, each layer one block; its length m->layers. */
+enum pplan_status model_set_hybrid_pattern(struct model_spec *m, const char *pat,
+					   const char *where, const char *key, struct perr *e);
+/* Every every-th layer attention, the others Gated DeltaNet, each with
+ * its FFN as dense_layers and moe_every place the MoE ones. */
+void model_set_gdn_every(struct model_spec *m, int every);
+/* ffns from dense_layers and moe_every (mixers untouched). */
+void model_set_ffns_from_moe(struct model_spec *m);
+/* Is m a hybrid stack (a mixer other than attention, or a layer without one)? */
+int model_is_hybrid(const struct model_spec *m);
+/* Mamba-2's inner width (heads x head_dim) and its in_proj's output
+ * (z, x, B, C and dt); Gated DeltaNet's key and value widths. */
+double model_mamba_inner(const struct model_spec *m);
+double model_mamba_in_proj(const struct model_spec *m);
+double model_gdn_key(const struct model_spec *m);
+double model_gdn_value(const struct model_spec *m);
+/* One mixer's parameters, with its norm. */
+double model_params_mamba_mixer(const struct model_spec *m);
+double model_params_gdn_mixer(const struct model_spec *m);
+/* A layer of kind moe's mixers, as its mean make-up weighs them. */
+double model_params_mixers(const struct model_spec *m, int moe);
 
 /* Parameter counts (exact for the architecture; biases and norms counted). */
 double model_params_attn_layer(const struct model_spec *m);

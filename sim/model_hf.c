@@ -52,7 +52,8 @@
  * the keys do not state; a config's explicit keys always win. */
 static const char *const hf_untied[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
-	"nemotron", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", NULL};
+	"nemotron", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "qwen3_next",
+	"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", NULL};
 static const char *const hf_gpt_style[] = {"gpt2", "bloom", "gpt_neo", "gpt_neox",
 					   "gptj", "gpt_bigcode", "opt", NULL};
 static const char *const hf_learned_pos[] = {"gpt2", "gpt_neo", "gpt_bigcode", NULL};
@@ -61,10 +62,16 @@ static const char *const hf_gelu_gated[] = {"gemma", "gemma2", "gemma3", "gemma3
 static const char *const hf_rmsnorm[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
 	"gemma", "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3",
-	"gpt_oss", NULL};
+	"gpt_oss", "nemotron_h", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+	"qwen3_5_moe_text", NULL};
 static const char *const hf_qkv_bias[] = {"qwen2", "qwen2_moe", NULL};
 static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text",
-					 NULL};
+					 "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+					 "qwen3_5_moe_text", NULL};
+/* Gated DeltaNet hybrids: every full_attention_interval-th layer
+ * attention, the rest Gated DeltaNet, attention's output gated. */
+static const char *const hf_gdn[] = {"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+				     "qwen3_5_moe_text", NULL};
 static const char *const hf_falcon[] = {"falcon", "RefinedWeb", "RefinedWebModel", NULL};
 
 /* hidden_act -> MLP kind.  silu/swish means the LLaMA-style gated MLP;
@@ -74,7 +81,7 @@ static enum pplan_status hf_mlp(const cJSON *root, const char *type,
 				enum mlp_kind *out, const char *path, struct perr *e)
 {
 	static const char *const keys[] = {"hidden_act", "hidden_activation",
-					   "activation_function", NULL};
+					   "activation_function", "mlp_hidden_act", NULL};
 	const char *act = NULL, *key = keys[0];
 
 	for (int i = 0; keys[i] && !act; i++) {
@@ -311,6 +318,13 @@ static enum pplan_status read_moe(const cJSON *c, const char *type, struct model
 		m->shared_ffn = shared_ffn;
 		m->shared_gate = 1;
 	}
+	shared_ffn = 0; /* Nemotron-H: n_shared_experts of this width, no gate */
+	TRY(opt_count(c, "moe_shared_expert_intermediate_size", 0, MAX_DIM, &shared_ffn, path, e));
+	if (shared_ffn > 0) {
+		if (m->shared_experts < 1)
+			m->shared_experts = 1;
+		m->shared_ffn = shared_ffn / m->shared_experts;
+	}
 	v = 0;
 	TRY(opt_count(c, "first_k_dense_replace", 0, MAX_COUNT, &v, path, e));
 	m->dense_layers = (int)v;
@@ -368,6 +382,86 @@ static enum pplan_status read_window(const cJSON *c, const char *type, struct mo
 	return PPLAN_OK;
 }
 
+/* Nemotron-H's hybrid_override_pattern (or its layers_block_type list):
+ * one character a layer, 'M' Mamba-2, '*' attention, '-' an MLP, 'E' an
+ * MoE, each layer one block; and the Mamba-2 widths. */
+static enum pplan_status read_nemotron_h(const cJSON *c, struct model_spec *m,
+					 const char *path, struct perr *e)
+{
+	const cJSON *blocks = cJSON_GetObjectItemCaseSensitive(c, "layers_block_type");
+	const char *pat = NULL;
+	char list[MODEL_MAX_PATTERN + 2];
+	int n = 0, has_moe, has_mamba;
+	if (json_get_string(c, "hybrid_override_pattern", &pat, path, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
+	if (cJSON_IsArray(blocks) && !pat) {
+		const cJSON *b;
+		cJSON_ArrayForEach(b, blocks) {
+			const char *t = cJSON_IsString(b) ? b->valuestring : "";
+			if (n > MODEL_MAX_PATTERN)
+				break; /* one past the bound: refused below */
+			list[n++] = !strcmp(t, "mamba") ? 'M' : !strcmp(t, "attention") ? '*'
+				    : !strcmp(t, "mlp") ? '-' : !strcmp(t, "moe") ? 'E' : '?';
+		}
+		list[n] = '\0';
+		pat = list;
+	}
+	if (!pat)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: hybrid_override_pattern is missing (a nemotron_h config names each layer's block)",
+				path);
+	TRY(model_set_hybrid_pattern(m, pat, path, "hybrid_override_pattern", e));
+	has_moe = strchr(m->ffns, 'E') != NULL;
+	has_mamba = strchr(m->mixers, 'M') != NULL;
+	if (has_moe && m->num_experts < 1)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: hybrid_override_pattern has MoE layers (E) but n_routed_experts is missing",
+				path);
+	if (!has_mamba)
+		return PPLAN_OK;
+	TRY(mj_need_long(c, "mamba_num_heads", 1, MAX_COUNT, &m->mamba_heads, path, e));
+	TRY(mj_need_long(c, "mamba_head_dim", 1, MAX_DIM, &m->mamba_head_dim, path, e));
+	TRY(mj_need_long(c, "ssm_state_size", 1, MAX_DIM, &m->mamba_state, path, e));
+	m->mamba_groups = 1;
+	m->mamba_conv = 4;
+	m->mamba_chunk = 128; /* Megatron-Core's MambaMixer and HF's default */
+	TRY(opt_count(c, "n_groups", 1, MAX_COUNT, &m->mamba_groups, path, e));
+	TRY(opt_count(c, "conv_kernel", 1, MAX_COUNT, &m->mamba_conv, path, e));
+	TRY(opt_count(c, "chunk_size", 1, MAX_DIM, &m->mamba_chunk, path, e));
+	return PPLAN_OK;
+}
+
+/* Qwen3-Next and Qwen3.5: layer_types ("linear_attention",
+ * "full_attention") or every full_attention_interval-th layer attention
+ * (4), the others Gated DeltaNet; each layer also has its FFN. */
+static enum pplan_status read_gdn(const cJSON *c, struct model_spec *m, const char *path,
+				  struct perr *e)
+{
+	const cJSON *types = cJSON_GetObjectItemCaseSensitive(c, "layer_types");
+	long every = 4;
+	int gate = 1;
+	if (m->layers > MODEL_MAX_PATTERN)
+		return perr_set(e, PPLAN_EINPUT, "%s: %d layers; a hybrid stack has at most %d",
+				path, m->layers, MODEL_MAX_PATTERN);
+	TRY(opt_count(c, "full_attention_interval", 1, MAX_COUNT, &every, path, e));
+	model_set_gdn_every(m, (int)every);
+	if (cJSON_IsArray(types)) /* the list, where given, names each layer */
+		for (int i = 0; i < m->layers; i++) {
+			const cJSON *t = cJSON_GetArrayItem(types, i);
+			m->mixers[i] = t && cJSON_IsString(t) &&
+				       !strcmp(t->valuestring, "full_attention") ? 'A' : 'G';
+		}
+	TRY(mj_need_long(c, "linear_num_key_heads", 1, MAX_COUNT, &m->gdn_k_heads, path, e));
+	TRY(mj_need_long(c, "linear_num_value_heads", 1, MAX_COUNT, &m->gdn_v_heads, path, e));
+	TRY(mj_need_long(c, "linear_key_head_dim", 1, MAX_DIM, &m->gdn_k_dim, path, e));
+	TRY(mj_need_long(c, "linear_value_head_dim", 1, MAX_DIM, &m->gdn_v_dim, path, e));
+	m->gdn_conv = 4;
+	TRY(opt_count(c, "linear_conv_kernel_dim", 1, MAX_COUNT, &m->gdn_conv, path, e));
+	TRY(opt_bool(c, "attn_output_gate", &gate, path, e));
+	m->attn_out_gate = gate;
+	return PPLAN_OK;
+}
+
 static enum pplan_status read_mla(const cJSON *c, struct model_spec *m, const char *path,
 				  struct perr *e)
 {
@@ -418,6 +512,10 @@ enum pplan_status model_load_hf(const cJSON *root, const char *path,
 	TRY(read_moe(c, type, m, &k, path, e));
 	TRY(read_mla(c, m, path, e));
 	TRY(read_window(c, type, m, path, e));
+	if (strcmp(type, "nemotron_h") == 0)
+		TRY(read_nemotron_h(c, m, path, e));
+	else if (mj_in_list(type, hf_gdn))
+		TRY(read_gdn(c, m, path, e));
 	TRY(model_check_keys(m, path, &k, e));
 	if (m->head_dim == 0) /* checked: heads divide hidden */
 		m->head_dim = m->hidden / m->heads;

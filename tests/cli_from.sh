@@ -77,6 +77,9 @@ roundtrip megatron 64 llama3-70b dp=64,gbs=128,zero=3,offload_layers=30
 roundtrip megatron 16 qwen3-30b-a3b pp=2,vp=2,dp=8,ep=8,gbs=256 --moe-a2a-overlap=on
 roundtrip megatron 64 deepseek-v2 dp=64,ep=16,gbs=256 --moe-shared-expert-overlap=on
 roundtrip megatron 64 deepseek-v2 pp=2,dp=32,ep=16,gbs=512,pp_embed=1,pp_loss=1
+# hybrid stacks: Nemotron-H's pattern (pretrain_mamba.py), Qwen3-Next's Gated DeltaNet
+roundtrip megatron 16 "$S/tests/fixtures/hf/NVIDIA-Nemotron-3-Nano-30B-A3B.json" tp=2,dp=8,ep=8,gbs=128
+roundtrip megatron 16 "$S/tests/fixtures/hf/Qwen3-Next-80B-A3B.json" tp=2,pp=2,dp=4,ep=4,gbs=128
 # NeMo 2.0
 roundtrip nemo 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64,recompute=selective --framework=nemo
 roundtrip nemo 64 llama3.1-70b tp=4,pp=4,dp=4,vp=5,gbs=64 --framework=nemo

@@ -22,6 +22,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
 
 #include "cost.h"
 #include "memory.h"
@@ -119,6 +121,18 @@ ParameterizedTestParameters(hf, published_counts)
 		 * with 64 more tokens): 6,738,415,616 + 2*64*4096. */
 		{"llava-1.5-7b-hf.json", "", 6738939904.0, 6738939904.0, 6.7389e9, 0.005, 0, 0,
 		 ACTIVE_ALL},
+		/* Hybrid stacks (counts.py counts them block by block).
+		 * NVIDIA Nemotron 3 Nano 30B-A3B: 23 Mamba-2 mixers, 6
+		 * attention layers, 23 MoE layers of 128 squared-ReLU experts
+		 * (top 6) and one shared; card: 31.6B total, about 3.6B
+		 * active with the embeddings.  Qwen3-Next 80B-A3B: 36 Gated
+		 * DeltaNet and 12 gated-attention layers, each with 512
+		 * experts (top 10) and a gated shared expert; 79,674,391,296
+		 * total and 3,874,929,408 active as published for it. */
+		{"NVIDIA-Nemotron-3-Nano-30B-A3B.json", "", 31577937344.0, 3580073408.0, 31.6e9,
+		 0.005, 3.6e9, 0.05e9, ACTIVE_ALL},
+		{"Qwen3-Next-80B-A3B.json", "", 79674391296.0, 3874929408.0, 79674391296.0, 1e-12,
+		 3874929408.0, 1.0, ACTIVE_ALL},
 		/* GPT-2 small with its 1024 x 768 learned positions. */
 		{"gpt2.json", "", 124439808.0, 124439808.0, 124.4e6, 0.005, 0, 0, ACTIVE_ALL},
 	};
@@ -458,4 +472,91 @@ Test(hf, sliding_windows)
 	/* the zoo's gpt-oss says the same */
 	cr_expect_eq(model_find("gpt-oss-20b")->window_layers, 12);
 	cr_expect_eq(model_find("gpt-oss-120b")->sliding_window, 128);
+}
+
+/* ---- Hybrid stacks ------------------------------------------------------------ */
+
+/* Nemotron 3 Nano's pattern read block by block: each kind's mean make-up
+ * (sim/MODEL.md 4.6) and the MoE layers where the pattern puts them. */
+Test(hf, hybrid_pattern_read)
+{
+	struct model_spec m = load("NVIDIA-Nemotron-3-Nano-30B-A3B.json");
+	struct layer_mix dense, moe;
+	cr_assert(model_is_hybrid(&m));
+	cr_expect_eq(m.layers, 52);
+	cr_expect_eq(model_moe_layers(&m), 23);
+	cr_expect(model_layer_is_moe(&m, 1) && !model_layer_is_moe(&m, 0) && !model_layer_is_moe(&m, 5));
+	cr_expect_eq(m.mamba_heads, 64);
+	cr_expect_eq(m.mamba_groups, 8);
+	cr_expect_eq(m.mamba_state, 128);
+	cr_expect_eq(m.mamba_chunk, 128);
+	cr_expect_eq(m.mlp, MLP_SQUARED_RELU);
+	model_layer_mix(&m, 0, &dense);
+	model_layer_mix(&m, 1, &moe);
+	cr_expect_float_eq(dense.attn, 6.0 / 29, 1e-12);
+	cr_expect_float_eq(dense.mamba, 23.0 / 29, 1e-12);
+	cr_expect_float_eq(dense.ffn, 0.0, 1e-12);
+	cr_expect_float_eq(moe.attn + moe.mamba + moe.gdn, 0.0, 1e-12);
+	cr_expect_float_eq(moe.ffn, 1.0, 1e-12);
+	m = load("Qwen3-Next-80B-A3B.json");
+	model_layer_mix(&m, 1, &moe);
+	cr_expect_float_eq(moe.attn, 0.25, 1e-12);
+	cr_expect_float_eq(moe.gdn, 0.75, 1e-12);
+	cr_expect(m.attn_out_gate);
+}
+
+/* Model FLOPs of a tiny hybrid, by hand: hidden 64, a Mamba-2 mixer of 4
+ * heads of 32 (d 128), 2 groups, state 16, chunk 32, and an attention
+ * layer of 4 heads of 16; vocabulary 1000; 64 tokens.  Per token forward:
+ *   Mamba-2 projections 2 x 64 x (in_proj 2x128 + 2x2x16 + 4 = 324, out
+ *   128) = 57,856; the scan 2 x 32 x (2x16 + 128) + 4 x 16 x 128 = 18,432;
+ *   attention projections 2 x 64 x (4 + 8) x 16 + 2 x 4 x 16 x 64 = 32,768
+ *   and core 2 x 64 x 4 x 32 = 16,384; the LM head 2 x 64 x 1000 = 128,000:
+ *   253,440; x 3 x 64 tokens = 48,660,480. */
+Test(flops, hybrid_by_hand)
+{
+	static const char cfg[] =
+		"{\"model_type\": \"nemotron_h\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+		" \"num_attention_heads\": 4, \"num_key_value_heads\": 4, \"head_dim\": 16,"
+		" \"intermediate_size\": 256, \"vocab_size\": 1000, \"mlp_hidden_act\": \"relu2\","
+		" \"hybrid_override_pattern\": \"M*\", \"mamba_num_heads\": 4, \"mamba_head_dim\": 32,"
+		" \"n_groups\": 2, \"ssm_state_size\": 16, \"conv_kernel\": 4, \"chunk_size\": 32,"
+		" \"max_position_embeddings\": 64}";
+	char path[] = "/tmp/pplan-hybrid-XXXXXX";
+	int fd = mkstemp(path);
+	struct model_spec m;
+	struct perr e = {0};
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, cfg, sizeof cfg - 1), (ssize_t)(sizeof cfg - 1));
+	close(fd);
+	cr_assert_eq(model_load(path, &m, &e), PPLAN_OK, "%s", e.msg);
+	unlink(path);
+	cr_expect_float_eq(cost_model_flops(&m, 64, 1), 48660480.0, 1e-6);
+}
+
+/* TP over Nemotron 3 Nano's one-block layers: each block, Mamba-2 and
+ * MoE alike, has its gathers and scatters of the (T, h) activation: with
+ * SP at tp 2 forward a gather and a scatter, backward two gathers and a
+ * scatter, each (1/2) ACT over 50 GB/s; ACT = 2 x 4096 x 2688 =
+ * 22,020,096 B; 52 blocks x 2 microbatches x 5 x 220.2 us = 114.50 ms
+ * (half a two-block layer's count, sim/MODEL.md 4.6). */
+Test(cost, hybrid_tp_collectives_per_block)
+{
+	struct model_spec m = load("NVIDIA-Nemotron-3-Nano-30B-A3B.json");
+	struct cluster c;
+	struct layout l;
+	struct train_opts o;
+	struct prediction p;
+	struct perr e = {0};
+	unsigned set = 0;
+	m.seq = 4096;
+	cr_assert_eq(cluster_preset("dgx-h100", 8, &c, &e), PPLAN_OK, "%s", e.msg);
+	c.nvlink = (struct link){ LINK_NVSWITCH, 100.0, 0.0, 0.5 };
+	cr_assert_eq(layout_parse("tp=2,dp=4,mbs=1,gbs=8,sp=on,zero=1", &l, &set, &e), PPLAN_OK);
+	layout_complete(&l, set, 8);
+	train_opts_default(&o, &m);
+	o.b.tp_overlap = FW_TPO_NONE;
+	cr_assert_eq(cost_predict(&m, &c, &l, &o, &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_float_eq(p.time.tp_comm, 2 * 52 * 5 * 22020096.0 / 2 / 50e9,
+			   1e-9 * p.time.tp_comm);
 }

@@ -153,6 +153,7 @@ MEGATRON_TRAINING = {
     "moe_router_group_topk", "moe_shared_expert_overlap", "cp_comm_type",
     "pipeline_model_parallel_size", "tensor_model_parallel_size", "expert_model_parallel_size",
     "recompute_granularity", "recompute_method", "recompute_num_layers", "recompute_modules",
+    "squared_relu", "hybrid_override_pattern",
 }
 
 
