@@ -71,6 +71,7 @@ static long microbatches(const struct layout *l)
 /* ---- Megatron-LM ------------------------------------------------------------ */
 
 static int gdn_attention_every(const struct model_spec *m);
+static int window_every(const struct model_spec *m);
 
 static void megatron_notes(const struct emit_input *in, struct notes *n)
 {
@@ -96,6 +97,8 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		note(n, "Megatron-LM has no ReLU switch (its default is GeLU, the same FLOPs and memory): the activation needs a custom layer spec");
 	if (strchr(in->m->mixers, 'M') || strchr(in->m->mixers, '-'))
 		note(n, "a hybrid stack of one-block layers (Nemotron-H): Megatron-LM trains it with pretrain_mamba.py, which takes these arguments and --hybrid-override-pattern");
+	if (in->m->sliding_window > 0 && in->m->window_layers > 0 && !window_every(in->m))
+		note(n, "the sliding-window layers are not every layer but each N-th: --window-attn-skip-freq takes the list of windowed layers in Python syntax, which these arguments leave out (full attention everywhere)");
 	if (strchr(in->m->mixers, 'G') && !gdn_attention_every(in->m))
 		note(n, "the Gated DeltaNet layers are not placed every N-th: --linear-attention-freq takes the list of layer kinds in Python syntax, which these arguments leave out");
 	if (in->m->alibi)
@@ -231,6 +234,32 @@ static void megatron_position_args(FILE *f, const struct model_spec *m, const ch
 			m->rope_factor > 0 ? m->rope_factor : 1.0);
 }
 
+/* The N of Megatron-Core's --window-attn-skip-freq (every N-th layer full
+ * attention, the others a sliding window) that windows m's window_layers
+ * of its layers; 1 when every layer is windowed; 0 when no N does. */
+static int window_every(const struct model_spec *m)
+{
+	if (m->window_layers >= m->layers)
+		return 1;
+	for (int n = 2; n <= m->layers; n++)
+		if (m->layers - m->layers / n == m->window_layers)
+			return n;
+	return 0;
+}
+
+/* Sliding windows (GPT-OSS, Mistral, Gemma 2 and 3): Megatron-Core's
+ * window is the keys before the query, Hugging Face's counts the query
+ * too, hence W - 1. */
+static void megatron_window_args(FILE *f, const struct model_spec *m, const char *pre)
+{
+	int every;
+	if (m->sliding_window <= 0 || m->window_layers <= 0 || !(every = window_every(m)))
+		return;
+	fprintf(f, "%s--window-size %ld,0\n", pre, m->sliding_window - 1);
+	if (every > 1)
+		fprintf(f, "%s--window-attn-skip-freq %d\n", pre, every);
+}
+
 /* Every full_attention-th layer attention, the others Gated DeltaNet
  * (Megatron-Core's --linear-attention-freq N); 0 when the mixers are
  * not so placed. */
@@ -293,6 +322,7 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 	fprintf(f, "%s--max-position-embeddings %ld\n", pre,
 		m->pos_embedding > o->seq ? m->pos_embedding : o->seq);
 	megatron_position_args(f, m, pre);
+	megatron_window_args(f, m, pre);
 	if (m->norm_eps > 0)
 		fprintf(f, "%s--norm-epsilon %g\n", pre, m->norm_eps);
 	/* Megatron's defaults are 0.1 each: a model trained without

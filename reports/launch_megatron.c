@@ -26,6 +26,8 @@ struct megatron {
 	char hybrid[MODEL_MAX_PATTERN + 2]; /* --hybrid-override-pattern ("" none) */
 	int gdn;                /* --experimental-attention-variant gated_delta_net */
 	int gdn_every;          /* --linear-attention-freq */
+	long window;            /* --window-size's keys before the query + 1 (0: none) */
+	int window_every;       /* --window-attn-skip-freq */
 };
 
 /* "([0]*3+[1]*58)": dense layers first; "2": every 2nd layer. */
@@ -110,6 +112,18 @@ static enum pplan_status megatron_model_flag(struct reader *r, struct megatron *
 			return lr_bad_value(r, n, f->value, f->var,
 					 "one of M, *, - and E a layer, at most 512 layers");
 		snprintf(g->hybrid, sizeof g->hybrid, "%s", f->value);
+		return PPLAN_OK;
+	}
+	I("--window-attn-skip-freq", g->window_every, 1);
+	if (!strcmp(n, "--window-size")) {
+		long left, right;
+		char tail;
+		const char *v = f->value ? f->value + (f->value[0] == '(') : NULL;
+		if (!v || sscanf(v, "%ld,%ld%c", &left, &right, &tail) < 2 || left < -1 ||
+		    left >= MODEL_MAX_DIM || right < -1)
+			return lr_bad_value(r, n, f->value, f->var,
+					    "the window's keys before and after the query, \"W,0\"");
+		g->window = left >= 0 ? left + 1 : 0; /* -1: no window */
 		return PPLAN_OK;
 	}
 	if (!strcmp(n, "--experimental-attention-variant")) {
@@ -308,6 +322,11 @@ static void megatron_model_defaults(struct megatron *g, long seq)
 	if (m->num_experts > 0 && g->shared_width > 0) {
 		m->shared_experts = 1;
 		m->shared_ffn = g->shared_width;
+	}
+	if (g->window > 0) {
+		m->sliding_window = g->window;
+		m->window_layers = g->window_every > 1 ? m->layers - m->layers / g->window_every
+						       : m->layers;
 	}
 	if (!model_is_mla(m))
 		m->q_lora_rank = m->qk_nope_dim = m->qk_rope_dim = m->v_head_dim = 0;

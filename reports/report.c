@@ -36,6 +36,14 @@ cJSON *report_model_json(const struct model_spec *m)
 		cJSON_AddNumberToObject(a, "v_head_dim", (double)m->v_head_dim);
 	}
 	cJSON_AddNumberToObject(o, "pos_embedding", (double)m->pos_embedding);
+	if (m->sliding_window > 0 && m->window_layers > 0) {
+		cJSON_AddNumberToObject(o, "sliding_window", (double)m->sliding_window);
+		cJSON_AddNumberToObject(o, "window_layers", m->window_layers);
+	}
+	if (model_is_hybrid(m)) { /* one character a layer (sim/model.h) */
+		cJSON_AddStringToObject(o, "mixers", m->mixers);
+		cJSON_AddStringToObject(o, "ffns", m->ffns);
+	}
 	if (m->note[0])
 		cJSON_AddStringToObject(o, "note", m->note);
 	cJSON_AddNumberToObject(o, "params", model_params_total(m));

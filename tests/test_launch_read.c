@@ -240,3 +240,25 @@ Test(launch_read, megatron_hybrid_refusals)
 	cr_expect_eq(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e), PPLAN_EINPUT);
 	cr_expect(strstr(e.msg, "both place the layers"), "%s", e.msg);
 }
+
+/* Megatron-Core's sliding window: --window-size 4095,0 is 4095 keys before
+ * the query, Hugging Face's 4096-token window; --window-attn-skip-freq 2
+ * keeps full attention on every 2nd layer (1-based: layer % 2 == 0), so
+ * 21 of 42 layers are windowed; without it all 42 are. */
+Test(launch_read, megatron_sliding_window)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	const char *base = "pretrain_gpt.py --num-layers 42 --hidden-size 256 --num-attention-heads 4 "
+			   "--vocab-size 1000 --seq-length 8192 --bf16 --window-size 4095,0 ";
+	char args[512];
+	snprintf(args, sizeof args, "%s--window-attn-skip-freq 2", base);
+	cr_assert(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.model.sliding_window, 4096);
+	cr_expect_eq(lj.model.window_layers, 21);
+	cr_assert(launch_read_text(EMIT_MEGATRON, base, "args", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.model.window_layers, 42);
+	snprintf(args, sizeof args, "%s--window-size wide", base);
+	cr_expect_eq(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "--window-size"), "%s", e.msg);
+}

@@ -226,6 +226,8 @@ def check_megatron(path, gpus, asked, pred):
     if "num_layers_per_virtual_pipeline_stage" in args:
         per_rank = args["num_layers"] // args["pipeline_model_parallel_size"]
         kw["virtual_pipeline_model_parallel_size"] = per_rank // args["num_layers_per_virtual_pipeline_stage"]
+    if "window_size" in args:  # core_transformer_config_from_args makes it a tuple
+        kw["window_size"] = tuple(int(x) for x in str(args["window_size"]).strip("()").split(","))
     if kw.get("bf16"):
         kw["params_dtype"] = torch.bfloat16
         kw["pipeline_dtype"] = torch.bfloat16
@@ -236,6 +238,14 @@ def check_megatron(path, gpus, asked, pred):
     check(got == want, f"degrees tp,pp,ep,cp {got}, asked {want}")
     check(cfg.num_layers == pred["num_layers"] and cfg.hidden_size == pred["hidden_size"],
           "layers or hidden size differ from pplan's model")
+    if "window_size" in kw or pred.get("window_layers"):
+        from megatron.core.transformer.utils import is_layer_window_attention
+        n = sum(bool(is_layer_window_attention(cfg.window_size, cfg.window_attn_skip_freq, i + 1))
+                for i in range(cfg.num_layers))
+        w = cfg.window_size[0] + 1 if cfg.window_size else 0
+        check((n, w if n else 0) == (pred.get("window_layers", 0), pred.get("sliding_window", 0)),
+              f"{n} layers windowed to {w} tokens, pplan {pred.get('window_layers', 0)} "
+              f"to {pred.get('sliding_window', 0)}")
     if "recompute_layers" in asked:
         check(cfg.recompute_granularity == "full" and cfg.recompute_method == "block"
               and cfg.recompute_num_layers == asked["recompute_layers"],

@@ -50,5 +50,6 @@ $HF/Qwen3-30B-A3B.json 16 dp=16,ep=16,gbs=256,mbs=1,zero=3
 $HF/Meta-Llama-3-8B.json 16 tp=2,pp=2,dp=4,gbs=64,mbs=1
 $HF/NVIDIA-Nemotron-3-Nano-30B-A3B.json 8 tp=2,dp=4,ep=4,gbs=64,mbs=1
 $HF/Qwen3-Next-80B-A3B.json 16 tp=2,dp=8,ep=8,gbs=64,mbs=1
+$HF/gemma-2-9b.json 8 tp=2,dp=4,gbs=32,mbs=1
 CASES
 "$PY" "$HERE/conformance.py" "$tmp"
