@@ -27,8 +27,8 @@ enum exec_backend { EXEC_BACKEND_AUTO = 0, EXEC_BACKEND_CPU, EXEC_BACKEND_CUDA }
 
 /* --fault RANK:STEP:KIND (exec/fault.c): a failure or a wrong value on
  * purpose, on one rank in one step (from 1, warm-up included). */
-enum exec_fault_kind { FAULT_NONE = 0, FAULT_EXIT, FAULT_CRASH, FAULT_HANG, FAULT_SLOW,
-		       FAULT_GEMM, FAULT_MESSAGE };
+enum exec_fault_kind { FAULT_NONE = 0, FAULT_EXIT, FAULT_CRASH, FAULT_KILL, FAULT_HANG,
+		       FAULT_SLOW, FAULT_GEMM, FAULT_MESSAGE };
 struct exec_fault {
 	enum exec_fault_kind kind;
 	int rank;

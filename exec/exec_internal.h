@@ -269,6 +269,7 @@ struct exec {
 	MPI_Comm node;           /* the ranks of this host */
 	MPI_Win board_win;       /* the host's heartbeat board */
 	struct beat *board;      /* [local_size] */
+	double gone_checked;     /* when the watchdog last looked for a gone rank */
 	int *node_world_rank;    /* [local_size] */
 	char host[64];
 	char backend_note[256];
@@ -285,9 +286,12 @@ struct exec {
 
 /* One rank's last sign of life, in a window every rank of the host sees. */
 struct beat {
-	double t;                /* CLOCK_MONOTONIC seconds */
+	double t;                /* CLOCK_MONOTONIC seconds, at the op's start */
 	long step, op;
-	int kind, mb, chunk, state; /* state: 0 running, 1 done */
+	int kind, mb, chunk, state; /* state: 0 running, 1 done, 2 crashed */
+	int pid;                 /* the rank's process on this host */
+	double wait_t;           /* its last poll of a wait (0: none yet) */
+	char what[80];           /* what that wait is for */
 };
 
 /* params.c: the global element index of local element (r, c) of t */

@@ -3,7 +3,8 @@
  * must survive and the wrong results --check must catch, on purpose.
  * KIND is one of
  *   exit         the rank exits with status 1 at the start of step STEP
- *   crash        the rank kills itself with SIGKILL there
+ *   crash        the rank crashes there (SIGSEGV, as a bad pointer would)
+ *   kill         the rank is killed there (SIGKILL, as the OOM killer does)
  *   hang         the rank stops there and never answers again
  *   slow:MS      the rank sleeps MS ms at the start of step STEP and of
  *                every later one (pplan tune's layout slowed on purpose)
@@ -31,13 +32,13 @@ static const struct {
 	int valued;              /* takes :VALUE */
 } kinds[] = {
 	{ "exit", FAULT_EXIT, 0 },   { "crash", FAULT_CRASH, 0 },
-	{ "hang", FAULT_HANG, 0 },   { "slow", FAULT_SLOW, 1 },
+	{ "kill", FAULT_KILL, 0 },   { "hang", FAULT_HANG, 0 },   { "slow", FAULT_SLOW, 1 },
 	{ "gemm", FAULT_GEMM, 1 },   { "message", FAULT_MESSAGE, 1 },
 	/* the names the test hook had before --fault */
 	{ "sleep", FAULT_HANG, 0 },  { "delay", FAULT_SLOW, 1 },
 };
 
-#define FAULT_USAGE "--fault must be RANK:STEP:KIND with KIND exit, crash, hang, slow:MS, gemm:REL or message:REL"
+#define FAULT_USAGE "--fault must be RANK:STEP:KIND with KIND exit, crash, kill, hang, slow:MS, gemm:REL or message:REL"
 
 enum pplan_status exec_fault_parse(const char *spec, struct exec_fault *f, struct perr *e)
 {
@@ -122,6 +123,9 @@ void exec_fault_step(struct exec *x)
 			x->rank, step);
 		_exit(1);
 	case FAULT_CRASH:
+		raise(SIGSEGV);
+		break;
+	case FAULT_KILL:
 		raise(SIGKILL);
 		break;
 	case FAULT_HANG:

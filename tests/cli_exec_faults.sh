@@ -2,7 +2,10 @@
 # cli_exec_faults.sh: a rank that dies, hangs or exits early, and a SIGINT to
 # the launcher, each end every rank of `pplan exec` within the timeout, with
 # a message naming the rank, exit status 1 (not 0, not 2), no process left
-# behind and no report written.  Faults come from `pplan exec --fault
+# behind and no report written.  A crash (SIGSEGV) is said by the rank
+# itself, exit 1; a rank killed (SIGKILL) is named by the others, under
+# mpiexec -q too (the status is then the launcher's: Open MPI's 137); a
+# hang names the rank that stopped first and what the others wait for.  Faults come from `pplan exec --fault
 # RANK:STEP:KIND` (exec/fault.c), the hang through PPLAN_EXEC_FAULT (the
 # same text, for launchers that cannot pass options).  A wrong value in a
 # pipeline message must fail --check: exit 1, status check_failed in the
@@ -54,7 +57,13 @@ run 1:2:exit 90001
 expect "a rank exits early" $? "rank 1|exiting early|exited" 90001
 
 run 1:2:crash 90002
-expect "a rank is killed (SIGKILL)" $? "rank 1|signal 9|Killed" 90002
+rc=$?
+expect "a rank crashes (SIGSEGV)" $rc "rank 1 \(.*\) crashed: SIGSEGV in step 2" 90002
+[ $rc -eq 1 ] || { echo "FAIL: a crash: exit $rc, want 1"; fail=1; }
+
+timeout 120 "$MPIEXEC" -q -n 2 "$B" exec --model "$M" --layout pp=2 --backend cpu --steps 4 \
+	--warmup 1 --seed 90005 --report "$tmp/r.json" --fault 1:2:kill >"$tmp/out" 2>&1
+expect "a rank is killed (SIGKILL), mpiexec -q" $? "rank 1 \(pid [0-9]+\) died \(its process is gone\) in step 2" 90005
 
 start=$(date +%s)
 PPLAN_EXEC_FAULT=1:2:hang timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
@@ -62,10 +71,17 @@ PPLAN_EXEC_FAULT=1:2:hang timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
 	--report "$tmp/r.json" --timeout 5 >"$tmp/out" 2>&1
 rc=$?
 took=$(( $(date +%s) - start ))
-expect "a rank hangs (timeout 5 s)" $rc "rank 1 has made no progress" 90003
+expect "a rank hangs (timeout 5 s)" $rc "rank 1 stopped first: no progress for [0-9]+ s since step 2" 90003
 if [ $took -gt 60 ]; then
 	echo "FAIL: the hang was noticed after $took s, not within the timeout"; fail=1
 fi
+# Four stages, the third hangs: the first and second wait behind it, the
+# last waits for it; whoever times out names rank 2 and what the others wait for.
+PPLAN_EXEC_FAULT=2:2:hang timeout 120 "$MPIEXEC" -n 4 "$B" exec --model "$M" \
+	--layout pp=4 --backend cpu --steps 4 --warmup 1 --seed 90006 \
+	--report "$tmp/r.json" --timeout 5 >"$tmp/out" 2>&1
+rc=$?
+expect "one of four stages hangs" $rc "rank 2 stopped first.*waits for the" 90006
 
 # SIGINT to the launcher mid-run (to mpiexec itself: a timeout wrapper in
 # a script would not pass SIGINT on), within the timeout.
@@ -130,7 +146,7 @@ bad() { # pattern fault [layout]
 	fi
 	rm -f "$tmp/r.json"
 }
-bad "KIND exit, crash, hang" "1:2:explode"
+bad "KIND exit, crash, kill, hang" "1:2:explode"
 bad "STEP from 1" "1:0:exit"
 bad "exit takes no value" "1:2:exit:3"
 bad "non-zero finite relative change" "1:1:gemm:0"
