@@ -97,6 +97,8 @@ static int on_off_switch(struct job *in, int opt, const char *arg, struct perr *
 		{ OPT_MOE_A2A_OVERLAP, "moe-a2a-overlap", offsetof(struct fw_switches, moe_a2a_overlap) },
 		{ OPT_MOE_SHARED_OVERLAP, "moe-shared-expert-overlap",
 		  offsetof(struct fw_switches, moe_shared_overlap) },
+		{ OPT_PRECISION_AWARE_OPT, "precision-aware-optimizer",
+		  offsetof(struct fw_switches, precision_aware_opt) },
 	};
 	int v = on_off(arg);
 	for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
@@ -180,7 +182,7 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 	case OPT_MOE_DISPATCHER:
 		if ((in->switches.moe_dispatcher = fw_moe_dispatcher_parse(arg)) < 0)
 			return perr_set(e, PPLAN_EINPUT,
-					"--moe-dispatcher must be alltoall or flex (deepep, hybridep), got '%s'",
+					"--moe-dispatcher must be alltoall, allgather or flex (deepep, hybridep), got '%s'",
 					arg), -1;
 		return 1;
 	case OPT_GRAD_REDUCE_DTYPE:
@@ -197,6 +199,7 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 	case OPT_OVERLAP_PARAM_GATHER:
 	case OPT_MOE_A2A_OVERLAP:
 	case OPT_MOE_SHARED_OVERLAP:
+	case OPT_PRECISION_AWARE_OPT:
 		return on_off_switch(in, opt, arg, e);
 	case OPT_TRAIN_TOKENS:
 		if (units_parse_count_binary(arg, &in->train_tokens) != 0 ||

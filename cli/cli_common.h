@@ -23,7 +23,7 @@ enum cli_opt {
 	OPT_PRECISION, OPT_MAX_MEMORY, OPT_JSON, OPT_RANK_ORDER, OPT_TRAIN_TOKENS,
 	OPT_FRAMEWORK, OPT_TP_COMM_OVERLAP, OPT_NO_FLASH, OPT_GRAD_REDUCE_DTYPE,
 	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER, OPT_PROFILE,
-	OPT_MOE_DISPATCHER, OPT_MOE_A2A_OVERLAP, OPT_MOE_SHARED_OVERLAP, OPT_GOODPUT, OPT_GPU_MTBI, OPT_RESTART_MIN,
+	OPT_MOE_DISPATCHER, OPT_MOE_A2A_OVERLAP, OPT_MOE_SHARED_OVERLAP, OPT_PRECISION_AWARE_OPT, OPT_GOODPUT, OPT_GPU_MTBI, OPT_RESTART_MIN,
 	OPT_CKPT_INTERVAL_MIN, OPT_STORAGE_GBS, OPT_GPU_HOUR_COST,
 };
 
@@ -58,6 +58,7 @@ enum cli_opt {
 	{ "moe-dispatcher", required_argument, NULL, OPT_MOE_DISPATCHER },    \
 	{ "moe-a2a-overlap", required_argument, NULL, OPT_MOE_A2A_OVERLAP },  \
 	{ "moe-shared-expert-overlap", required_argument, NULL, OPT_MOE_SHARED_OVERLAP }, \
+	{ "precision-aware-optimizer", required_argument, NULL, OPT_PRECISION_AWARE_OPT }, \
 	{ "goodput", required_argument, NULL, OPT_GOODPUT },                 \
 	{ "gpu-mtbi-hours", required_argument, NULL, OPT_GPU_MTBI },         \
 	{ "restart-min", required_argument, NULL, OPT_RESTART_MIN },         \

@@ -46,7 +46,9 @@ static enum pplan_status merge_switches(struct fw_switches *c, const struct fw_s
 	    (st = merge_switch(&c->moe_a2a_overlap, f->moe_a2a_overlap, -1, "--moe-a2a-overlap",
 			       where, e)) ||
 	    (st = merge_switch(&c->moe_shared_overlap, f->moe_shared_overlap, -1,
-			       "--moe-shared-expert-overlap", where, e)))
+			       "--moe-shared-expert-overlap", where, e)) ||
+	    (st = merge_switch(&c->precision_aware_opt, f->precision_aware_opt, -1,
+			       "--precision-aware-optimizer", where, e)))
 		return st;
 	return PPLAN_OK;
 }

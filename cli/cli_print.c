@@ -259,11 +259,14 @@ void cli_common_usage(FILE *f)
 		"  --tp-comm-overlap on|off|bulk|pipelined   TP communication overlap, any precision\n"
 		"                         (default: the framework's)\n"
 		"  --no-flash-attention   unfused attention (the s x s scores in memory)\n"
-		"  --moe-dispatcher alltoall|flex   MoE token dispatch: the all-to-all (default) or the\n"
+		"  --moe-dispatcher alltoall|allgather|flex   MoE token dispatch: the all-to-all (default), the\n"
+		"                         allgather over the TP x EP group (Megatron-LM's argparse default), or the\n"
 		"                         flex dispatcher (DeepEP, HybridEP: a token once per remote node)\n"
 		"  --moe-a2a-overlap on|off   MoE all-to-alls under the other microbatch's compute\n"
 		"                         (Megatron-Core's 1F1B A2A overlap; default off)\n"
 		"  --moe-shared-expert-overlap on|off   shared experts under the dispatch (default off)\n"
+		"  --precision-aware-optimizer on|off   Adam's moments in bf16, the master as its 16-bit\n"
+		"                         remainder (Megatron-Core, zero >= 1; default off)\n"
 		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
 		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
 		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n"
@@ -351,12 +354,15 @@ void cli_predict_hint(FILE *f, const struct job *in,
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --no-flash-attention");
 	if (in->switches.moe_dispatcher >= 0)
 		hint_arg(buf, sizeof buf, "--moe-dispatcher",
-			 in->switches.moe_dispatcher ? "flex" : "alltoall");
+			 fw_moe_dispatcher_name(in->switches.moe_dispatcher));
 	if (in->switches.moe_a2a_overlap >= 0)
 		hint_arg(buf, sizeof buf, "--moe-a2a-overlap", in->switches.moe_a2a_overlap ? "on" : "off");
 	if (in->switches.moe_shared_overlap >= 0)
 		hint_arg(buf, sizeof buf, "--moe-shared-expert-overlap",
 			 in->switches.moe_shared_overlap ? "on" : "off");
+	if (in->switches.precision_aware_opt >= 0)
+		hint_arg(buf, sizeof buf, "--precision-aware-optimizer",
+			 in->switches.precision_aware_opt ? "on" : "off");
 	if (in->switches.grad_bytes)
 		hint_arg(buf, sizeof buf, "--grad-reduce-dtype",
 			 in->switches.grad_bytes == 4 ? "fp32"

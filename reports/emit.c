@@ -172,6 +172,9 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--overlap-moe-expert-parallel-comm --delay-wgrad-compute%s", pre, sep);
 	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
 		fprintf(f, "%s--moe-shared-expert-overlap%s", pre, sep);
+	if (train_opts_bf16_moments(o, l))
+		fprintf(f, "%s--use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16%s",
+			pre, sep);
 	if (l->offload_modules) {
 		char mods[160];
 		offload_modules_format(l->offload_modules, mods, sizeof mods, " ");
@@ -355,10 +358,13 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 			m->num_experts, m->top_k);
 		/* what pplan prices: the tokens go to their experts' ranks in
 		 * all-to-alls (or the flex dispatcher's DeepEP, once per
-		 * remote node), and each rank's experts run as one grouped GEMM */
+		 * remote node; or gathered on every rank), and each rank's
+		 * experts run as one grouped GEMM */
 		if (o->b.moe_flex)
 			fprintf(f, "%s--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep --moe-grouped-gemm\n",
 				pre);
+		else if (o->b.moe_allgather)
+			fprintf(f, "%s--moe-token-dispatcher-type allgather --moe-grouped-gemm\n", pre);
 		else
 			fprintf(f, "%s--moe-token-dispatcher-type alltoall --moe-grouped-gemm\n", pre);
 		if (m->moe_ffn > 0)
@@ -531,6 +537,8 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	if (!default_order(o) && !alt_order(o))
 		note(&n, "this rank order is not expressible in NeMo: it uses tp-cp-dp-pp");
 	comment_notes(f, "#", &n);
+	if (train_opts_bf16_moments(o, l))
+		fprintf(f, "import torch\n");
 	fprintf(f, "import nemo_run as run\n"
 		   "from nemo.collections import llm\n"
 		   "from nemo.collections.llm.recipes.precision.mixed_precision import %s\n",
@@ -553,11 +561,17 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	if (o->b.moe_flex && l->ep > 1)
 		fprintf(f, "recipe.model.config.moe_token_dispatcher_type = \"flex\"\n"
 			   "recipe.model.config.moe_flex_dispatcher_backend = \"deepep\"\n");
+	if (o->b.moe_allgather && l->ep > 1)
+		fprintf(f, "recipe.model.config.moe_token_dispatcher_type = \"allgather\"\n");
 	if (train_opts_moe_a2a_overlap(o, l))
 		fprintf(f, "recipe.model.config.overlap_moe_expert_parallel_comm = True\n"
 			   "recipe.model.config.delay_wgrad_compute = True\n");
 	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
 		fprintf(f, "recipe.model.config.moe_shared_expert_overlap = True\n");
+	if (train_opts_bf16_moments(o, l))
+		fprintf(f, "recipe.optim.config.use_precision_aware_optimizer = True\n"
+			   "recipe.optim.config.exp_avg_dtype = torch.bfloat16\n"
+			   "recipe.optim.config.exp_avg_sq_dtype = torch.bfloat16\n");
 	if (l->etp > 0 && l->etp != l->tp)
 		fprintf(f, "recipe.trainer.strategy.expert_tensor_parallel_size = %d\n", l->etp);
 	if (l->pp_first > 0)
@@ -733,6 +747,10 @@ static void titan_notes(const struct emit_input *in, const struct titan_model *t
 		note(n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
 	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)
 		note(n, "torchtitan 0.3 has no MoE all-to-all or shared-expert overlap: this line runs them in sequence");
+	if (o->b.moe_allgather && l->ep > 1)
+		note(n, "torchtitan 0.3 dispatches MoE tokens with all-to-alls: the allgather dispatcher pplan priced is not expressible here");
+	if (train_opts_bf16_moments(o, l))
+		note(n, "torchtitan 0.3's AdamW keeps its moments in the parameters' fp32: the bf16 moments of the precision-aware optimizer pplan priced are not expressible here");
 	if (l->recompute_layers > 0 || l->offload_layers > 0)
 		note(n, "torchtitan has no block recomputation of N layers (recompute_layers) or activation CPU offloading (offload_layers): this line checkpoints every layer in full, or none");
 }
@@ -816,6 +834,10 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 		note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
 	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)
 		note(&n, "DeepSpeed-MoE has no 1F1B all-to-all or shared-expert overlap: this config runs them in sequence");
+	if (o->b.moe_allgather && l->ep > 1)
+		note(&n, "DeepSpeed-MoE dispatches tokens with all-to-alls: the allgather dispatcher pplan priced is not expressible here");
+	if (train_opts_bf16_moments(o, l))
+		note(&n, "DeepSpeed's optimizers keep fp32 moments: the bf16 moments of the precision-aware optimizer pplan priced are not expressible here");
 	if (l->recompute_layers > 0 || l->offload_layers > 0)
 		note(&n, "DeepSpeed's activation checkpointing wraps the layers the model code names: block recomputation of N layers (recompute_layers) and activation CPU offloading of N layers (offload_layers) are not expressible here");
 	if (l->ep > 1)

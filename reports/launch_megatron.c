@@ -27,6 +27,8 @@ struct megatron {
 	int gdn;                /* --experimental-attention-variant gated_delta_net */
 	int gdn_every;          /* --linear-attention-freq */
 	long window;            /* --window-size's keys before the query + 1 (0: none) */
+	int precision_aware;    /* --use-precision-aware-optimizer */
+	char exp_avg[16], exp_avg_sq[16]; /* --exp-avg-dtype, --exp-avg-sq-dtype ("" fp32) */
 	int window_every;       /* --window-attn-skip-freq */
 };
 
@@ -279,6 +281,15 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		return o->switches.moe_a2a_overlap = 1, PPLAN_OK;
 	if (!strcmp(n, "--moe-shared-expert-overlap"))
 		return o->switches.moe_shared_overlap = 1, PPLAN_OK;
+	if (!strcmp(n, "--use-precision-aware-optimizer"))
+		return g->precision_aware = 1, PPLAN_OK;
+	if (!strcmp(n, "--exp-avg-dtype") || !strcmp(n, "--exp-avg-sq-dtype")) {
+		if (!lr_one_of(f->value, "fp32|fp16|bf16|fp8"))
+			return lr_bad_value(r, n, f->value, f->var, "fp32, fp16, bf16 or fp8");
+		snprintf(!strcmp(n, "--exp-avg-dtype") ? g->exp_avg : g->exp_avg_sq,
+			 sizeof g->exp_avg, "%s", f->value);
+		return PPLAN_OK;
+	}
 	if (!strcmp(n, "--grad-reduce-in-bf16"))
 		return o->switches.grad_bytes = 2, PPLAN_OK;
 	if (!strcmp(n, "--use-tp-pp-dp-mapping"))
@@ -435,6 +446,8 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 	}
 	else if (o->set & LK_RECOMPUTE_MODULES)
 		o->set &= ~LK_RECOMPUTE_MODULES; /* Megatron ignores them without the granularity */
+	lr_precision_aware(r, g->precision_aware, g->exp_avg[0] ? g->exp_avg : NULL,
+			   g->exp_avg_sq[0] ? g->exp_avg_sq : NULL);
 	if (g->fsdp)
 		o->zero = !strcmp(g->shard, "optim_grads") ? 2 : !strcmp(g->shard, "optim") ? 1
 			  : !strcmp(g->shard, "no_shard") ? 0 : 3;
@@ -475,10 +488,14 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 	o->model = g->m;
 	snprintf(o->model_note, sizeof o->model_note, "%s, Megatron-LM's arguments", r->where);
 	if (g->m.num_experts > 1) {
-		o->switches.moe_dispatcher = !strcmp(g->dispatcher, "flex");
-		if (strcmp(g->dispatcher, "alltoall") && strcmp(g->dispatcher, "flex"))
-			lr_say(r, "the MoE token dispatcher is %s (Megatron-LM's default is allgather): pplan prices the all-to-all dispatcher",
-			    g->dispatcher[0] ? g->dispatcher : "not given");
+		/* Megatron-LM's default is the allgather dispatcher */
+		o->switches.moe_dispatcher = g->dispatcher[0] ? fw_moe_dispatcher_parse(g->dispatcher) : 2;
+		if (!g->dispatcher[0])
+			lr_say(r, "no --moe-token-dispatcher-type: Megatron-LM's default, allgather, priced");
+		else if (o->switches.moe_dispatcher < 0) { /* alltoall_seq */
+			o->switches.moe_dispatcher = 0;
+			lr_say(r, "the MoE token dispatcher %s is priced as the all-to-all", g->dispatcher);
+		}
 	}
 	return PPLAN_OK;
 }

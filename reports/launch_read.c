@@ -254,6 +254,19 @@ enum pplan_status lr_launcher_flag(struct reader *r, const struct flag *f, int *
 	return PPLAN_OK;
 }
 
+void lr_precision_aware(struct reader *r, int on, const char *avg, const char *avg_sq)
+{
+	const char *names = "bf16|fp16|torch.bfloat16|torch.float16";
+	if (!on)
+		return;
+	if (lr_one_of(avg, names) && lr_one_of(avg_sq, names)) {
+		r->out->switches.precision_aware_opt = 1;
+		return;
+	}
+	lr_say(r, "the precision-aware optimizer keeps Adam's moments in fp32 here (exp_avg %s, exp_avg_sq %s): pplan prices fp32 moments and an fp32 master",
+	       avg ? avg : "fp32", avg_sq ? avg_sq : "fp32");
+}
+
 /* ---- the model a file names, against --model ------------------------------------ */
 
 enum pplan_status lr_same_shape(struct reader *r, const struct model_spec *file,
@@ -541,6 +554,8 @@ struct nemo {
 	char recipe[64], plugin[32], granularity[16], fsdp[16], shard[24], method[16];
 	int dist_opt;       /* -1 not said */
 	int recompute_layers, cpu_offloading;
+	int precision_aware;             /* optim.config.use_precision_aware_optimizer */
+	char exp_avg[24], exp_avg_sq[24]; /* their dtypes ("" fp32) */
 };
 
 static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const char *key,
@@ -618,8 +633,14 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 		return nemo_bool(r, key, v, &o->switches.moe_a2a_overlap);
 	if (!strcmp(key, "model.config.moe_shared_expert_overlap"))
 		return nemo_bool(r, key, v, &o->switches.moe_shared_overlap);
+	if (!strcmp(key, "optim.config.use_precision_aware_optimizer"))
+		return nemo_bool(r, key, v, &nm->precision_aware);
+	if (!strcmp(key, "optim.config.exp_avg_dtype"))
+		return snprintf(nm->exp_avg, sizeof nm->exp_avg, "%s", v), PPLAN_OK;
+	if (!strcmp(key, "optim.config.exp_avg_sq_dtype"))
+		return snprintf(nm->exp_avg_sq, sizeof nm->exp_avg_sq, "%s", v), PPLAN_OK;
 	if (!strcmp(key, "model.config.moe_token_dispatcher_type"))
-		return o->switches.moe_dispatcher = fw_moe_dispatcher_parse(v) == 1, PPLAN_OK;
+		return o->switches.moe_dispatcher = fw_moe_dispatcher_parse(v), PPLAN_OK;
 	if (!strcmp(key, "trainer.strategy.fsdp"))
 		return snprintf(nm->fsdp, sizeof nm->fsdp, "%s", v), PPLAN_OK;
 	if (!strcmp(key, "trainer.strategy.ddp.data_parallel_sharding_strategy"))
@@ -701,6 +722,8 @@ static enum pplan_status read_nemo(struct reader *r, const char *text,
 		l->offload_layers = 0;
 		o->set &= ~LK_OFFLOAD_LAYERS;
 	}
+	lr_precision_aware(r, nm.precision_aware, nm.exp_avg[0] ? nm.exp_avg : NULL,
+			   nm.exp_avg_sq[0] ? nm.exp_avg_sq : NULL);
 	if (!strcmp(nm.fsdp, "megatron"))
 		o->zero = !strcmp(nm.shard, "optim_grads") ? 2 : 3;
 	else if (nm.dist_opt >= 0)

@@ -54,6 +54,11 @@ enum pplan_status lr_launcher_flag(struct reader *r, const struct flag *f, int *
 enum pplan_status lr_same_shape(struct reader *r, const struct model_spec *file,
 				const struct model_spec *given);
 
+/* Megatron-Core's precision-aware optimizer as a file states it: on
+ * (on), with its two moments' dtypes (NULL: fp32, the default); pplan
+ * prices it where both moments are 16-bit, and says what it does not. */
+void lr_precision_aware(struct reader *r, int on, const char *avg, const char *avg_sq);
+
 /* Megatron-LM's arguments (reports/launch_megatron.c). */
 enum pplan_status lr_read_megatron(struct reader *r, const struct words *w,
 				   const struct model_spec *given);

@@ -104,6 +104,7 @@ cJSON *report_framework_json(const struct train_opts *o)
 	cJSON_AddStringToObject(j, "sharding", fw_sharding_name(b->sharding));
 	cJSON_AddStringToObject(j, "selective_recompute",
 				b->selective_ops ? "op-level" : "megatron");
+	cJSON_AddStringToObject(j, "adam_moments", b->bf16_moments ? "bf16" : "fp32");
 	/* What the user switched by hand, as given. */
 	sw = cJSON_AddObjectToObject(j, "switches");
 	if (o->switches.tp_overlap >= 0)
@@ -118,6 +119,8 @@ cJSON *report_framework_json(const struct train_opts *o)
 		cJSON_AddBoolToObject(sw, "overlap_grad_reduce", o->switches.overlap_grad_reduce);
 	if (o->switches.overlap_param_gather >= 0)
 		cJSON_AddBoolToObject(sw, "overlap_param_gather", o->switches.overlap_param_gather);
+	if (o->switches.precision_aware_opt >= 0)
+		cJSON_AddBoolToObject(sw, "precision_aware_optimizer", o->switches.precision_aware_opt);
 	return j;
 }
 

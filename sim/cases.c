@@ -577,10 +577,13 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 		vc->opts.switches.moe_a2a_overlap = b;
 	if (json_get_bool(jl, "moe_shared_expert_overlap", &b, where, e) == PPLAN_OK)
 		vc->opts.switches.moe_shared_overlap = b;
+	/* Megatron-Core's precision-aware optimizer with bf16 moments */
+	if (json_get_bool(jl, "use_precision_aware_optimizer", &b, where, e) == PPLAN_OK)
+		vc->opts.switches.precision_aware_opt = b;
 	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK &&
 	    (vc->opts.switches.moe_dispatcher = fw_moe_dispatcher_parse(s)) < 0) {
 		return perr_set(e, PPLAN_EINPUT,
-				"%s: layout.moe_dispatcher '%s' is not alltoall, flex, deepep or hybridep",
+				"%s: layout.moe_dispatcher '%s' is not alltoall, allgather, flex, deepep or hybridep",
 				where, s);
 	}
 	/* Megatron's --recompute-num-layers (the block method) and

@@ -23,23 +23,21 @@
 /* LM head: bf16 logits, fp32 softmax and cross-entropy, per logit, each
  * way. */
 #define LOGIT_BYTES 10.0
-/* Adam: bytes per local parameter (read master, m, v, grad; write master,
- * m, v, half-precision weight), and one fp32 pass over every gradient
- * (norm, zeroing). */
-#define ADAM_BYTES_PER_PARAM 30.0
+/* Adam's bytes per local parameter: train_opts_adam_bytes (read master,
+ * m, v, grad; write master, m, v, half-precision weight: 30 in fp32);
+ * and one fp32 pass over every gradient (norm, zeroing). */
 #define GRAD_PASS_BYTES 4.0
-/* Optimizer offload (sim/MODEL.md 7): the CPU's Adam step reads the fp32
- * master weight, both moments and the fp32 gradient and writes the three
- * states and the half-precision weight, 4 x 4 + 3 x 4 + 2 = 30 bytes a
- * parameter, at a share of the node's memory bandwidth (a prior: no
- * measured offload run fitted it; STREAM-like kernels reach 60-80 % of a
- * two-socket server's, Adam's several streams with the SIMD update about
- * half). */
-#define CPU_ADAM_BYTES_PER_PARAM 30.0
 /* The share of a node's host memory the offloaded states may take: the
  * rest for the OS, the data loader, pinned staging buffers and the
  * checkpoint copy (a judgment value, as the GPU cap's 90 %). */
 #define HOST_MEM_FRACTION 0.8
+/* Optimizer offload (sim/MODEL.md 7): the CPU's Adam step moves
+ * train_opts_adam_bytes a parameter (30: the fp32 master, both moments and
+ * the gradient read, the three states and the half-precision weight
+ * written) at this share of the node's memory bandwidth (a prior: no
+ * measured offload run fitted it; STREAM-like kernels reach 60-80 % of a
+ * two-socket server's, Adam's several streams with the SIMD update about
+ * half). */
 #define CPU_ADAM_BW_EFF 0.5
 
 /* ---- chunks, edges and stages --------------------------------------------- */
@@ -313,7 +311,7 @@ static double offloaded_step(const struct cost_ctx *x, double local, struct pred
 	double grad_b = x->o->b.grad_bytes;
 	int streamed = x->o->b.sharding == FW_SHARD_DEEPSPEED && x->l->zero >= 2;
 	p->offload_d2h_s = grad_b * local / link;
-	p->offload_adam_s = CPU_ADAM_BYTES_PER_PARAM * local * x->c->gpus_per_node / node;
+	p->offload_adam_s = train_opts_adam_bytes(x->o, x->l) * local * x->c->gpus_per_node / node;
 	p->offload_h2d_s = 2.0 * local / link;
 	return (streamed ? 0 : p->offload_d2h_s) + p->offload_adam_s + p->offload_h2d_s;
 }
@@ -334,11 +332,12 @@ static double optimizer_step(const struct cost_ctx *x, const struct stage_params
 	/* measured (--profile): the AdamW kernel's rate on the bytes it
 	 * moves (28 per parameter, and the compute copy below fp32) */
 	adam = curve_set_bw(x->o->curves, CURVE_BW_OPTIMIZER,
-			    (28.0 + (x->ab < 4 ? x->ab : 0)) * local);
+			    (train_opts_adam_bytes(x->o, x->l) - 2.0 + (x->ab < 4 ? x->ab : 0)) *
+				    local);
 	if (adam >= 0)
 		return adam * x->run.curve_scale +
 		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
-	return hbm_time(&x->run, ADAM_BYTES_PER_PARAM * local +
+	return hbm_time(&x->run, train_opts_adam_bytes(x->o, x->l) * local +
 				      GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
 	       x->k->step_fixed_ms * 1e-3;
 }

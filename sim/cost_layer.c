@@ -641,17 +641,31 @@ static double ep_a2a_overlap_share(const struct cost_ctx *x)
 	return 1.0 - x->l->pp / m;
 }
 
-/* Dispatch and combine all-to-alls, forward and again backward, of the
- * routed tokens (k copies of each of the rank's tokens); less what the
- * frameworks' overlaps hide: the shared experts' forward under the
- * dispatch, the other microbatch's compute under all four. */
+/* Megatron's allgather dispatcher: the TP x EP group's tokens gathered on
+ * every rank of it (an all-gather whose output is the group's T x ep
+ * tokens of h, with SP each rank's T/t of them, over the tp x ep ranks),
+ * and the outputs reduce-scattered back (the same bytes); priced on the
+ * EP group's link, its TP share on NVLink taken at that rate too. */
+static double ep_allgather(const struct cost_ctx *x, double T_sp)
+{
+	double group = (double)x->l->ep * (x->l->sp ? x->t : 1);
+	return cost_coll(x, COLL_ALLGATHER, x->ab * T_sp * x->h * group, (int)group,
+			 &x->links.ep);
+}
+
+/* Dispatch and combine all-to-alls (or the allgather dispatcher's gather
+ * and reduce-scatter), forward and again backward, of the routed tokens
+ * (k copies of each of the rank's tokens); less what the frameworks'
+ * overlaps hide: the shared experts' forward under the dispatch, the other
+ * microbatch's compute under all four. */
 static void layer_ep_comm(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	double T_sp, a2a, share, comm, exposed;
 	if (!moe || x->l->ep <= 1)
 		return;
 	T_sp = x->l->sp ? x->T / x->t : x->T;
-	a2a = ep_alltoall(x, x->ab * T_sp * x->h * x->m->top_k);
+	a2a = x->o->b.moe_allgather ? ep_allgather(x, T_sp)
+				    : ep_alltoall(x, x->ab * T_sp * x->h * x->m->top_k);
 	lc->ep_f = 2 * a2a;
 	lc->ep_b = 2 * a2a;
 	if (x->o->b.moe_shared_overlap && x->m->shared_experts > 0) {

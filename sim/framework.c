@@ -32,7 +32,8 @@
 	.can_cp = 1, .can_ep = 1, .precisions = ALL_PREC, \
 	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1, \
 	.optim_offload = FW_OFFLOAD_MEGATRON, \
-	.can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1
+	.can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1, \
+	.can_precision_aware_opt = 1
 
 static const struct framework table[] = {
 	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
@@ -106,7 +107,8 @@ static const struct framework table[] = {
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1,
 	  .optim_offload = FW_OFFLOAD_MEGATRON,
-	  .can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1 },
+	  .can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1,
+	  .can_precision_aware_opt = 1 },
 	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
 	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap,
 	 * fp8_params in fp8 runs. */
@@ -338,6 +340,7 @@ void fw_switches_none(struct fw_switches *s)
 	s->overlap_param_gather = -1;
 	s->moe_dispatcher = -1;
 	s->moe_a2a_overlap = s->moe_shared_overlap = -1;
+	s->precision_aware_opt = -1;
 }
 
 int fw_moe_dispatcher_parse(const char *s)
@@ -346,7 +349,14 @@ int fw_moe_dispatcher_parse(const char *s)
 		return 0;
 	if (!strcmp(s, "flex") || !strcmp(s, "deepep") || !strcmp(s, "hybridep"))
 		return 1;
+	if (!strcmp(s, "allgather"))
+		return 2;
 	return -1;
+}
+
+const char *fw_moe_dispatcher_name(int d)
+{
+	return d == 1 ? "flex" : d == 2 ? "allgather" : "alltoall";
 }
 
 int framework_known(const char *name)
@@ -746,16 +756,23 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	 * torchtitan: cross_entropy(logits.float()) keeps the bf16 logits,
 	 * the fp32 copy and the log-softmax it saves for the backward. */
 	b->loss_bytes = fw->loss_bytes > 0 ? fw->loss_bytes : 6.0;
-	b->moe_flex = 0; /* every framework's default: the all-to-all */
+	b->moe_flex = b->moe_allgather = 0; /* every framework's default: the all-to-all */
 	b->moe_a2a_overlap = b->moe_shared_overlap = 0; /* off by default everywhere */
+	b->bf16_moments = 0;
 	if (!s)
 		return PPLAN_OK;
 	if (s->moe_dispatcher >= 0)
-		b->moe_flex = s->moe_dispatcher == 1;
+		b->moe_flex = s->moe_dispatcher == 1, b->moe_allgather = s->moe_dispatcher == 2;
 	if ((s->moe_a2a_overlap > 0 || s->moe_shared_overlap > 0) && !fw->can_moe_overlap)
 		return perr_set(e, PPLAN_EINPUT,
 				"%s has no MoE communication overlap (Megatron-Core 0.14 and later, NeMo on Megatron-Bridge and Megatron-Bridge have it)",
 				fw->label);
+	if (s->precision_aware_opt > 0 && !fw->can_precision_aware_opt)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s has no precision-aware optimizer (Megatron-Core 0.11 and later, NeMo on Megatron-Bridge and Megatron-Bridge have it)",
+				fw->label);
+	if (s->precision_aware_opt >= 0)
+		b->bf16_moments = s->precision_aware_opt;
 	if (s->moe_a2a_overlap >= 0)
 		b->moe_a2a_overlap = s->moe_a2a_overlap;
 	if (s->moe_shared_overlap >= 0)
@@ -841,7 +858,7 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
-		 "%d-byte gradients%s, %s%s, zero = %s%s%s%s%s",
+		 "%d-byte gradients%s, %s%s, zero = %s%s%s%s%s%s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
@@ -849,9 +866,11 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 		 b->pipe == FW_PIPE_NONE ? "no pipeline parallelism" : fw_pipe_name(b->pipe),
 		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding),
 		 b->selective_ops ? ", selective = op-level checkpointing" : "",
-		 b->moe_flex ? ", MoE flex dispatcher (DeepEP)" : "",
+		 b->moe_flex ? ", MoE flex dispatcher (DeepEP)"
+		 : b->moe_allgather ? ", MoE allgather dispatcher" : "",
 		 b->moe_a2a_overlap ? ", MoE all-to-alls under the other microbatch (1F1B A2A overlap)" : "",
-		 b->moe_shared_overlap ? ", shared experts under the dispatch" : "");
+		 b->moe_shared_overlap ? ", shared experts under the dispatch" : "",
+		 b->bf16_moments ? ", bf16 Adam moments (precision-aware optimizer)" : "");
 }
 
 enum reject framework_check_layout(const struct framework *fw, enum precision p,

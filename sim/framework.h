@@ -62,11 +62,20 @@ struct fw_behaviour {
 	 * HybridEP: a token crosses the network once per remote node that
 	 * hosts one of its experts, then fans out over NVLink). */
 	int moe_flex;
+	/* Megatron's allgather dispatcher (its argparse default): every rank
+	 * of the TP x EP group all-gathers the group's tokens, keeps those of
+	 * its experts, and reduce-scatters the outputs back. */
+	int moe_allgather;
 	/* MoE overlaps (Megatron-Core): 1F1B A2A overlap, each microbatch's
 	 * dispatch and combine under the other microbatch's compute
 	 * (--overlap-moe-expert-parallel-comm); the shared experts' forward
 	 * under the dispatch (--moe-shared-expert-overlap). */
 	int moe_a2a_overlap, moe_shared_overlap;
+	/* Megatron-Core's precision-aware optimizer (--use-precision-aware-
+	 * optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): Adam's
+	 * moments in bf16, the fp32 master kept as its 16-bit remainder
+	 * beside bf16 weights (sim/MODEL.md 7, 8.2). */
+	int bf16_moments;
 };
 
 /* Layout defaults for fields a run or a layout string leaves unset. */
@@ -127,6 +136,8 @@ struct framework {
 	/* --overlap-moe-expert-parallel-comm (Megatron-Core 0.14 on) and
 	 * --moe-shared-expert-overlap. */
 	int can_moe_overlap;
+	/* --use-precision-aware-optimizer (Megatron-Core 0.11 and later). */
+	int can_precision_aware_opt;
 };
 
 /* Switches a user sets by hand; -1 (or 0 for grad_bytes) = the framework's. */
@@ -135,15 +146,18 @@ struct fw_switches {
 	int flash;            /* -1, 0, 1 */
 	int grad_bytes;       /* 0, 2 or 4 */
 	int overlap_grad_reduce, overlap_param_gather; /* -1, 0, 1 */
-	int moe_dispatcher;   /* -1, 0 alltoall, 1 flex (DeepEP / HybridEP) */
+	int moe_dispatcher;   /* -1, 0 alltoall, 1 flex (DeepEP / HybridEP), 2 allgather */
 	int moe_a2a_overlap, moe_shared_overlap; /* -1, 0, 1 */
+	int precision_aware_opt;               /* -1, 0, 1 */
 };
 
 void fw_switches_none(struct fw_switches *s);
 
 /* A MoE dispatcher's name: "alltoall" 0, "flex" (or its backends
- * "deepep", "hybridep") 1; -1 for any other. */
+ * "deepep", "hybridep") 1, "allgather" 2; -1 for any other. */
 int fw_moe_dispatcher_parse(const char *s);
+/* Its name again: "alltoall", "flex", "allgather". */
+const char *fw_moe_dispatcher_name(int d);
 
 const struct framework *framework_table(int *n);
 /* The CLI's default: the newest megatron-core row. */

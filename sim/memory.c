@@ -398,7 +398,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	 * copy and 4-byte activations; no CUDA context or NCCL buffers on
 	 * CPU ranks (sim/MODEL.md 12) */
 	int fp32 = o->precision == PREC_FP32, cpu = strcmp(c->gpu.name, "cpu") == 0;
-	double w_b = fp32 ? 4.0 : 2.0, g_b, opt_b = fp32 ? 8.0 : 12.0;
+	double w_b = fp32 ? 4.0 : 2.0, g_b, opt_b = train_opts_optimizer_bytes(o, l);
 	double params, inflight, act, work, other;
 	double act_scale = fp32 ? 2.0 : 1.0; /* activations' bytes over 2-byte elements */
 	long micro = layout_microbatches(l);
@@ -425,9 +425,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	if (o->b.half_grad_copy)
 		out->gradients += 2.0 * params;
 	/* Optimizer states: fp32 master weights and Adam's two moments (the
-	 * master is the weight itself under FSDP). */
-	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP)
-		opt_b = 8.0;
+	 * master is the weight itself under FSDP; train_opts_optimizer_bytes). */
 	out->optimizer = opt_b * (l->zero >= 1 ? sp.dense / dp_shard +
 						     sp.expert / ep_shard
 					       : params);

@@ -44,6 +44,34 @@ int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g)
 	return 1;
 }
 
+int train_opts_bf16_moments(const struct train_opts *o, const struct layout *l)
+{
+	return o->b.bf16_moments && l->zero >= 1;
+}
+
+/* The master as the 16 bits a bf16 weight lacks (TE's FusedAdam
+ * store_param_remainders, on by default from TE 2.1). */
+static int master_remainder(const struct train_opts *o, const struct layout *l)
+{
+	return train_opts_bf16_moments(o, l) && o->precision == PREC_BF16 && !o->b.fp8_weights;
+}
+
+double train_opts_optimizer_bytes(const struct train_opts *o, const struct layout *l)
+{
+	double master = 4.0;
+	if (o->precision == PREC_FP32 || (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP))
+		master = 0.0; /* the weight is its own master */
+	else if (master_remainder(o, l))
+		master = 2.0;
+	return master + (train_opts_bf16_moments(o, l) ? 4.0 : 8.0);
+}
+
+double train_opts_adam_bytes(const struct train_opts *o, const struct layout *l)
+{
+	return 30.0 - (train_opts_bf16_moments(o, l) ? 8.0 : 0.0) -
+	       (master_remainder(o, l) ? 2.0 : 0.0);
+}
+
 int train_opts_moe_a2a_overlap(const struct train_opts *o, const struct layout *l)
 {
 	return o->b.moe_a2a_overlap && l->ep > 1 && l->recompute != RECOMPUTE_FULL &&

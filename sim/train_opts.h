@@ -58,4 +58,19 @@ int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g);
  * there is a pipeline (Megatron-Core refuses it otherwise)? */
 int train_opts_moe_a2a_overlap(const struct train_opts *o, const struct layout *l);
 
+/* Does l run Megatron-Core's precision-aware optimizer with bf16 moments
+ * under o: switched on, with the distributed optimizer (zero >= 1)? */
+int train_opts_bf16_moments(const struct train_opts *o, const struct layout *l);
+/* Adam's optimizer-state bytes per parameter of the shard under o and l:
+ * 12 (fp32 master, m and v; 8 where the fp32 weight is its own master:
+ * the CPU's fp32 or FSDP's sharded master), and with the precision-aware
+ * optimizer (switched on, a distributed optimizer: zero >= 1, as
+ * Megatron-Core requires) bf16 moments and, beside bf16 weights, the
+ * master as its 16-bit remainder: 6; 8 with fp8 or fp16 weights
+ * (sim/MODEL.md 8.2). */
+double train_opts_optimizer_bytes(const struct train_opts *o, const struct layout *l);
+/* The bytes Adam's step moves per parameter of the shard (sim/MODEL.md 7):
+ * 30, 22 with bf16 moments, 20 with the remainder too. */
+double train_opts_adam_bytes(const struct train_opts *o, const struct layout *l);
+
 #endif

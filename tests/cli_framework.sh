@@ -70,7 +70,7 @@ run 0 "# framework" search --model llama3-8b --gpus 8 --framework torchtitan --t
 run 0 "MoE flex dispatcher (DeepEP)" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher flex
 run 0 "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher flex --emit megatron
 run 0 "--moe-token-dispatcher-type alltoall" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --emit megatron
-run 2 "--moe-dispatcher must be alltoall or flex" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher banana
+run 2 "--moe-dispatcher must be alltoall, allgather or flex" predict --model qwen3-30b-a3b --gpus 16 --layout ep=16 --moe-dispatcher banana
 
 # validate: never gives up on the file; each case its reason.
 F="$S/tests/fixtures/cases/frameworks.json"

@@ -76,6 +76,9 @@ roundtrip megatron 64 llama3-70b pp=4,vp=5,dp=16,gbs=128,recompute_layers=2
 roundtrip megatron 64 llama3-70b dp=64,gbs=128,zero=3,offload_layers=30
 roundtrip megatron 16 qwen3-30b-a3b pp=2,vp=2,dp=8,ep=8,gbs=256 --moe-a2a-overlap=on
 roundtrip megatron 64 deepseek-v2 dp=64,ep=16,gbs=256 --moe-shared-expert-overlap=on
+roundtrip megatron 8 llama3-8b dp=8,gbs=64,zero=1 --precision-aware-optimizer=on
+roundtrip megatron 64 mixtral-8x7b tp=2,dp=32,ep=8,gbs=256 --moe-dispatcher=allgather
+roundtrip nemo 64 mixtral-8x7b tp=2,dp=32,ep=8,gbs=256 --framework=nemo --moe-dispatcher=allgather
 roundtrip megatron 64 deepseek-v2 pp=2,dp=32,ep=16,gbs=512,pp_embed=1,pp_loss=1
 # hybrid stacks: Nemotron-H's pattern (pretrain_mamba.py), Qwen3-Next's Gated DeltaNet
 roundtrip megatron 16 "$S/tests/fixtures/hf/NVIDIA-Nemotron-3-Nano-30B-A3B.json" tp=2,dp=8,ep=8,gbs=128
@@ -88,6 +91,7 @@ roundtrip nemo 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,zero=3 --framework=nemo
 roundtrip nemo 64 llama3-70b pp=4,vp=5,dp=16,gbs=128,recompute_layers=2 --framework=nemo
 roundtrip nemo 64 llama3-70b dp=64,gbs=128,offload_layers=30 --framework=nemo
 roundtrip nemo 16 qwen3-30b-a3b pp=2,vp=2,dp=8,ep=8,gbs=256 --framework=nemo --moe-a2a-overlap=on
+roundtrip nemo 64 deepseek-v2 dp=64,ep=16,gbs=256 --framework=nemo --precision-aware-optimizer=on
 roundtrip nemo 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2 --framework=nemo
 roundtrip nemo 16 llama3-8b tp=4,dp=4,gbs=32 --framework=nemo --tp-comm-overlap=off
 # a Hugging Face config.json finds NeMo's recipe by its architecture

@@ -133,6 +133,7 @@ Test(launch_read, megatron_defaults_for_what_the_arguments_leave_out)
 	cr_expect_eq(lj.gpus_per_node, 8);
 	cr_expect(!(lj.set & LK_GBS), "no global batch: the caller's Megatron default");
 	cr_expect_eq(lj.n_notes, 1, "the dispatcher (allgather by default) is said");
+	cr_expect_eq(lj.switches.moe_dispatcher, 2, "and priced: Megatron-LM's allgather");
 }
 
 /* torchtitan's stage count: layers + first- and last-stage weights over

@@ -128,6 +128,24 @@ Test(terms, ep_alltoalls)
 	expect_rel(p.time.ep_comm, 0.30064771072, 1e-9, "300.65 ms");
 }
 
+/* Megatron's allgather dispatcher on the same Mixtral layout: each rank
+ * gathers the 8 ranks' 4096 tokens of 4096 (2 B): an all-gather whose
+ * output is 268,435,456 B, of which a ring moves 7/8 per rank: 4.6976 ms,
+ * and the outputs reduce-scattered back as much; forward and backward,
+ * 4 per layer: 2 x 32 x 4 x 4.6976 ms = 1202.59 ms, ep / k = 4 times the
+ * all-to-alls' (each moves k = 2 copies, the gather all 8 ranks' tokens). */
+Test(terms, ep_allgather_dispatcher)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "mixtral-8x7b", 8, NULL, "tp=1,dp=8,ep=8,mbs=1,gbs=16,zero=1");
+	s.o.b.moe_allgather = 1;
+	p = predict(&s);
+	expect_rel(p.time.ep_comm, 2 * 32 * 4 * (2.0 * 4096 * 4096 * 8 * 7 / 8 / BW), 1e-9,
+		   "allgather dispatcher");
+	expect_rel(p.time.ep_comm, 4 * 0.30064771072, 1e-9, "4 x the all-to-alls");
+}
+
 /* Across two nodes (ep 16 over 16 GPUs; the network set to 25 GB/s, no
  * latency): of a rank's two token copies (67,108,864 B) the all-to-all
  * sends the 8 of 15 whose ranks are on the other node, 15/16 of them
@@ -422,6 +440,37 @@ Test(terms, memory_by_sharding)
 	expect_rel(f3.weights, 4 * P_8B / 8, 1e-12, "FSDP weights: the fp32 master");
 	expect_rel(f3.optimizer, 8 * P_8B / 8, 1e-12, "FSDP optimizer: two moments");
 	expect_rel(f3.optimizer, 8030261248.0, 1e-12, "8.03 GB");
+}
+
+/* Megatron-Core's precision-aware optimizer (--use-precision-aware-
+ * optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16) on 8 data-
+ * parallel GPUs, zero 1: the moments 2 + 2 bytes, and beside bf16 weights
+ * the fp32 master kept as its low 16 bits (TE's store_param_remainders):
+ * 6P / 8 where the default is 12P / 8; fp16 weights keep a 4-byte master:
+ * 8P / 8; without the distributed optimizer (zero 0) Megatron-Core refuses
+ * it and the 12P stays.  Adam's step moves 30 bytes a parameter, 22 with
+ * bf16 moments, 20 with the remainder: the step's time differences stand
+ * 8 : 2. */
+Test(terms, precision_aware_optimizer)
+{
+	struct setup s;
+	struct prediction p30, p22, p20;
+	struct mem_breakdown off = mem(NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	p30 = predict(&s);
+	s.o.b.bf16_moments = 1;
+	p20 = predict(&s);
+	expect_rel(off.optimizer, 12 * P_8B / 8, 1e-12, "default: fp32 master and moments");
+	expect_rel(p20.mem.optimizer, 6 * P_8B / 8, 1e-12, "bf16 moments, 16-bit remainder");
+	s.o.precision = PREC_FP16;
+	p22 = predict(&s);
+	expect_rel(p22.mem.optimizer, 8 * P_8B / 8, 1e-12, "fp16 weights: a 4-byte master");
+	expect_rel(p30.optimizer_s - p22.optimizer_s, 4 * (p22.optimizer_s - p20.optimizer_s), 1e-9,
+		   "Adam's bytes 30 : 22 : 20");
+	cr_expect_gt(p22.optimizer_s - p20.optimizer_s, 0);
+	s.o.precision = PREC_BF16;
+	s.l.zero = 0;
+	expect_rel(predict(&s).mem.optimizer, 12 * P_8B, 1e-12, "zero 0: not applied");
 }
 
 /* ZeRO-3 holds two gathered layers (the one in use and the prefetched

@@ -197,10 +197,14 @@ def check_megatron(path, gpus, asked, pred):
     from megatron.core.transformer.transformer_config import (
         MLATransformerConfig, TransformerConfig)
 
+    from megatron.core.optimizer import OptimizerConfig
+
     args = {k: number(v) for k, v in megatron_args(path).items()}
     cls = MLATransformerConfig if args.get("multi_latent_attention") else TransformerConfig
     fields = {f.name for f in dataclasses.fields(cls)}
-    unknown = [k for k in args if k not in fields and k not in MEGATRON_TRAINING]
+    opt_fields = {f.name for f in dataclasses.fields(OptimizerConfig)}
+    unknown = [k for k in args
+               if k not in fields and k not in opt_fields and k not in MEGATRON_TRAINING]
     check(not unknown, "flags Megatron-LM does not have: " + ", ".join("--" + k.replace("_", "-") for k in unknown))
     kw = {k: v for k, v in args.items() if k in fields}
     # core_transformer_config_from_args's renames
@@ -254,12 +258,35 @@ def check_megatron(path, gpus, asked, pred):
     if "--moe-a2a-overlap=on" in asked.get("switches", []):
         check(cfg.overlap_moe_expert_parallel_comm and cfg.delay_wgrad_compute,
               "the 1F1B A2A overlap asked is not in the config")
+    for d in ("allgather", "flex"):
+        if f"--moe-dispatcher={d}" in asked.get("switches", []):
+            check(cfg.moe_token_dispatcher_type == d,
+                  f"dispatcher {cfg.moe_token_dispatcher_type}, asked {d}")
     if "--moe-shared-expert-overlap=on" in asked.get("switches", []):
         check(cfg.moe_shared_expert_overlap, "the shared-expert overlap asked is not in the config")
     if "offload_layers" in asked:
         check(cfg.cpu_offloading and cfg.cpu_offloading_num_layers == asked["offload_layers"],
               f"cpu offloading {cfg.cpu_offloading}/{cfg.cpu_offloading_num_layers}, "
               f"asked {asked['offload_layers']} layers")
+    if args.get("use_precision_aware_optimizer"):
+        # OptimizerConfig's own checks (adam, the distributed optimizer)
+        # run before it asks Transformer Engine's version and looks for its
+        # FusedAdam: TE does not install without a GPU, so getting that
+        # far is the check.
+        dt = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+        try:
+            oc = OptimizerConfig(
+                use_precision_aware_optimizer=True,
+                use_distributed_optimizer=bool(args.get("use_distributed_optimizer")),
+                bf16=bool(args.get("bf16")),
+                exp_avg_dtype=dt[args["exp_avg_dtype"]],
+                exp_avg_sq_dtype=dt[args["exp_avg_sq_dtype"]])
+            check(oc.exp_avg_dtype == torch.bfloat16, "moments not bf16")
+        except (RuntimeError, TypeError) as err:
+            check("TransformerEngine" in str(err) or "Version" in str(err),
+                  f"OptimizerConfig: {err}")
+        check("switches" in asked and "--precision-aware-optimizer=on" in asked["switches"],
+              "a precision-aware optimizer pplan was not asked for")
     check(asked["gbs"] % (args["micro_batch_size"] * asked["dp"]) == 0,
           "global batch not a multiple of micro batch x dp")
     return f"loaded as {cls.__name__}"

@@ -42,10 +42,12 @@ llama3-8b 8 dp=8,gbs=64,mbs=1,offload_layers=8
 qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=256,mbs=1
 qwen3-30b-a3b 16 pp=2,vp=2,dp=8,ep=8,gbs=256,mbs=1 --moe-a2a-overlap=on
 deepseek-v2 64 dp=64,ep=16,gbs=256,mbs=1 --moe-shared-expert-overlap=on
+llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision-aware-optimizer=on
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
 gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
 mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1
+mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1 --moe-dispatcher=allgather
 $HF/Qwen3-30B-A3B.json 16 dp=16,ep=16,gbs=256,mbs=1,zero=3
 $HF/Meta-Llama-3-8B.json 16 tp=2,pp=2,dp=4,gbs=64,mbs=1
 $HF/NVIDIA-Nemotron-3-Nano-30B-A3B.json 8 tp=2,dp=4,ep=4,gbs=64,mbs=1
