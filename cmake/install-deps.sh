@@ -7,8 +7,9 @@
 # environment below.  --frameworks (or --ci) builds a Python virtual
 # environment at /opt/pplan-frameworks (PPLAN_FRAMEWORKS names another)
 # with the pinned torchtitan, Megatron-Core and DeepSpeed of
-# tests/conformance/requirements.txt, for the conformance test only: pplan
-# itself never runs Python.  About 6 GiB from PyPI, two minutes.
+# tests/conformance/requirements.txt, and NeMo's source (the wheel of
+# tests/conformance/sources.txt, unpacked), for the conformance test only:
+# pplan itself never runs Python.  About 6 GiB from PyPI, two minutes.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
@@ -30,6 +31,16 @@ if [ "${1:-}" = "--ci" ] || [ "${1:-}" = "--frameworks" ]; then
   "$venv/bin/pip" install -q --upgrade pip
   "$venv/bin/pip" install -q "$(grep '^torch==' "$req")"
   DS_BUILD_OPS=0 "$venv/bin/pip" install -q -r "$req"
-  echo "install-deps: torchtitan, Megatron-Core and DeepSpeed for the conformance test are in $venv"
+  # sources.txt: wheels read as source (NeMo), unpacked, not installed
+  mkdir -p "$venv/src"
+  while read -r pin; do
+    case $pin in '' | '#'*) continue ;; esac
+    dir="$venv/src/${pin%%==*}-${pin#*==}"
+    [ -d "$dir" ] && continue
+    "$venv/bin/pip" download -q --no-deps -d "$venv/src" "$pin"
+    "$venv/bin/python" -m zipfile -e "$venv/src/${pin%%==*}-${pin#*==}"-*.whl "$dir"
+    rm -f "$venv/src/${pin%%==*}-${pin#*==}"-*.whl
+  done <"$(dirname "$req")/sources.txt"
+  echo "install-deps: torchtitan, Megatron-Core and DeepSpeed for the conformance test are in $venv, NeMo's source in $venv/src"
 fi
 echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion, OpenBLAS, zlib, Chromium (the report page's browser test) and jq (the tests' JSON checks) are installed"

@@ -425,7 +425,7 @@ void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *inden
  * tests/conformance, where it installs here. */
 static const char *const checked[EMIT_COUNT] = {
 	"Megatron-Core 0.16.1 (its TransformerConfig; the newest megatron-core on PyPI) and Megatron-LM's training arguments, by tests/conformance",
-	"NeMo 2 recipe names and MegatronStrategy fields of NeMo 25.09; no test loads them (NeMo and Megatron-Bridge need Transformer Engine, which does not install without a GPU)",
+	"NeMo 25.11's source (nemo_toolkit 2.6.2: the recipe and its pretrain_recipe, MegatronStrategy's, the data module's and the callback's parameters, the config fields), by tests/conformance; NeMo itself does not import without Transformer Engine, which does not install without a GPU",
 	"torchtitan 0.3.0 (its ConfigManager, ParallelDims and stage split), by tests/conformance",
 	"DeepSpeed 0.19.8 (its DeepSpeedConfig), by tests/conformance",
 };
@@ -475,17 +475,20 @@ static void emit_megatron(FILE *f, const struct emit_input *in)
 
 /* ---- NeMo 2.0 ----------------------------------------------------------------- */
 
+/* The zoo models with a NeMo 2 pretraining recipe (nemo_toolkit 2.6.2,
+ * NeMo 25.11: a recipes/NAME.py with pretrain_recipe; tests/conformance
+ * checks each emitted name against that source).  Llama 2 13B and 70B
+ * have none, GPT-OSS only a finetune_recipe. */
 static const struct { const char *zoo, *recipe; } nemo_recipes[] = {
-	{ "llama2-7b", "llama2_7b" }, { "llama2-13b", "llama2_13b" },
-	{ "llama2-70b", "llama2_70b" }, { "llama3-8b", "llama3_8b" },
+	{ "llama2-7b", "llama2_7b" }, { "llama3-8b", "llama3_8b" },
 	{ "llama3-70b", "llama3_70b" }, { "llama3.1-8b", "llama31_8b" },
 	{ "llama3.1-70b", "llama31_70b" }, { "llama3.1-405b", "llama31_405b" },
-	{ "mixtral-8x7b", "mixtral_8x7b" }, { "nemotron4-15b", "nemotron4_15b" },
-	{ "nemotron4-340b", "nemotron4_340b" }, { "gpt3-175b", "gpt3_175b" },
-	{ "nemotron-8b", "nemotron3_8b" }, { "nemotron-22b", "nemotron3_22b" },
-	{ "deepseek-v2", "deepseek_v2" }, { "deepseek-v3", "deepseek_v3" },
-	{ "qwen3-30b-a3b", "qwen3_30b_a3b" }, { "qwen3-235b-a22b", "qwen3_235b_a22b" },
-	{ "gpt-oss-20b", "gpt_oss_20b" }, { "gpt-oss-120b", "gpt_oss_120b" },
+	{ "mixtral-8x7b", "mixtral_8x7b" }, { "mixtral-8x22b", "mixtral_8x22b" },
+	{ "nemotron4-15b", "nemotron4_15b" }, { "nemotron4-340b", "nemotron4_340b" },
+	{ "gpt3-175b", "gpt3_175b" }, { "nemotron-8b", "nemotron3_8b" },
+	{ "nemotron-22b", "nemotron3_22b" }, { "deepseek-v2", "deepseek_v2" },
+	{ "deepseek-v3", "deepseek_v3" }, { "qwen3-30b-a3b", "qwen3_30b_a3b" },
+	{ "qwen3-235b-a22b", "qwen3_235b_a22b" },
 };
 
 /* The same architecture: shapes, vocabulary and context extension (a
@@ -524,7 +527,7 @@ static void emit_nemo(FILE *f, const struct emit_input *in)
 	header(f, "#", in, "NeMo 2.0 recipe override", EMIT_NEMO);
 	if (!recipe) {
 		char b[256];
-		snprintf(b, sizeof b, "NeMo has no recipe named for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
+		snprintf(b, sizeof b, "NeMo 25.11 has no pretraining recipe for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
 			 in->m->name);
 		note(&n, b);
 	}

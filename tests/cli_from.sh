@@ -97,7 +97,7 @@ roundtrip nemo 16 llama3-8b tp=4,dp=4,gbs=32 --framework=nemo --tp-comm-overlap=
 # a Hugging Face config.json finds NeMo's recipe by its architecture
 roundtrip nemo 16 "$S/tests/fixtures/hf/Meta-Llama-3-8B.json" tp=2,dp=8,gbs=64 --framework=nemo
 grep -q "^recipe = llm.llama3_8b.pretrain_recipe" "$tmp/conf" && ok || ko "Meta-Llama-3-8B.json: NeMo's llama3_8b recipe"
-grep -q "^# checked against NeMo 2 recipe names" "$tmp/conf" && ok || ko "the NeMo override names what it was checked against"
+grep -q "^# checked against NeMo 25.11's source (nemo_toolkit 2.6.2" "$tmp/conf" && ok || ko "the NeMo override names what it was checked against"
 # torchtitan 0.3 (its experts are not tensor-parallel: etp=1 where ep > 1)
 roundtrip torchtitan 64 llama3.1-70b tp=8,dp=8,gbs=64 --framework=torchtitan
 roundtrip torchtitan 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64 --framework=torchtitan

@@ -329,12 +329,15 @@ emitted --model llama3-8b --gpus 16 --layout tp=2,dp=8,gbs=32,zero=2 && {
 	done
 }
 # NeMo 2 has recipes for these (nemo/collections/llm/recipes/): named, not a placeholder.
-for pair in qwen3-30b-a3b:qwen3_30b_a3b deepseek-v3:deepseek_v3 gpt-oss-20b:gpt_oss_20b; do
+for pair in qwen3-30b-a3b:qwen3_30b_a3b deepseek-v3:deepseek_v3 mixtral-8x22b:mixtral_8x22b; do
 	"$B" predict --model "${pair%%:*}" --gpus 1024 --layout dp=1024,ep=8,gbs=1024,zero=3,recompute=full --emit nemo \
 		>"$tmp/nemo.py" 2>"$tmp/err"
 	has "$tmp/nemo.py" "^recipe = llm\.${pair#*:}\.pretrain_recipe\(" "NeMo recipe for ${pair%%:*}"
 	hasnt "$tmp/nemo.py" "REPLACE_WITH_RECIPE" "no placeholder recipe for ${pair%%:*}"
 done
+# GPT-OSS has only a finetune_recipe in NeMo 25.11: said, not named.
+"$B" predict --model gpt-oss-20b --gpus 64 --layout dp=64,ep=8,gbs=64 --emit nemo >"$tmp/nemo.py" 2>"$tmp/err"
+has "$tmp/nemo.py" "^# note: NeMo 25.11 has no pretraining recipe for gpt-oss-20b" "GPT-OSS: no NeMo pretraining recipe, said"
 "$B" predict --model llama3-8b --gpus 16 --layout tp=2,dp=8,gbs=32,zero=3 --emit nemo >"$tmp/nemo.py" 2>"$tmp/err"
 has "$tmp/nemo.py" '^recipe\.trainer\.strategy\.ddp\.data_parallel_sharding_strategy = "optim_grads_params"$' "NeMo zero 3: the sharding strategy"
 has "$tmp/nemo.py" '^recipe\.model\.config\.gradient_accumulation_fusion = False$' "NeMo zero 3: no accumulation fusion"

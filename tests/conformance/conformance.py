@@ -3,7 +3,7 @@
 usage: conformance.py DIR
 
 DIR holds, for each case N, N.case ("MODEL GPUS LAYOUT", what run.sh asked
-pplan for), N.torchtitan.sh, N.megatron.sh, N.deepspeed.json and N.json
+pplan for), N.torchtitan.sh, N.megatron.sh, N.nemo.sh, N.deepspeed.json and N.json
 (pplan predict --json).  Each config is handed to the framework's own
 parser and validation, pinned in requirements.txt:
 
@@ -19,11 +19,17 @@ parser and validation, pinned in requirements.txt:
   DeepSpeed        DeepSpeedConfig(json, mpu) with the layout's data
                    parallel size: batch arithmetic and the pydantic
                    models of every section
+  NeMo 2           the recipe override against NeMo's pinned source
+                   (nemo_toolkit, unpacked, not importable without
+                   Transformer Engine): every name it uses defined there
+                   or in Megatron-Core's config dataclasses, the degrees
+                   and batch as asked
 
 The expected degrees come from the layout run.sh asked for, not from the
 emitted text.  The last line says how many configs loaded; the exit
 status is 1 when any did not.
 """
+import ast
 import contextlib
 import dataclasses
 import io
@@ -316,9 +322,173 @@ def check_deepspeed(path, gpus, asked, pred):
     return f"loaded: ZeRO stage {cfg.zero_optimization_stage}"
 
 
+# ---- NeMo 2 (against its pinned source) --------------------------------------------
+# NeMo and Megatron-Bridge do not import without Transformer Engine, which
+# does not install without a GPU; their pinned source (the wheel, not
+# installed: cmake/install-deps.sh unpacks it) defines what an override may
+# name, and ast reads it: the recipe module and its pretrain_recipe's
+# parameters, MegatronStrategy's, MockDataModule's and the callback's
+# parameters, the imports' names; model, optimizer and DDP fields are
+# Megatron-Core's dataclasses (installed) or NeMo's model configs.
+
+def _source_pin(name):
+    """NAME-VERSION of sources.txt's pin for name."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for line in open(os.path.join(here, "sources.txt")):
+        if line.startswith(name + "=="):
+            return line.strip().replace("==", "-")
+    raise AssertionError(f"sources.txt pins no {name}")
+
+
+NEMO_RELEASE = _source_pin("nemo_toolkit")  # NeMo 25.11
+NEMO_SRC = os.path.join(sys.prefix, "src", NEMO_RELEASE)
+
+
+def _dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        left = _dotted(node.value)
+        return f"{left}.{node.attr}" if left else None
+    return None
+
+
+def _nemo_file(module):
+    base = os.path.join(NEMO_SRC, *module.split("."))
+    for p in (base + ".py", os.path.join(base, "__init__.py")):
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def _nemo_tree(module):
+    path = _nemo_file(module)
+    check(path, f"NeMo {NEMO_RELEASE} has no module {module}")
+    return ast.parse(open(path).read())
+
+
+def _defines(tree, name):
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.ClassDef)) and st.name == name:
+            return True
+        if isinstance(st, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".")[0]) == name for a in st.names):
+            return True
+        if isinstance(st, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in st.targets):
+            return True
+    return False
+
+
+def _params(tree, cls, fn):
+    """fn's parameter names (of class cls, or top-level where cls is None)."""
+    body = tree.body
+    if cls:
+        c = next((st for st in body if isinstance(st, ast.ClassDef) and st.name == cls), None)
+        check(c, f"no class {cls}")
+        body = c.body
+    f = next((st for st in body if isinstance(st, ast.FunctionDef) and st.name == fn), None)
+    check(f, f"no {cls + '.' if cls else ''}{fn}")
+    a = f.args
+    return {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+
+
+def _nemo_model_fields():
+    """Annotated fields of NeMo's model config dataclasses (gpt/model/*.py)."""
+    fields = set()
+    d = os.path.join(NEMO_SRC, "nemo", "collections", "llm", "gpt", "model")
+    for name in os.listdir(d):
+        if name.endswith(".py"):
+            for st in ast.walk(ast.parse(open(os.path.join(d, name)).read())):
+                if isinstance(st, ast.ClassDef):
+                    fields |= {b.target.id for b in st.body
+                               if isinstance(b, ast.AnnAssign) and isinstance(b.target, ast.Name)}
+    return fields
+
+
+def check_nemo(path, gpus, asked, pred):
+    from megatron.core.distributed import DistributedDataParallelConfig
+    from megatron.core.optimizer import OptimizerConfig
+    from megatron.core.transformer.transformer_config import (
+        MLATransformerConfig, TransformerConfig)
+
+    check(os.path.isdir(NEMO_SRC),
+          f"{NEMO_SRC} is missing: cmake/install-deps.sh --frameworks unpacks NeMo's source there")
+    # the override, without the notes pplan printed on stderr beside it
+    text = "".join(l for l in open(path) if not l.startswith("pplan: "))
+    if "llm.REPLACE_WITH_RECIPE" in text:
+        return "skipped (NeMo has no recipe for this model: the file's note says so)"
+    fields = {
+        "recipe.model.config.": {f.name for f in dataclasses.fields(MLATransformerConfig)}
+        | {f.name for f in dataclasses.fields(TransformerConfig)} | _nemo_model_fields(),
+        "recipe.optim.config.": {f.name for f in dataclasses.fields(OptimizerConfig)},
+        "recipe.trainer.strategy.ddp.": {f.name for f in dataclasses.fields(DistributedDataParallelConfig)},
+        "recipe.trainer.strategy.": _params(
+            _nemo_tree("nemo.lightning.pytorch.strategies.megatron_strategy"),
+            "MegatronStrategy", "__init__"),
+        "recipe.data.": _params(_nemo_tree("nemo.collections.llm.gpt.data.mock"),
+                                "MockDataModule", "__init__"),
+    }
+    imported, v, recipe = {}, {}, None
+    for st in ast.parse(text).body:
+        if isinstance(st, ast.ImportFrom):
+            tree = _nemo_tree(st.module)
+            for a in st.names:
+                check(_defines(tree, a.name) or _nemo_file(f"{st.module}.{a.name}"),
+                      f"{st.module} defines no {a.name}")
+                imported[a.asname or a.name] = (st.module, a.name)
+        elif isinstance(st, ast.Import):
+            check(all(a.name in ("torch", "nemo_run") for a in st.names),
+                  "an import other than torch and nemo_run")
+        elif isinstance(st, ast.Assign):
+            target = _dotted(st.targets[0])
+            if target == "recipe":
+                fn = _dotted(st.value.func)
+                m = re.fullmatch(r"llm\.(\w+)\.pretrain_recipe", fn or "")
+                check(m, f"recipe = {fn}(...) is not llm.NAME.pretrain_recipe")
+                recipe = m.group(1)
+                params = _params(_nemo_tree(f"nemo.collections.llm.recipes.{recipe}"),
+                                 None, "pretrain_recipe")
+                kw = {k.arg: ast.literal_eval(k.value) for k in st.value.keywords}
+                check(set(kw) <= params, f"llm.{recipe}.pretrain_recipe has no {set(kw) - params}")
+                check(kw["num_nodes"] * kw["num_gpus_per_node"] == gpus,
+                      f"{kw['num_nodes']} x {kw['num_gpus_per_node']} GPUs, asked {gpus}")
+                continue
+            if target == "recipe.trainer.plugins":
+                name = _dotted(st.value.func)
+                check(name in imported, f"the plugin {name} is not imported")
+                continue
+            prefix = next((p for p in fields if target.startswith(p)), None)
+            check(prefix, f"{target}: pplan knows no NeMo definition for it")
+            key = target[len(prefix):]
+            check(key in fields[prefix], f"{target}: NeMo {NEMO_RELEASE} has no {key} there")
+            with contextlib.suppress(ValueError):
+                v[target] = ast.literal_eval(st.value)
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+            check(_dotted(st.value.func) == "recipe.trainer.callbacks.append",
+                  "a statement other than recipe.trainer.callbacks.append(...)")
+            cfg = st.value.args[0]
+            cls = _dotted(cfg.args[0])
+            check(cls in imported, f"the callback {cls} is not imported")
+            params = _params(_nemo_tree(imported[cls][0]), imported[cls][1], "__init__")
+            extra = {k.arg for k in cfg.keywords} - params
+            check(not extra, f"{cls} has no {extra}")
+    check(recipe, "no recipe = llm.NAME.pretrain_recipe(...) line")
+    s = "recipe.trainer.strategy."
+    got = (v.get(s + "tensor_model_parallel_size"), v.get(s + "pipeline_model_parallel_size"),
+           v.get(s + "context_parallel_size"), v.get(s + "expert_model_parallel_size"),
+           v.get(s + "virtual_pipeline_model_parallel_size") or 1,
+           v.get("recipe.data.global_batch_size"), v.get("recipe.data.micro_batch_size"))
+    want = (asked["tp"], asked["pp"], asked["cp"], asked["ep"], asked["vp"], asked["gbs"],
+            asked["mbs"])
+    check(got == want, f"tp,pp,cp,ep,vp,gbs,mbs {got}, asked {want}")
+    return f"matches {NEMO_RELEASE}'s source: llm.{recipe}, {len(v)} overrides"
+
+
 CHECKS = (("torchtitan", "torchtitan.sh", check_torchtitan),
           ("megatron", "megatron.sh", check_megatron),
-          ("deepspeed", "deepspeed.json", check_deepspeed))
+          ("deepspeed", "deepspeed.json", check_deepspeed),
+          ("nemo", "nemo.sh", check_nemo))
 
 
 def main(d):

@@ -23,7 +23,7 @@ HF=${PPLAN_SOURCE_DIR:-$HERE/../..}/tests/fixtures/hf
 while read -r model gpus layout extra; do
 	n=$((n + 1))
 	echo "$model $gpus $layout $extra" >"$tmp/$n.case"
-	for fmt in torchtitan megatron; do
+	for fmt in torchtitan megatron nemo; do
 		# shellcheck disable=SC2086 # extra: a switch and its value
 		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $extra --emit $fmt \
 			>"$tmp/$n.$fmt.sh" 2>&1 || { echo "pplan --emit $fmt failed for $model $layout"; cat "$tmp/$n.$fmt.sh"; exit 1; }
