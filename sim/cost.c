@@ -126,7 +126,7 @@ static void chunk_costs(const struct cost_ctx *x, int ref, struct prediction *p)
 static void edge_costs(const struct cost_ctx *x, struct prediction *p)
 {
 	struct layer_cost head = { 0 };
-	double T = x->T, h = x->h, V = (double)x->m->vocab, t = x->t;
+	double T = x->T, h = x->h, V = (double)train_opts_vocab(x->o, x->l, x->m->vocab), t = x->t;
 	cost_linear(&x->run, T, V / t, h, &head);
 	p->first_extra_fwd_s = hbm_time(&x->run, EMBED_FWD_BYTES * x->es * T * h);
 	p->first_extra_bwd_s = hbm_time(&x->run, EMBED_BWD_BYTES * x->es * T * h);

@@ -43,6 +43,7 @@ static const struct framework table[] = {
 	 * is off unless bf16). */
 	{ .name = "megatron-lm", .versions = "1.0 1.1 2.0 2.1 2.2 2.3 2.4 2.5 2.6",
 	  .year_from = 2019, .year_to = 2021, .label = "Megatron-LM 2021 (v2)",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
 	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
 	  .sharding = FW_SHARD_DEEPSPEED, .partition = PART_EVEN,
@@ -54,6 +55,7 @@ static const struct framework table[] = {
 	 * no overlap. */
 	{ .name = "megatron-lm", .versions = "3.0 3.0.1 3.0.2",
 	  .year_from = 2022, .year_to = 2022, .label = "Megatron-LM 2022 (v3)",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
 	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
 	  .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
@@ -65,6 +67,7 @@ static const struct framework table[] = {
 	 * TE's TP overlap available but off, CP not yet. */
 	{ .name = "megatron-lm", .versions = "23.04 23.05 23.06 23.07 23.08 23.09 23.10 23.11 23.12",
 	  .year_from = 2023, .year_to = 2023, .label = "Megatron-LM 2023",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 0,
 	  .grad_bytes = GRADS(4, 2, 4), .pipe = FW_PIPE_MEGATRON,
@@ -80,6 +83,7 @@ static const struct framework table[] = {
 	 * gradient accumulation and reduction. */
 	{ .name = "megatron-core", .versions = "0.4 0.5 0.6 0.7 0.8 0.9",
 	  .year_from = 2024, .year_to = 2024, .label = "Megatron-Core 0.4-0.9",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
@@ -97,6 +101,7 @@ static const struct framework table[] = {
 	{ .name = "megatron-core",
 	  .versions = "0.10 0.11 0.12 0.13 0.14 0.15 0.16 0.17 0.18 0.19",
 	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Core 0.10-0.19",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
@@ -114,6 +119,7 @@ static const struct framework table[] = {
 	 * fp8_params in fp8 runs. */
 	{ .name = "nemo", .versions = "23.05 23.08 23.11 24.01 24.03 24.05 24.07",
 	  .year_from = 2023, .year_to = 2024, .label = "NeMo 1.x (23.05-24.07)",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
@@ -129,6 +135,7 @@ static const struct framework table[] = {
 	 * (grad_reduce_in_fp32 off) and may split stages unevenly. */
 	{ .name = "nemo", .versions = "24.09 24.11 24.12 25.02 25.04 25.07",
 	  .year_from = 2025, .year_to = 2025, .label = "NeMo 2.0 (24.09-25.07)",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .tp_overlap_on = ALL_PREC,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
@@ -143,11 +150,13 @@ static const struct framework table[] = {
 	 * bridge's row, under the container's version. */
 	{ .name = "nemo", .versions = "25.09 25.11 26.02 26.04",
 	  .year_from = 2025, .year_to = 2030, .label = "NeMo on Megatron-Bridge (25.09-26.04)",
+	  .vocab_multiple = 128,
 	  BRIDGE_BEHAVIOUR },
 	/* Megatron-Bridge: NeMo 2.0's recipes as their own library, on
 	 * Megatron-Core 0.14 and later (containers: bridge_containers). */
 	{ .name = "megatron-bridge", .versions = "0.1 0.2 0.3 0.4 0.5 0.6",
 	  .year_from = 2025, .year_to = 2030, .label = "Megatron-Bridge 0.1-0.6",
+	  .vocab_multiple = 128,
 	  BRIDGE_BEHAVIOUR },
 	/* Megatron-DeepSpeed (BigScience's BLOOM): Megatron's model on
 	 * DeepSpeed's PipelineEngine and ZeRO-1; bf16 runs keep fp32
@@ -155,6 +164,7 @@ static const struct framework table[] = {
 	 * embeddings count as pipeline units. */
 	{ .name = "megatron-deepspeed", .versions = "",
 	  .year_from = 2021, .year_to = 2030, .label = "Megatron-DeepSpeed",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
 	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
 	  .pipe = FW_PIPE_DEEPSPEED, .sharding = FW_SHARD_DEEPSPEED,
@@ -191,6 +201,7 @@ static const struct framework table[] = {
 	 * on; flash attention from 2.0. */
 	{ .name = "gpt-neox", .versions = "1.0",
 	  .year_from = 2021, .year_to = 2022, .label = "GPT-NeoX 1.0",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_UNFUSED, .tp_overlap = FW_TPO_NONE,
 	  .overlap_grad_reduce = 1,
 	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,
@@ -201,6 +212,7 @@ static const struct framework table[] = {
 	  .schedules = S(SCHED_1F1B), .max_zero = 1, .zero_with_pp = 1 },
 	{ .name = "gpt-neox", .versions = "2.0",
 	  .year_from = 2023, .year_to = 2030, .label = "GPT-NeoX 2.0",
+	  .vocab_multiple = 128,
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
 	  .overlap_grad_reduce = 1,
 	  .grad_bytes = GRADS(4, 2, 4), .half_grad_copy = 1,

@@ -138,6 +138,11 @@ struct framework {
 	int can_moe_overlap;
 	/* --use-precision-aware-optimizer (Megatron-Core 0.11 and later). */
 	int can_precision_aware_opt;
+	/* The vocabulary as the framework builds it: padded to a multiple of
+	 * vocab_multiple x tp (Megatron's --make-vocab-size-divisible-by,
+	 * 128 by default, in every framework on Megatron's model code); 0:
+	 * as the tokenizer gives it. */
+	int vocab_multiple;
 };
 
 /* Switches a user sets by hand; -1 (or 0 for grad_bytes) = the framework's. */

@@ -82,7 +82,9 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 			 const struct train_opts *o, int stage,
 			 struct stage_params *out)
 {
-	double emb = model_params_embedding(m), dense, moe_dense, moe_expert, none;
+	/* the table as the framework builds it (padded) */
+	double emb = (double)m->hidden * (double)train_opts_vocab(o, l, m->vocab);
+	double dense, moe_dense, moe_expert, none;
 	int per = memory_stage_layers(m, l, o, stage);
 	int moe = memory_stage_moe_layers(m, l, o, stage);
 
@@ -458,7 +460,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	if (sp.has_embedding && !m->no_dropout) /* the embedding dropout mask, 1 B per element */
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);
 	if (sp.has_lm_head) /* the logits and the loss's fp32 tensors */
-		work += o->b.loss_bytes * s * b * m->vocab / l->tp;
+		work += o->b.loss_bytes * s * b * (double)train_opts_vocab(o, l, m->vocab) / l->tp;
 	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1)
 		/* DeepSpeed's pipeline engine keeps each in-flight
 		 * microbatch's stage output tensor (its input is the first

@@ -44,6 +44,12 @@ int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g)
 	return 1;
 }
 
+long train_opts_vocab(const struct train_opts *o, const struct layout *l, long vocab)
+{
+	long k = o->fw && o->fw->vocab_multiple > 0 ? (long)o->fw->vocab_multiple * l->tp : 0;
+	return k > 1 ? (vocab + k - 1) / k * k : vocab;
+}
+
 int train_opts_bf16_moments(const struct train_opts *o, const struct layout *l)
 {
 	return o->b.bf16_moments && l->zero >= 1;

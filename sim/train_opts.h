@@ -58,6 +58,10 @@ int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g);
  * there is a pipeline (Megatron-Core refuses it otherwise)? */
 int train_opts_moe_a2a_overlap(const struct train_opts *o, const struct layout *l);
 
+/* The vocabulary o's framework builds for a model of vocab tokens on
+ * l: padded to a multiple of the framework's vocab_multiple x tp
+ * (Megatron: 128 x tp); vocab where the framework does not pad. */
+long train_opts_vocab(const struct train_opts *o, const struct layout *l, long vocab);
 /* Does l run Megatron-Core's precision-aware optimizer with bf16 moments
  * under o: switched on, with the distributed optimizer (zero >= 1)? */
 int train_opts_bf16_moments(const struct train_opts *o, const struct layout *l);

@@ -473,6 +473,28 @@ Test(terms, precision_aware_optimizer)
 	expect_rel(predict(&s).mem.optimizer, 12 * P_8B, 1e-12, "zero 0: not applied");
 }
 
+/* Megatron pads the vocabulary to a multiple of 128 x tp: Llama 3's
+ * 128,256 at tp 4 is 128,512, 256 rows more in the embedding and in the
+ * untied head, each split over the 4 TP ranks: 2 B x 2 x 4096 x 256 / 4 =
+ * 1,048,576 B more weights on a one-stage GPU than a framework that keeps
+ * the tokenizer's vocabulary; a vocabulary already padded is left as is. */
+Test(terms, vocab_padded_as_megatron_pads_it)
+{
+	struct setup s;
+	struct framework unpadded;
+	double padded_w, as_is_w;
+	setup(&s, "llama3-8b", 8, NULL, "tp=4,dp=2,mbs=1,gbs=8,zero=1");
+	cr_assert_eq(train_opts_vocab(&s.o, &s.l, 128256), 128512);
+	padded_w = predict(&s).mem.weights;
+	unpadded = *s.o.fw;
+	unpadded.vocab_multiple = 0;
+	s.o.fw = &unpadded;
+	as_is_w = predict(&s).mem.weights;
+	expect_rel(padded_w - as_is_w, 1048576.0, 1e-9, "256 padded rows of two tables over tp 4");
+	s.m.vocab = 128512;
+	expect_rel(predict(&s).mem.weights, padded_w, 1e-12, "priced as a 128,512 vocabulary");
+}
+
 /* ZeRO-3 holds two gathered layers (the one in use and the prefetched
  * next) of 2-byte weights beside what ZeRO-1 holds: 2 x 2 x P / 32 layers
  * = P / 8 = 1,003,782,656 B more (the gradients are fp32, so no fp32
