@@ -6,8 +6,11 @@
 # it catches change, not wrongness).  A term no other test catches is a
 # survivor; the script lists them and exits 1 if there is one.
 #
-#   bash tests/mutate.sh [--short] [--keep] [ID...]
+#   bash tests/mutate.sh [--short] [--keep] [--check] [ID...]
 #
+#   --check  only that every term's text is in its file exactly once (no
+#            build; ctest's mutations_current runs it, so an edit that
+#            moves a term fails the suite, not only CI's short list)
 #   --short  only the terms marked "short" (what .ci/run runs)
 #   --keep   leave the scratch copy (its path is printed)
 #   ID...    only these terms
@@ -21,13 +24,14 @@
 set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 LIST=$S/tests/mutations.txt
-short=0 keep=0
+short=0 keep=0 check=0
 ids=()
 for a in "$@"; do
 	case $a in
 	--short) short=1 ;;
 	--keep) keep=1 ;;
-	-*) echo "mutate.sh: unknown option $a (--short, --keep, or term IDs)" >&2; exit 2 ;;
+	--check) check=1 ;;
+	-*) echo "mutate.sh: unknown option $a (--short, --keep, --check, or term IDs)" >&2; exit 2 ;;
 	*) ids+=("$a") ;;
 	esac
 done
@@ -45,6 +49,19 @@ terms=$(awk '
 for id in "${ids[@]}"; do
 	cut -f1 <<<"$terms" | grep -qx -- "$id" || { echo "mutate.sh: no term '$id' in $LIST" >&2; exit 2; }
 done
+
+if [ "$check" = 1 ]; then
+	stale=0
+	while IFS=$'\t' read -r id file sh what from to; do
+		if [ "$(grep -cF -- "$from" "$S/$file")" != 1 ]; then
+			echo "FAIL $id: '$from' is not found exactly once in $file (update tests/mutations.txt)"
+			stale=$((stale + 1))
+		fi
+	done <<<"$terms"
+	echo "mutate.sh --check: $(wc -l <<<"$terms") terms, $stale stale"
+	[ "$stale" = 0 ]
+	exit
+fi
 
 scratch=$(mktemp -d /tmp/pplan-mutate-XXXXXX)
 if [ "$keep" = 1 ]; then echo "# scratch copy: $scratch"; else trap 'rm -rf "$scratch"' EXIT; fi
