@@ -71,6 +71,14 @@ static long microbatches(const struct layout *l)
 /* ---- Megatron-LM ------------------------------------------------------------ */
 
 static int gdn_attention_every(const struct model_spec *m);
+
+/* Nemotron-H's one-block layers (a Mamba-2 mixer, or a layer with no
+ * mixer): Megatron places them, and their MoE layers, by
+ * --hybrid-override-pattern. */
+static int one_block_layers(const struct model_spec *m)
+{
+	return strchr(m->mixers, 'M') || strchr(m->mixers, '-');
+}
 static int window_every(const struct model_spec *m);
 
 static void megatron_notes(const struct emit_input *in, struct notes *n)
@@ -95,7 +103,7 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		note(n, "the model's attention sinks and attention, MLP or expert biases have no argument here (pplan priced them): these arguments define the model without them");
 	if (in->m->mlp == MLP_RELU)
 		note(n, "Megatron-LM has no ReLU switch (its default is GeLU, the same FLOPs and memory): the activation needs a custom layer spec");
-	if (strchr(in->m->mixers, 'M') || strchr(in->m->mixers, '-'))
+	if (one_block_layers(in->m))
 		note(n, "a hybrid stack of one-block layers (Nemotron-H): Megatron-LM trains it with pretrain_mamba.py, which takes these arguments and --hybrid-override-pattern");
 	if (in->m->sliding_window > 0 && in->m->window_layers > 0 && !window_every(in->m))
 		note(n, "the sliding-window layers are not every layer but each N-th: --window-attn-skip-freq takes the list of windowed layers in Python syntax, which these arguments leave out (full attention everywhere)");
@@ -286,7 +294,7 @@ static int gdn_attention_every(const struct model_spec *m)
 static void megatron_hybrid_args(FILE *f, const struct model_spec *m, const char *pre)
 {
 	int n = (int)strlen(m->mixers), every;
-	if (strchr(m->mixers, 'M') || strchr(m->mixers, '-')) {
+	if (one_block_layers(m)) {
 		char pat[MODEL_MAX_PATTERN + 1];
 		for (int i = 0; i < n; i++)
 			pat[i] = m->mixers[i] == 'M' ? 'M' : m->mixers[i] == 'A' ? '*'
@@ -374,7 +382,7 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 				(long)m->shared_experts * model_shared_ffn(m));
 		if (m->shared_experts > 0 && m->shared_gate) /* Qwen2-MoE, Qwen3-Next */
 			fprintf(f, "%s--moe-shared-expert-gate\n", pre);
-		if (strchr(m->mixers, 'M') || strchr(m->mixers, '-'))
+		if (one_block_layers(m))
 			; /* the hybrid pattern places them */
 		else if (moe < m->layers && m->moe_every <= 1)
 			fprintf(f, "%s--moe-layer-freq \"([0]*%d+[1]*%d)\"\n", pre,

@@ -385,11 +385,7 @@ static enum pplan_status megatron_hybrid(struct reader *r, struct megatron *g)
 				r->where);
 	if (!m->gdn_conv)
 		m->gdn_conv = 4;
-	if (m->layers > MODEL_MAX_PATTERN)
-		return perr_set(r->e, PPLAN_EINPUT, "%s: %d layers; a hybrid stack has at most %d",
-				r->where, m->layers, MODEL_MAX_PATTERN);
-	model_set_gdn_every(m, g->gdn_every);
-	return PPLAN_OK;
+	return model_set_gdn_every(m, g->gdn_every, r->where, r->e);
 }
 
 static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,

@@ -120,8 +120,8 @@ int model_layer_is_moe(const struct model_spec *m, int i)
 	if (m->num_experts < 1)
 		return 0;
 	if (m->ffns[0])
-		return i >= 0 && i < MODEL_MAX_PATTERN && i < (int)strlen(m->ffns) &&
-		       m->ffns[i] == 'E';
+		return i >= 0 && i < m->layers && i < MODEL_MAX_PATTERN &&
+		       m->ffns[i] == 'E'; /* model_check: one character a layer */
 	if (i < m->dense_layers)
 		return 0;
 	return m->moe_every <= 1 || (i + 1) % m->moe_every == 0;
@@ -139,9 +139,10 @@ void model_layer_mix(const struct model_spec *m, int moe, struct layer_mix *out)
 	out->mamba = out->gdn = 0.0;
 	if (!model_is_hybrid(m))
 		return;
+	int nm = (int)strlen(m->mixers), nf = (int)strlen(m->ffns);
 	for (int i = 0; i < m->layers && i < MODEL_MAX_PATTERN; i++) {
-		char mix = m->mixers[0] ? (i < (int)strlen(m->mixers) ? m->mixers[i] : '-') : 'A';
-		char ffn = m->ffns[0] ? (i < (int)strlen(m->ffns) ? m->ffns[i] : '-')
+		char mix = nm ? (i < nm ? m->mixers[i] : '-') : 'A';
+		char ffn = nf ? (i < nf ? m->ffns[i] : '-')
 				      : (model_layer_is_moe(m, i) ? 'E' : 'D');
 		if ((ffn == 'E') != (moe != 0))
 			continue;
@@ -181,13 +182,18 @@ enum pplan_status model_set_hybrid_pattern(struct model_spec *m, const char *pat
 	return PPLAN_OK;
 }
 
-void model_set_gdn_every(struct model_spec *m, int every)
+enum pplan_status model_set_gdn_every(struct model_spec *m, int every, const char *where,
+				      struct perr *e)
 {
-	int n = m->layers < MODEL_MAX_PATTERN ? m->layers : MODEL_MAX_PATTERN;
+	int n = m->layers;
+	if (n > MODEL_MAX_PATTERN)
+		return perr_set(e, PPLAN_EINPUT, "%s: %d layers; a hybrid stack has at most %d",
+				where, n, MODEL_MAX_PATTERN);
 	for (int i = 0; i < n; i++)
 		m->mixers[i] = every > 0 && (i + 1) % every == 0 ? 'A' : 'G';
 	model_set_ffns_from_moe(m);
 	m->mixers[n] = '\0';
+	return PPLAN_OK;
 }
 
 void model_set_ffns_from_moe(struct model_spec *m)

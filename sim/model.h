@@ -135,8 +135,10 @@ void model_layer_mix(const struct model_spec *m, int moe, struct layer_mix *out)
 enum pplan_status model_set_hybrid_pattern(struct model_spec *m, const char *pat,
 					   const char *where, const char *key, struct perr *e);
 /* Every every-th layer attention, the others Gated DeltaNet, each with
- * its FFN as dense_layers and moe_every place the MoE ones. */
-void model_set_gdn_every(struct model_spec *m, int every);
+ * its FFN as dense_layers and moe_every place the MoE ones; refused (where
+ * names the source) past MODEL_MAX_PATTERN layers. */
+enum pplan_status model_set_gdn_every(struct model_spec *m, int every, const char *where,
+				      struct perr *e);
 /* ffns from dense_layers and moe_every (mixers untouched). */
 void model_set_ffns_from_moe(struct model_spec *m);
 /* Is m a hybrid stack (a mixer other than attention, or a layer without one)? */

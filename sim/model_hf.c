@@ -440,11 +440,8 @@ static enum pplan_status read_gdn(const cJSON *c, struct model_spec *m, const ch
 	const cJSON *types = cJSON_GetObjectItemCaseSensitive(c, "layer_types");
 	long every = 4;
 	int gate = 1;
-	if (m->layers > MODEL_MAX_PATTERN)
-		return perr_set(e, PPLAN_EINPUT, "%s: %d layers; a hybrid stack has at most %d",
-				path, m->layers, MODEL_MAX_PATTERN);
 	TRY(opt_count(c, "full_attention_interval", 1, MAX_COUNT, &every, path, e));
-	model_set_gdn_every(m, (int)every);
+	TRY(model_set_gdn_every(m, (int)every, path, e));
 	if (cJSON_IsArray(types)) /* the list, where given, names each layer */
 		for (int i = 0; i < m->layers; i++) {
 			const cJSON *t = cJSON_GetArrayItem(types, i);
