@@ -302,7 +302,7 @@ static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
 void cli_launch_config(FILE *f, const struct emit_input *ei)
 {
 	enum emit_format fmt = emit_format_for(ei->o->fw);
-	if (fmt == EMIT_MEGATRON || fmt == EMIT_NEMO) {
+	if (fmt == EMIT_MEGATRON || fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) {
 		fprintf(f, "Megatron-LM flags:\n");
 		emit_megatron_flags(f, ei, "  ");
 		return;

@@ -33,12 +33,13 @@ static void usage(FILE *f)
 		d->zero);
 	cli_common_usage(f);
 	fprintf(f, "  --from FORMAT          price a launch configuration a job already runs: megatron\n"
-		   "                         (a launch script or its arguments), nemo (a recipe override),\n"
-		   "                         torchtitan (a torchrun line) or deepspeed (ds_config.json, with\n"
-		   "                         --model); what it leaves out is the framework's default\n"
+		   "                         (a launch script or its arguments), nemo or bridge (a recipe\n"
+		   "                         override), torchtitan (a torchrun line) or deepspeed\n"
+		   "                         (ds_config.json, with --model); what it leaves out is the\n"
+		   "                         framework's default\n"
 		   "  --closed-form          bubble time from the closed forms (no event simulation)\n"
 		   "  --emit FORMAT          print only the layout's launch config: megatron, nemo,\n"
-		   "                         torchtitan or deepspeed\n"
+		   "                         bridge, torchtitan or deepspeed\n"
 		   "  --help                 this text\n");
 }
 
@@ -206,7 +207,7 @@ int cmd_predict(int argc, char **argv)
 		}
 		if (c == 'e' || c == 'f') {
 			if (emit_format_parse(optarg, c == 'e' ? &emit_fmt : &from_fmt) != 0) {
-				fprintf(stderr, "pplan predict: --%s must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
+				fprintf(stderr, "pplan predict: --%s must be megatron, nemo, bridge, torchtitan or deepspeed, got '%s'\n",
 					c == 'e' ? "emit" : "from", optarg);
 				return 2;
 			}

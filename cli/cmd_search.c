@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		CLI_RANK_TOLERANCE_USAGE
 		"  --csv FILE             write the ranked layouts as CSV\n"
 		"  --emit FORMAT          print only the best layout's launch config: megatron, nemo,\n"
-		"                         torchtitan or deepspeed\n"
+		"                         bridge, torchtitan or deepspeed\n"
 		"  --list-models          print the zoo and exit\n"
 		"  --list-clusters        print the node presets and exit\n"
 		"  --list-gpus            print the GPU table and exit\n"
@@ -203,7 +203,7 @@ static int parse_args(int argc, char **argv, struct job *in,
 			continue;
 		case 'e':
 			if (emit_format_parse(optarg, &a->emit_fmt) != 0) {
-				fprintf(stderr, "pplan search: --emit must be megatron, nemo, torchtitan or deepspeed, got '%s'\n",
+				fprintf(stderr, "pplan search: --emit must be megatron, nemo, bridge, torchtitan or deepspeed, got '%s'\n",
 					optarg);
 				return -1;
 			}

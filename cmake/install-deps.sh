@@ -7,8 +7,9 @@
 # environment below.  --frameworks (or --ci) builds a Python virtual
 # environment at /opt/pplan-frameworks (PPLAN_FRAMEWORKS names another)
 # with the pinned torchtitan, Megatron-Core and DeepSpeed of
-# tests/conformance/requirements.txt, and NeMo's source (the wheel of
-# tests/conformance/sources.txt, unpacked), for the conformance test only:
+# tests/conformance/requirements.txt, and the source of NeMo and
+# Megatron-Bridge (the wheels of tests/conformance/sources.txt, unpacked),
+# for the conformance test only:
 # pplan itself never runs Python.  About 6 GiB from PyPI, two minutes.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -41,6 +42,6 @@ if [ "${1:-}" = "--ci" ] || [ "${1:-}" = "--frameworks" ]; then
     "$venv/bin/python" -m zipfile -e "$venv/src/${pin%%==*}-${pin#*==}"-*.whl "$dir"
     rm -f "$venv/src/${pin%%==*}-${pin#*==}"-*.whl
   done <"$(dirname "$req")/sources.txt"
-  echo "install-deps: torchtitan, Megatron-Core and DeepSpeed for the conformance test are in $venv, NeMo's source in $venv/src"
+  echo "install-deps: torchtitan, Megatron-Core and DeepSpeed for the conformance test are in $venv, the sources of NeMo and Megatron-Bridge in $venv/src"
 fi
 echo "install-deps: build tools, Open MPI, hwloc, cJSON, Criterion, OpenBLAS, zlib, Chromium (the report page's browser test) and jq (the tests' JSON checks) are installed"

@@ -1,13 +1,14 @@
 /*
- * emit.c: launch configurations (emit.h).  Flag and key names are those
+ * emit.c: launch configurations (emit.h); NeMo's and Megatron-Bridge's
+ * recipe overrides are in emit_recipe.c.  Flag and key names are those
  * of the frameworks' documentation as of 2025-26: Megatron-LM
- * (megatron/training/arguments.py), NeMo 2.0 recipes and MegatronStrategy,
- * torchtitan 0.3's command line (torchtitan/config/manager.py, the
+ * (megatron/training/arguments.py), torchtitan 0.3's command line (torchtitan/config/manager.py, the
  * config_registry functions, pipeline_parallel.py's stage split), DeepSpeed's
  * config reference.  Where a framework has no switch for part of the
  * layout, a note says so and what the output runs instead.
  */
 #include "emit.h"
+#include "emit_internal.h"
 
 #include "memory.h"
 #include "version.h"
@@ -17,10 +18,8 @@
 #include <string.h>
 
 
-#define MAX_NOTES 8
-
 static const char *const format_names[EMIT_COUNT] = {
-	"megatron", "nemo", "torchtitan", "deepspeed",
+	"megatron", "nemo", "torchtitan", "deepspeed", "bridge",
 };
 
 const char *emit_format_name(enum emit_format f)
@@ -38,25 +37,20 @@ int emit_format_parse(const char *s, enum emit_format *out)
 	return -1;
 }
 
-struct notes {
-	char text[MAX_NOTES][256];
-	int n;
-};
-
-static void note(struct notes *n, const char *s)
+void emit_note(struct notes *n, const char *s)
 {
-	if (n->n < MAX_NOTES)
+	if (n->n < EMIT_MAX_NOTES)
 		snprintf(n->text[n->n++], sizeof n->text[0], "%s", s);
 }
 
-static int default_order(const struct train_opts *o)
+int emit_default_order(const struct train_opts *o)
 {
 	struct rank_order d;
 	rank_order_default(&d);
 	return rank_order_eq(&o->order, &d);
 }
 
-static int alt_order(const struct train_opts *o)
+int emit_alt_order(const struct train_opts *o)
 {
 	struct rank_order a;
 	rank_order_parse("tp-cp-pp-dp", &a, NULL);
@@ -86,31 +80,31 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 	const struct layout *l = in->l;
 	char b[256];
 	if (l->schedule == SCHED_GPIPE && l->pp > 1)
-		note(n, "schedule gpipe is not expressible in Megatron-LM: with pp > 1 and no virtual stages it runs 1F1B (these flags), whose bubble is the same and whose activation memory is lower");
+		emit_note(n, "schedule gpipe is not expressible in Megatron-LM: with pp > 1 and no virtual stages it runs 1F1B (these flags), whose bubble is the same and whose activation memory is lower");
 	if (l->schedule == SCHED_ZB_H1)
-		note(n, "schedule zb-h1 is not in mainline Megatron-LM: the zero-bubble authors' fork (sail-sg/zero-bubble-pipeline-parallelism) runs it with --enable-zero-bubble --zero-bubble-max-pending-backward <pp>; these flags run 1F1B");
-	if (!default_order(in->o) && !alt_order(in->o)) {
+		emit_note(n, "schedule zb-h1 is not in mainline Megatron-LM: the zero-bubble authors' fork (sail-sg/zero-bubble-pipeline-parallelism) runs it with --enable-zero-bubble --zero-bubble-max-pending-backward <pp>; these flags run 1F1B");
+	if (!emit_default_order(in->o) && !emit_alt_order(in->o)) {
 		char o[32];
 		rank_order_format(&in->o->order, o, sizeof o);
 		snprintf(b, sizeof b, "rank order %s is not expressible in Megatron-LM (it offers tp-cp-dp-pp and, with --use-tp-pp-dp-mapping, tp-cp-pp-dp); these flags use tp-cp-dp-pp", o);
-		note(n, b);
+		emit_note(n, b);
 	}
 	if (l->zero >= 2)
-		note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor, --use-distributed-optimizer and --no-gradient-accumulation-fusion");
+		emit_note(n, "zero 2/3 is Megatron-LM's FSDP (Megatron-Core 0.14 and later: --use-megatron-fsdp; earlier --use-custom-fsdp), which needs --ckpt-format fsdp_dtensor, --use-distributed-optimizer and --no-gradient-accumulation-fusion");
 	if (in->m->mlp == MLP_GEGLU)
-		note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
+		emit_note(n, "Megatron-LM has no GeGLU switch (--swiglu is SwiGLU): the activation needs a custom layer spec");
 	if (in->m->attn_sinks || in->m->attn_bias || in->m->mlp_bias || in->m->moe_bias)
-		note(n, "the model's attention sinks and attention, MLP or expert biases have no argument here (pplan priced them): these arguments define the model without them");
+		emit_note(n, "the model's attention sinks and attention, MLP or expert biases have no argument here (pplan priced them): these arguments define the model without them");
 	if (in->m->mlp == MLP_RELU)
-		note(n, "Megatron-LM has no ReLU switch (its default is GeLU, the same FLOPs and memory): the activation needs a custom layer spec");
+		emit_note(n, "Megatron-LM has no ReLU switch (its default is GeLU, the same FLOPs and memory): the activation needs a custom layer spec");
 	if (one_block_layers(in->m))
-		note(n, "a hybrid stack of one-block layers (Nemotron-H): Megatron-LM trains it with pretrain_mamba.py, which takes these arguments and --hybrid-override-pattern");
+		emit_note(n, "a hybrid stack of one-block layers (Nemotron-H): Megatron-LM trains it with pretrain_mamba.py, which takes these arguments and --hybrid-override-pattern");
 	if (in->m->sliding_window > 0 && in->m->window_layers > 0 && !window_every(in->m))
-		note(n, "the sliding-window layers are not every layer but each N-th: --window-attn-skip-freq takes the list of windowed layers in Python syntax, which these arguments leave out (full attention everywhere)");
+		emit_note(n, "the sliding-window layers are not every layer but each N-th: --window-attn-skip-freq takes the list of windowed layers in Python syntax, which these arguments leave out (full attention everywhere)");
 	if (strchr(in->m->mixers, 'G') && !gdn_attention_every(in->m))
-		note(n, "the Gated DeltaNet layers are not placed every N-th: --linear-attention-freq takes the list of layer kinds in Python syntax, which these arguments leave out");
+		emit_note(n, "the Gated DeltaNet layers are not placed every N-th: --linear-attention-freq takes the list of layer kinds in Python syntax, which these arguments leave out");
 	if (in->m->alibi)
-		note(n, "the model's positions are ALiBi, which Megatron-Core does not have (BLOOM trained with Megatron-DeepSpeed): these arguments leave Megatron's learned absolute positions");
+		emit_note(n, "the model's positions are ALiBi, which Megatron-Core does not have (BLOOM trained with Megatron-DeepSpeed): these arguments leave Megatron's learned absolute positions");
 }
 
 static void megatron_layout_args(FILE *f, const struct emit_input *in,
@@ -206,7 +200,7 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--overlap-param-gather%s", pre, sep);
 	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
 		fprintf(f, "%s--tp-comm-overlap%s", pre, sep);
-	if (alt_order(o) && l->pp > 1 && l->dp > 1)
+	if (emit_alt_order(o) && l->pp > 1 && l->dp > 1)
 		fprintf(f, "%s--use-tp-pp-dp-mapping%s", pre, sep);
 	if (o->b.attention == FW_ATTN_UNFUSED)
 		fprintf(f, "%s--attention-backend unfused%s", pre, sep);
@@ -436,10 +430,11 @@ static const char *const checked[EMIT_COUNT] = {
 	"NeMo 25.11's source (nemo_toolkit 2.6.2: the recipe and its pretrain_recipe, MegatronStrategy's, the data module's and the callback's parameters, the config fields), by tests/conformance; NeMo itself does not import without Transformer Engine, which does not install without a GPU",
 	"torchtitan 0.3.0 (its ConfigManager, ParallelDims and stage split), by tests/conformance",
 	"DeepSpeed 0.19.8 (its DeepSpeedConfig), by tests/conformance",
+	"Megatron-Bridge 0.3.1's source (the newest megatron-bridge on PyPI: the recipe function, the ConfigContainer's sections and their fields, CommOverlapConfig's, the mixed-precision names), by tests/conformance; Megatron-Bridge itself does not import without Transformer Engine, which does not install without a GPU",
 };
 
-static void header(FILE *f, const char *lead, const struct emit_input *in,
-		   const char *what, enum emit_format fmt)
+void emit_header(FILE *f, const char *lead, const struct emit_input *in,
+		 const char *what, enum emit_format fmt)
 {
 	const struct cluster *c = in->c;
 	char lb[256];
@@ -460,7 +455,7 @@ static void header(FILE *f, const char *lead, const struct emit_input *in,
 			in->p->mem.total / (1024.0 * 1024.0 * 1024.0));
 }
 
-static void comment_notes(FILE *f, const char *lead, const struct notes *n)
+void emit_comment_notes(FILE *f, const char *lead, const struct notes *n)
 {
 	for (int i = 0; i < n->n; i++)
 		fprintf(f, "%s note: %s\n", lead, n->text[i]);
@@ -469,179 +464,16 @@ static void comment_notes(FILE *f, const char *lead, const struct notes *n)
 static void emit_megatron(FILE *f, const struct emit_input *in)
 {
 	struct notes n = { .n = 0 };
-	header(f, "#", in, "Megatron-LM arguments", EMIT_MEGATRON);
+	emit_header(f, "#", in, "Megatron-LM arguments", EMIT_MEGATRON);
 	fprintf(f, "# pretrain_gpt.py, one process per GPU (torchrun --nproc-per-node %d --nnodes %d);\n"
 		   "# add tokenizer, data, optimizer, learning-rate and checkpoint arguments\n",
 		in->c->gpus_per_node, in->c->num_nodes);
 	megatron_notes(in, &n);
-	comment_notes(f, "#", &n);
+	emit_comment_notes(f, "#", &n);
 	fprintf(f, "MEGATRON_ARGS=(\n");
 	megatron_model_args(f, in->m, in->o, "  ");
 	megatron_layout_args(f, in, "  ", "\n");
 	fprintf(f, ")\n");
-}
-
-/* ---- NeMo 2.0 ----------------------------------------------------------------- */
-
-/* The zoo models with a NeMo 2 pretraining recipe (nemo_toolkit 2.6.2,
- * NeMo 25.11: a recipes/NAME.py with pretrain_recipe; tests/conformance
- * checks each emitted name against that source).  Llama 2 13B and 70B
- * have none, GPT-OSS only a finetune_recipe. */
-static const struct { const char *zoo, *recipe; } nemo_recipes[] = {
-	{ "llama2-7b", "llama2_7b" }, { "llama3-8b", "llama3_8b" },
-	{ "llama3-70b", "llama3_70b" }, { "llama3.1-8b", "llama31_8b" },
-	{ "llama3.1-70b", "llama31_70b" }, { "llama3.1-405b", "llama31_405b" },
-	{ "mixtral-8x7b", "mixtral_8x7b" }, { "mixtral-8x22b", "mixtral_8x22b" },
-	{ "nemotron4-15b", "nemotron4_15b" }, { "nemotron4-340b", "nemotron4_340b" },
-	{ "gpt3-175b", "gpt3_175b" }, { "nemotron-8b", "nemotron3_8b" },
-	{ "nemotron-22b", "nemotron3_22b" }, { "deepseek-v2", "deepseek_v2" },
-	{ "deepseek-v3", "deepseek_v3" }, { "qwen3-30b-a3b", "qwen3_30b_a3b" },
-	{ "qwen3-235b-a22b", "qwen3_235b_a22b" },
-};
-
-/* The same architecture: shapes, vocabulary and context extension (a
- * zoo name, an HF config.json or a pplan.model/1 file of it). */
-static int same_arch(const struct model_spec *a, const struct model_spec *b)
-{
-	return a->layers == b->layers && a->hidden == b->hidden && a->ffn == b->ffn &&
-	       a->heads == b->heads && a->kv_heads == b->kv_heads && a->vocab == b->vocab &&
-	       a->num_experts == b->num_experts && model_expert_ffn(a) == model_expert_ffn(b) &&
-	       strcmp(a->rope_scaling, b->rope_scaling) == 0;
-}
-
-/* NeMo's recipe for m: by its zoo name, else by its architecture. */
-static const char *nemo_recipe(const struct model_spec *m)
-{
-	const size_t n = sizeof nemo_recipes / sizeof nemo_recipes[0];
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(nemo_recipes[i].zoo, m->name) == 0)
-			return nemo_recipes[i].recipe;
-	for (size_t i = 0; i < n; i++) {
-		const struct model_spec *z = model_find(nemo_recipes[i].zoo);
-		if (z && same_arch(z, m))
-			return nemo_recipes[i].recipe;
-	}
-	return NULL;
-}
-
-static void emit_nemo(FILE *f, const struct emit_input *in)
-{
-	const struct layout *l = in->l;
-	const struct train_opts *o = in->o;
-	const char *recipe = NULL;
-	struct notes n = { .n = 0 };
-
-	recipe = nemo_recipe(in->m);
-	header(f, "#", in, "NeMo 2.0 recipe override", EMIT_NEMO);
-	if (!recipe) {
-		char b[256];
-		snprintf(b, sizeof b, "NeMo 25.11 has no pretraining recipe for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
-			 in->m->name);
-		note(&n, b);
-	}
-	if (l->schedule == SCHED_GPIPE && l->pp > 1)
-		note(&n, "schedule gpipe is not expressible in NeMo (Megatron-Core): it runs 1F1B");
-	if (l->schedule == SCHED_ZB_H1)
-		note(&n, "schedule zb-h1 is not expressible in NeMo (Megatron-Core has no zero-bubble schedule): it runs 1F1B");
-	if (l->zero >= 2)
-		note(&n, "zero 2/3 is Megatron FSDP: set recipe.trainer.strategy.fsdp = \"megatron\" (NeMo 25.04 and later)");
-	if (!default_order(o) && !alt_order(o))
-		note(&n, "this rank order is not expressible in NeMo: it uses tp-cp-dp-pp");
-	comment_notes(f, "#", &n);
-	if (train_opts_bf16_moments(o, l))
-		fprintf(f, "import torch\n");
-	fprintf(f, "import nemo_run as run\n"
-		   "from nemo.collections import llm\n"
-		   "from nemo.collections.llm.recipes.precision.mixed_precision import %s\n",
-		o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
-		: o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed");
-	if (l->tp > 1)
-		fprintf(f, "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n");
-	fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
-		recipe ? recipe : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
-	fprintf(f, "recipe.trainer.strategy.tensor_model_parallel_size = %d\n", l->tp);
-	fprintf(f, "recipe.trainer.strategy.pipeline_model_parallel_size = %d\n", l->pp);
-	/* NeMo counts model chunks per pipeline rank, as pplan's vp. */
-	if (l->vp > 1)
-		fprintf(f, "recipe.trainer.strategy.virtual_pipeline_model_parallel_size = %d\n",
-			l->vp);
-	else
-		fprintf(f, "recipe.trainer.strategy.virtual_pipeline_model_parallel_size = None\n");
-	fprintf(f, "recipe.trainer.strategy.context_parallel_size = %d\n", l->cp);
-	fprintf(f, "recipe.trainer.strategy.expert_model_parallel_size = %d\n", l->ep);
-	if (o->b.moe_flex && l->ep > 1)
-		fprintf(f, "recipe.model.config.moe_token_dispatcher_type = \"flex\"\n"
-			   "recipe.model.config.moe_flex_dispatcher_backend = \"deepep\"\n");
-	if (o->b.moe_allgather && l->ep > 1)
-		fprintf(f, "recipe.model.config.moe_token_dispatcher_type = \"allgather\"\n");
-	if (train_opts_moe_a2a_overlap(o, l))
-		fprintf(f, "recipe.model.config.overlap_moe_expert_parallel_comm = True\n"
-			   "recipe.model.config.delay_wgrad_compute = True\n");
-	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
-		fprintf(f, "recipe.model.config.moe_shared_expert_overlap = True\n");
-	if (train_opts_bf16_moments(o, l))
-		fprintf(f, "recipe.optim.config.use_precision_aware_optimizer = True\n"
-			   "recipe.optim.config.exp_avg_dtype = torch.bfloat16\n"
-			   "recipe.optim.config.exp_avg_sq_dtype = torch.bfloat16\n");
-	if (l->etp > 0 && l->etp != l->tp)
-		fprintf(f, "recipe.trainer.strategy.expert_tensor_parallel_size = %d\n", l->etp);
-	if (l->pp_first > 0)
-		fprintf(f, "recipe.trainer.strategy.num_layers_in_first_pipeline_stage = %d\n",
-			l->pp_first);
-	if (l->pp_last > 0)
-		fprintf(f, "recipe.trainer.strategy.num_layers_in_last_pipeline_stage = %d\n",
-			l->pp_last);
-	if (l->pp_embed)
-		fprintf(f, "recipe.trainer.strategy.account_for_embedding_in_pipeline_split = True\n");
-	if (l->pp_loss)
-		fprintf(f, "recipe.trainer.strategy.account_for_loss_in_pipeline_split = True\n");
-	fprintf(f, "recipe.trainer.strategy.sequence_parallel = %s\n", l->sp ? "True" : "False");
-	if (alt_order(o) && l->pp > 1 && l->dp > 1)
-		fprintf(f, "recipe.trainer.strategy.use_tp_pp_dp_mapping = True\n");
-	fprintf(f, "recipe.data.micro_batch_size = %d\n", l->mbs);
-	fprintf(f, "recipe.data.global_batch_size = %ld\n", l->gbs);
-	fprintf(f, "recipe.data.seq_length = %ld\n", o->seq);
-	fprintf(f, "recipe.model.config.seq_length = %ld\n", o->seq);
-	if (l->recompute == RECOMPUTE_NONE) {
-		fprintf(f, "recipe.model.config.recompute_granularity = None\n");
-	} else if (l->recompute == RECOMPUTE_SELECTIVE) {
-		fprintf(f, "recipe.model.config.recompute_granularity = \"selective\"\n");
-		if (l->recompute_modules) {
-			char mods[128];
-			recompute_modules_format(l->recompute_modules, mods, sizeof mods, "\", \"");
-			fprintf(f, "recipe.model.config.recompute_modules = [\"%s\"]\n", mods);
-		}
-	} else {
-		fprintf(f, "recipe.model.config.recompute_granularity = \"full\"\n"
-			   "recipe.model.config.recompute_method = \"%s\"\n"
-			   "recipe.model.config.recompute_num_layers = %d\n",
-			l->recompute_layers > 0 ? "block" : "uniform",
-			l->recompute_layers > 0 ? l->recompute_layers : 1);
-	}
-	if (l->offload_layers > 0)
-		fprintf(f, "recipe.model.config.cpu_offloading = True\n"
-			   "recipe.model.config.cpu_offloading_weights = False\n"
-			   "recipe.model.config.cpu_offloading_num_layers = %d\n", l->offload_layers);
-	fprintf(f, "recipe.optim.config.use_distributed_optimizer = %s\n",
-		l->zero >= 1 ? "True" : "False");
-	if (l->optimizer_offload)
-		fprintf(f, "recipe.optim.config.optimizer_cpu_offload = True\n"
-			   "recipe.optim.config.optimizer_offload_fraction = 1.0\n");
-	if (l->zero >= 2)
-		fprintf(f, "recipe.trainer.strategy.fsdp = \"megatron\"\n"
-			   "recipe.trainer.strategy.ddp.data_parallel_sharding_strategy = \"%s\"\n"
-			   "recipe.model.config.gradient_accumulation_fusion = False\n",
-			l->zero == 2 ? "optim_grads" : "optim_grads_params");
-	fprintf(f, "recipe.trainer.strategy.ddp.overlap_grad_reduce = %s\n",
-		o->b.overlap_grad_reduce ? "True" : "False");
-	fprintf(f, "recipe.trainer.strategy.ddp.overlap_param_gather = %s\n",
-		o->b.overlap_param_gather && l->zero >= 1 ? "True" : "False");
-	fprintf(f, "recipe.trainer.plugins = %s()\n",
-		o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
-		: o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed");
-	if (l->tp > 1) /* said either way: a recipe may add the callback itself */
-		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=%s))\n",
-			o->b.tp_overlap != FW_TPO_NONE ? "True" : "False");
 }
 
 /* ---- torchtitan ----------------------------------------------------------------- */
@@ -693,14 +525,6 @@ int emit_titan_config(const char *module, const char *config, const char **zoo, 
 	return -1;
 }
 
-const char *emit_nemo_zoo(const char *recipe)
-{
-	for (size_t i = 0; i < sizeof nemo_recipes / sizeof nemo_recipes[0]; i++)
-		if (strcmp(nemo_recipes[i].recipe, recipe) == 0)
-			return nemo_recipes[i].zoo;
-	return NULL;
-}
-
 static const char *titan_schedule(const struct layout *l, struct notes *n)
 {
 	if (l->pp == 1)
@@ -709,7 +533,7 @@ static const char *titan_schedule(const struct layout *l, struct notes *n)
 	case SCHED_GPIPE: return "GPipe";
 	case SCHED_INTERLEAVED: return "Interleaved1F1B";
 	case SCHED_ZB_H1:
-		note(n, "schedule zb-h1 with one stage per rank is not expressible in torchtitan (its zero-bubble schedules, InterleavedZeroBubble and ZBVZeroBubble, need two or more stages per rank): this runs 1F1B");
+		emit_note(n, "schedule zb-h1 with one stage per rank is not expressible in torchtitan (its zero-bubble schedules, InterleavedZeroBubble and ZBVZeroBubble, need two or more stages per rank): this runs 1F1B");
 		return "1F1B";
 	case SCHED_1F1B:
 	default: return "1F1B";
@@ -736,34 +560,34 @@ static void titan_notes(const struct emit_input *in, const struct titan_model *t
 	if (!tm) {
 		snprintf(b, sizeof b, "torchtitan 0.3 has no config for %s (%d layers, hidden %ld): write a config_registry function for its architecture and name it in --module/--config",
 			 in->m->name, in->m->layers, in->m->hidden);
-		note(n, b);
+		emit_note(n, b);
 	} else if (tm->remark) {
 		snprintf(b, sizeof b, "%s: %s", tm->config, tm->remark);
-		note(n, b);
+		emit_note(n, b);
 	}
 	if (l->zero == 1 || l->zero == 2)
-		note(n, "torchtitan shards with FSDP2 and has no optimizer-only sharding: zero 1/2 become FSDP without resharding after the forward (ZeRO-2's memory)");
+		emit_note(n, "torchtitan shards with FSDP2 and has no optimizer-only sharding: zero 1/2 become FSDP without resharding after the forward (ZeRO-2's memory)");
 	if (o->precision == PREC_FP16)
-		note(n, "torchtitan trains in bf16 or fp32: fp16 mixed precision is not offered; this line trains in bf16");
+		emit_note(n, "torchtitan trains in bf16 or fp32: fp16 mixed precision is not offered; this line trains in bf16");
 	if (o->precision == PREC_FP8 && !(tm && tm->fp8_config))
-		note(n, "torchtitan 0.3 sets float8 as a model converter in a config function, which no command-line override reaches: this config trains in bf16 unless its config function adds Float8LinearConverter");
+		emit_note(n, "torchtitan 0.3 sets float8 as a model converter in a config function, which no command-line override reaches: this config trains in bf16 unless its config function adds Float8LinearConverter");
 	if (l->pp_first > 0 || l->pp_last > 0)
-		note(n, "uneven first and last stages (pp_first/pp_last) need parallelism.module_fqns_per_model_part in a config function: this line splits evenly");
+		emit_note(n, "uneven first and last stages (pp_first/pp_last) need parallelism.module_fqns_per_model_part in a config function: this line splits evenly");
 	if (l->pp > 1 && titan_layers_per_stage(in->m, l) == 0)
-		note(n, l->vp > 1 ? "the layers do not split into pp x vp even stages: torchtitan's layers_per_stage cannot express this interleaving"
+		emit_note(n, l->vp > 1 ? "the layers do not split into pp x vp even stages: torchtitan's layers_per_stage cannot express this interleaving"
 		     : "the layers do not split evenly over the stages: torchtitan gives the first stages one layer more");
 	if (l->ep > 1 && l->tp > 1 && layout_etp(l) > 1)
-		note(n, "torchtitan 0.3's expert parallelism borrows the TP ranks (its experts are not tensor-parallel): etp=1, not what was priced");
-	if (!default_order(o))
-		note(n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
+		emit_note(n, "torchtitan 0.3's expert parallelism borrows the TP ranks (its experts are not tensor-parallel): etp=1, not what was priced");
+	if (!emit_default_order(o))
+		emit_note(n, "torchtitan builds its device mesh as [pp, dp_replicate, dp_shard, cp, tp], outermost first, i.e. tp-cp-dp-pp: another rank order is not expressible");
 	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)
-		note(n, "torchtitan 0.3 has no MoE all-to-all or shared-expert overlap: this line runs them in sequence");
+		emit_note(n, "torchtitan 0.3 has no MoE all-to-all or shared-expert overlap: this line runs them in sequence");
 	if (o->b.moe_allgather && l->ep > 1)
-		note(n, "torchtitan 0.3 dispatches MoE tokens with all-to-alls: the allgather dispatcher pplan priced is not expressible here");
+		emit_note(n, "torchtitan 0.3 dispatches MoE tokens with all-to-alls: the allgather dispatcher pplan priced is not expressible here");
 	if (train_opts_bf16_moments(o, l))
-		note(n, "torchtitan 0.3's AdamW keeps its moments in the parameters' fp32: the bf16 moments of the precision-aware optimizer pplan priced are not expressible here");
+		emit_note(n, "torchtitan 0.3's AdamW keeps its moments in the parameters' fp32: the bf16 moments of the precision-aware optimizer pplan priced are not expressible here");
 	if (l->recompute_layers > 0 || l->offload_layers > 0)
-		note(n, "torchtitan has no block recomputation of N layers (recompute_layers) or activation CPU offloading (offload_layers): this line checkpoints every layer in full, or none");
+		emit_note(n, "torchtitan has no block recomputation of N layers (recompute_layers) or activation CPU offloading (offload_layers): this line checkpoints every layer in full, or none");
 }
 
 static void titan_pipeline_args(FILE *f, const struct emit_input *in, const char *sched)
@@ -796,10 +620,10 @@ static void emit_torchtitan(FILE *f, const struct emit_input *in)
 	int gpn = (int)(cluster_gpus(in->c) < in->c->gpus_per_node
 			? cluster_gpus(in->c) : in->c->gpus_per_node);
 
-	header(f, "#", in, "torchtitan 0.3 launch line", EMIT_TORCHTITAN);
+	emit_header(f, "#", in, "torchtitan 0.3 launch line", EMIT_TORCHTITAN);
 	titan_notes(in, tm, &n);
 	sched = titan_schedule(l, &n);
-	comment_notes(f, "#", &n);
+	emit_comment_notes(f, "#", &n);
 	config = tm ? (o->precision == PREC_FP8 && tm->fp8_config ? tm->fp8_config : tm->config)
 		    : "CUSTOM";
 	fprintf(f, "# run on every node (torchrun's rendezvous: --rdzv-backend c10d --rdzv-endpoint HOST:PORT)\n");
@@ -838,26 +662,26 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 	struct notes n = { .n = 0 };
 
 	if (l->vp > 1)
-		note(&n, "DeepSpeed's pipeline engine has no interleaved schedule: \"pipeline\" below runs 1F1B with one stage per rank");
+		emit_note(&n, "DeepSpeed's pipeline engine has no interleaved schedule: \"pipeline\" below runs 1F1B with one stage per rank");
 	if (l->pp > 1 && (l->schedule == SCHED_GPIPE || l->schedule == SCHED_ZB_H1))
-		note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe and zb-h1 are not expressible");
+		emit_note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe and zb-h1 are not expressible");
 	if (l->cp > 1)
-		note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
+		emit_note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
 	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)
-		note(&n, "DeepSpeed-MoE has no 1F1B all-to-all or shared-expert overlap: this config runs them in sequence");
+		emit_note(&n, "DeepSpeed-MoE has no 1F1B all-to-all or shared-expert overlap: this config runs them in sequence");
 	if (o->b.moe_allgather && l->ep > 1)
-		note(&n, "DeepSpeed-MoE dispatches tokens with all-to-alls: the allgather dispatcher pplan priced is not expressible here");
+		emit_note(&n, "DeepSpeed-MoE dispatches tokens with all-to-alls: the allgather dispatcher pplan priced is not expressible here");
 	if (train_opts_bf16_moments(o, l))
-		note(&n, "DeepSpeed's optimizers keep fp32 moments: the bf16 moments of the precision-aware optimizer pplan priced are not expressible here");
+		emit_note(&n, "DeepSpeed's optimizers keep fp32 moments: the bf16 moments of the precision-aware optimizer pplan priced are not expressible here");
 	if (l->recompute_layers > 0 || l->offload_layers > 0)
-		note(&n, "DeepSpeed's activation checkpointing wraps the layers the model code names: block recomputation of N layers (recompute_layers) and activation CPU offloading of N layers (offload_layers) are not expressible here");
+		emit_note(&n, "DeepSpeed's activation checkpointing wraps the layers the model code names: block recomputation of N layers (recompute_layers) and activation CPU offloading of N layers (offload_layers) are not expressible here");
 	if (l->ep > 1)
-		note(&n, "expert parallelism is set in the model code (deepspeed.moe.layer.MoE(ep_size=...)), not in this file");
+		emit_note(&n, "expert parallelism is set in the model code (deepspeed.moe.layer.MoE(ep_size=...)), not in this file");
 	if (o->precision == PREC_FP8)
-		note(&n, "DeepSpeed has no fp8 switch: fp8 GEMMs come from Transformer Engine layers in the model; this file says bf16");
+		emit_note(&n, "DeepSpeed has no fp8 switch: fp8 GEMMs come from Transformer Engine layers in the model; this file says bf16");
 	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
-		note(&n, "TP communication overlap has no DeepSpeed switch");
-	note(&n, "Megatron-DeepSpeed takes tp and pp from --tensor-model-parallel-size and --pipeline-model-parallel-size; \"tensor_parallel\" and \"pipeline\" here serve DeepSpeed's AutoTP and PipelineModule");
+		emit_note(&n, "TP communication overlap has no DeepSpeed switch");
+	emit_note(&n, "Megatron-DeepSpeed takes tp and pp from --tensor-model-parallel-size and --pipeline-model-parallel-size; \"tensor_parallel\" and \"pipeline\" here serve DeepSpeed's AutoTP and PipelineModule");
 	fprintf(f, "{\n");
 	fprintf(f, "  \"train_batch_size\": %ld,\n", l->gbs);
 	fprintf(f, "  \"train_micro_batch_size_per_gpu\": %d,\n", l->mbs);
@@ -900,6 +724,8 @@ enum emit_format emit_format_for(const struct framework *fw)
 		return EMIT_DEEPSPEED;
 	if (strcmp(fw->name, "nemo") == 0)
 		return EMIT_NEMO;
+	if (strcmp(fw->name, "megatron-bridge") == 0)
+		return EMIT_BRIDGE;
 	return EMIT_MEGATRON;
 }
 
@@ -911,6 +737,7 @@ int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 	case EMIT_NEMO: emit_nemo(f, in); return 0;
 	case EMIT_TORCHTITAN: emit_torchtitan(f, in); return 0;
 	case EMIT_DEEPSPEED: return emit_deepspeed(f, notes, in);
+	case EMIT_BRIDGE: emit_bridge(f, in); return 0;
 	case EMIT_COUNT: break;
 	}
 	return 0;

@@ -1,6 +1,7 @@
 /*
  * emit.h: a layout as the launch configuration of a training framework:
- * Megatron-LM flags (a bash array), a NeMo 2.0 recipe override (Python),
+ * Megatron-LM flags (a bash array), a NeMo 2.0 recipe override and a
+ * Megatron-Bridge recipe override (Python),
  * a torchtitan 0.3 launch line (torchrun, --module/--config and tyro's
  * --section.key overrides) and a DeepSpeed config (JSON).
  *
@@ -18,10 +19,11 @@
 #include "cost.h"
 
 enum emit_format { EMIT_MEGATRON = 0, EMIT_NEMO, EMIT_TORCHTITAN, EMIT_DEEPSPEED,
-		   EMIT_COUNT };
+		   EMIT_BRIDGE, EMIT_COUNT };
 
 const char *emit_format_name(enum emit_format f);
-/* "megatron", "nemo", "torchtitan", "deepspeed"; 0 on success, -1 if not. */
+/* "megatron", "nemo", "torchtitan", "deepspeed", "bridge"; 0 on
+ * success, -1 if not. */
 int emit_format_parse(const char *s, enum emit_format *out);
 
 struct emit_input {
@@ -39,9 +41,10 @@ int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 		const struct emit_input *in);
 
 /* The launch configuration a framework takes: torchtitan's and
- * DeepSpeed's own (a launch line, a JSON file), NeMo's recipe; Megatron-LM
- * arguments for the Megatron family (Megatron-LM, Megatron-Core,
- * Megatron-Bridge, Megatron-DeepSpeed) and the rest. */
+ * DeepSpeed's own (a launch line, a JSON file), NeMo's and
+ * Megatron-Bridge's recipes; Megatron-LM arguments for the rest of the
+ * Megatron family (Megatron-LM, Megatron-Core, Megatron-DeepSpeed) and
+ * the others. */
 enum emit_format emit_format_for(const struct framework *fw);
 
 /* The Megatron-LM flags of the layout alone (parallelism, batch,
@@ -52,8 +55,11 @@ void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *inden
 /* For the readers (launch_read.h): the torchtitan config `module`/`config`
  * names, with *zoo the zoo model of its shape (NULL when the zoo has none)
  * and *fp8 whether it is the float8 variant; -1 for a config pplan does
- * not know.  The zoo model of a NeMo recipe's name (NULL: none). */
+ * not know.  A NeMo recipe's name (llm.NAME) or a Megatron-Bridge one's
+ * (NAME_pretrain_config), with *zoo its zoo model (NULL: a model the zoo
+ * lacks); -1 for a recipe pplan does not know. */
 int emit_titan_config(const char *module, const char *config, const char **zoo, int *fp8);
-const char *emit_nemo_zoo(const char *recipe);
+int emit_nemo_recipe(const char *name, const char **zoo);
+int emit_bridge_recipe(const char *name, const char **zoo);
 
 #endif

@@ -1,10 +1,10 @@
 /*
  * launch_read.c: launch configurations read back (launch_read.h), Megatron-LM's
- * arguments in launch_megatron.c.  The flag and key names and the defaults are
+ * arguments in launch_megatron.c, NeMo's and Megatron-Bridge's recipe
+ * overrides in launch_recipe.c.  The flag and key names and the defaults are
  * the frameworks' own: Megatron-LM's megatron/training/arguments.py, torchtitan 0.3's
  * config/configs.py and distributed/pipeline_parallel.py (the stage
- * count), NeMo 2.0's recipes and MegatronStrategy, DeepSpeed's config
- * reference.  The shell-word splitter knows quotes, backslashes, comments
+ * count), DeepSpeed's config reference.  The shell-word splitter knows quotes, backslashes, comments
  * and bash arrays, enough for launch scripts; it expands nothing.
  */
 #include "launch_read.h"
@@ -287,7 +287,7 @@ enum pplan_status lr_same_shape(struct reader *r, const struct model_spec *file,
 }
 
 /* The zoo model `zoo` (named by the file as `config`), or --model. */
-static enum pplan_status named_model(struct reader *r, const char *zoo, const char *config,
+enum pplan_status lr_named_model(struct reader *r, const char *zoo, const char *config,
 				     const struct model_spec *given)
 {
 	const struct model_spec *z = zoo ? model_find(zoo) : NULL;
@@ -474,7 +474,7 @@ static enum pplan_status read_torchtitan(struct reader *r, const struct words *w
 	snprintf(what, sizeof what, "--module %s --config %s", t.module, t.config);
 	if (emit_titan_config(t.module, t.config, &zoo, &fp8) != 0)
 		zoo = NULL;
-	if ((st = named_model(r, zoo, what, given)) != PPLAN_OK)
+	if ((st = lr_named_model(r, zoo, what, given)) != PPLAN_OK)
 		return st;
 	snprintf(o->framework, sizeof o->framework, "torchtitan");
 	snprintf(o->precision, sizeof o->precision, "%s", fp8 ? "fp8" : "bf16");
@@ -521,218 +521,6 @@ static enum pplan_status read_torchtitan(struct reader *r, const struct words *w
 	}
 	o->switches.tp_overlap = t.async_tp ? FW_TPO_PIPELINED : FW_TPO_NONE;
 	return titan_pipeline(r, &t);
-}
-
-/* ---- NeMo 2.0 ------------------------------------------------------------------- */
-
-/* A Python value as the emitter writes them: True, False, None, a number,
- * a quoted string, a list of quoted strings (joined by '+'), X(). */
-static void py_value(const char *v, char *buf, size_t len)
-{
-	size_t o = 0;
-	for (; *v && o + 1 < len; v++)
-		if (*v == '[' || *v == ']' || *v == '"' || *v == '\'' || *v == ' ')
-			continue;
-		else
-			buf[o++] = *v == ',' ? '+' : *v;
-	buf[o] = '\0';
-	if (o > 2 && !strcmp(buf + o - 2, "()"))
-		buf[o - 2] = '\0';
-}
-
-static enum pplan_status nemo_bool(struct reader *r, const char *key, const char *v, int *out)
-{
-	if (!strcmp(v, "True") || !strcmp(v, "False")) {
-		*out = !strcmp(v, "True");
-		return PPLAN_OK;
-	}
-	return perr_set(r->e, PPLAN_EINPUT, "%s: recipe.%s must be True or False, got '%s'",
-			r->where, key, v);
-}
-
-struct nemo {
-	char recipe[64], plugin[32], granularity[16], fsdp[16], shard[24], method[16];
-	int dist_opt;       /* -1 not said */
-	int recompute_layers, cpu_offloading;
-	int precision_aware;             /* optim.config.use_precision_aware_optimizer */
-	char exp_avg[24], exp_avg_sq[24]; /* their dtypes ("" fp32) */
-};
-
-static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const char *key,
-				     const char *v)
-{
-	struct launch_job *o = r->out;
-	struct layout *l = &o->l;
-	struct flag f = { key, v, 0, 0 };
-	char bad[64];
-	struct { const char *key; int *dst; unsigned set; } ints[] = {
-		{ "trainer.strategy.tensor_model_parallel_size", &l->tp, LK_TP },
-		{ "trainer.strategy.pipeline_model_parallel_size", &l->pp, LK_PP },
-		{ "trainer.strategy.context_parallel_size", &l->cp, LK_CP },
-		{ "trainer.strategy.expert_model_parallel_size", &l->ep, LK_EP },
-		{ "trainer.strategy.expert_tensor_parallel_size", &l->etp, LK_ETP },
-		{ "trainer.strategy.num_layers_in_first_pipeline_stage", &l->pp_first, LK_PP_FIRST },
-		{ "trainer.strategy.num_layers_in_last_pipeline_stage", &l->pp_last, LK_PP_LAST },
-		{ "data.micro_batch_size", &l->mbs, LK_MBS },
-	};
-	struct { const char *key; int *dst; unsigned set; } bools[] = {
-		{ "trainer.strategy.sequence_parallel", &l->sp, LK_SP },
-		{ "trainer.strategy.account_for_embedding_in_pipeline_split", &l->pp_embed, LK_PP_EMBED },
-		{ "trainer.strategy.account_for_loss_in_pipeline_split", &l->pp_loss, LK_PP_LOSS },
-		{ "trainer.strategy.ddp.overlap_grad_reduce", &o->switches.overlap_grad_reduce, 0 },
-		{ "trainer.strategy.ddp.overlap_param_gather", &o->switches.overlap_param_gather, 0 },
-		{ "optim.config.use_distributed_optimizer", &nm->dist_opt, 0 },
-	};
-	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
-		if (!strcmp(key, ints[k].key)) {
-			o->set |= ints[k].set;
-			return lr_get_int(r, &f, 1, ints[k].dst);
-		}
-	for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
-		if (!strcmp(key, bools[k].key)) {
-			o->set |= bools[k].set;
-			return nemo_bool(r, key, v, bools[k].dst);
-		}
-	if (!strcmp(key, "trainer.strategy.virtual_pipeline_model_parallel_size")) {
-		o->set |= LK_VP;
-		if (!strcmp(v, "None"))
-			return l->vp = 1, PPLAN_OK;
-		return lr_get_int(r, &f, 1, &l->vp);
-	}
-	if (!strcmp(key, "data.global_batch_size")) {
-		o->set |= LK_GBS;
-		return lr_get_long(r, &f, 1, &l->gbs);
-	}
-	if (!strcmp(key, "data.seq_length") || !strcmp(key, "model.config.seq_length"))
-		return lr_get_long(r, &f, 1, &o->seq);
-	if (!strcmp(key, "trainer.strategy.use_tp_pp_dp_mapping")) {
-		if (!strcmp(v, "True"))
-			snprintf(o->order, sizeof o->order, "tp-cp-pp-dp");
-		return PPLAN_OK;
-	}
-	if (!strcmp(key, "model.config.recompute_granularity"))
-		return snprintf(nm->granularity, sizeof nm->granularity, "%s", v), PPLAN_OK;
-	if (!strcmp(key, "model.config.recompute_method"))
-		return snprintf(nm->method, sizeof nm->method, "%s", v), PPLAN_OK;
-	if (!strcmp(key, "model.config.recompute_num_layers"))
-		return lr_get_int(r, &f, 1, &nm->recompute_layers);
-	if (!strcmp(key, "model.config.cpu_offloading"))
-		return nemo_bool(r, key, v, &nm->cpu_offloading);
-	if (!strcmp(key, "model.config.cpu_offloading_num_layers")) {
-		o->set |= LK_OFFLOAD_LAYERS;
-		return lr_get_int(r, &f, 1, &l->offload_layers);
-	}
-	if (!strcmp(key, "model.config.recompute_modules")) {
-		o->set |= LK_RECOMPUTE_MODULES;
-		if (recompute_modules_parse(v, &l->recompute_modules, bad, sizeof bad) != 0)
-			return perr_set(r->e, PPLAN_EINPUT, "%s: recipe.%s does not know the module '%s'",
-					r->where, key, bad);
-		return PPLAN_OK;
-	}
-	if (!strcmp(key, "model.config.overlap_moe_expert_parallel_comm"))
-		return nemo_bool(r, key, v, &o->switches.moe_a2a_overlap);
-	if (!strcmp(key, "model.config.moe_shared_expert_overlap"))
-		return nemo_bool(r, key, v, &o->switches.moe_shared_overlap);
-	if (!strcmp(key, "optim.config.use_precision_aware_optimizer"))
-		return nemo_bool(r, key, v, &nm->precision_aware);
-	if (!strcmp(key, "optim.config.exp_avg_dtype"))
-		return snprintf(nm->exp_avg, sizeof nm->exp_avg, "%s", v), PPLAN_OK;
-	if (!strcmp(key, "optim.config.exp_avg_sq_dtype"))
-		return snprintf(nm->exp_avg_sq, sizeof nm->exp_avg_sq, "%s", v), PPLAN_OK;
-	if (!strcmp(key, "model.config.moe_token_dispatcher_type"))
-		return o->switches.moe_dispatcher = fw_moe_dispatcher_parse(v), PPLAN_OK;
-	if (!strcmp(key, "trainer.strategy.fsdp"))
-		return snprintf(nm->fsdp, sizeof nm->fsdp, "%s", v), PPLAN_OK;
-	if (!strcmp(key, "trainer.strategy.ddp.data_parallel_sharding_strategy"))
-		return snprintf(nm->shard, sizeof nm->shard, "%s", v), PPLAN_OK;
-	if (!strcmp(key, "trainer.plugins"))
-		return snprintf(nm->plugin, sizeof nm->plugin, "%s", v), PPLAN_OK;
-	return PPLAN_OK;
-}
-
-static enum pplan_status nemo_line(struct reader *r, struct nemo *nm, const char *line)
-{
-	char key[128], val[128];
-	const char *p, *eq;
-	long v;
-
-	while (*line == ' ' || *line == '\t')
-		line++;
-	if ((p = strstr(line, ".pretrain_recipe(")) && !strncmp(line, "recipe = llm.", 13)) {
-		size_t n = (size_t)(p - (line + 13));
-		snprintf(nm->recipe, sizeof nm->recipe, "%.*s", (int)(n < 63 ? n : 63), line + 13);
-		if ((p = strstr(line, "num_nodes=")) && sscanf(p + 10, "%ld", &v) == 1 && v > 0)
-			r->out->nodes = v;
-		if ((p = strstr(line, "num_gpus_per_node=")) && sscanf(p + 18, "%ld", &v) == 1 && v > 0)
-			r->out->gpus_per_node = v;
-		return PPLAN_OK;
-	}
-	if (strstr(line, "MegatronCommOverlapCallback") && (p = strstr(line, "tp_comm_overlap="))) {
-		r->out->switches.tp_overlap = !strncmp(p + 16, "True", 4) ? FW_TPO_PIPELINED : FW_TPO_NONE;
-		return PPLAN_OK;
-	}
-	if (strncmp(line, "recipe.", 7) != 0 || !(eq = strstr(line, " = ")))
-		return PPLAN_OK;
-	snprintf(key, sizeof key, "%.*s", (int)(eq - line - 7), line + 7);
-	py_value(eq + 3, val, sizeof val);
-	return nemo_assign(r, nm, key, val);
-}
-
-static enum pplan_status read_nemo(struct reader *r, const char *text,
-				   const struct model_spec *given)
-{
-	struct launch_job *o = r->out;
-	struct layout *l = &o->l;
-	struct nemo nm = { .dist_opt = -1 };
-	enum pplan_status st;
-	char what[96];
-
-	for (const char *s = text; *s;) {
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
-		char line[512];
-		snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), s);
-		if ((st = nemo_line(r, &nm, line)) != PPLAN_OK)
-			return st;
-		s += n + (nl != NULL);
-	}
-	if (!nm.recipe[0])
-		return perr_set(r->e, PPLAN_EINPUT,
-				"%s: no 'recipe = llm.NAME.pretrain_recipe(...)' line: pplan reads the recipe the override starts from",
-				r->where);
-	snprintf(what, sizeof what, "the recipe llm.%s", nm.recipe);
-	if ((st = named_model(r, emit_nemo_zoo(nm.recipe), what, given)) != PPLAN_OK)
-		return st;
-	snprintf(o->framework, sizeof o->framework, "nemo");
-	snprintf(o->precision, sizeof o->precision, "%s",
-		 !strcmp(nm.plugin, "bf16_with_fp8_mixed") ? "fp8"
-		 : !strcmp(nm.plugin, "fp16_mixed") ? "fp16" : "bf16");
-	if (nm.granularity[0]) {
-		o->set |= LK_RECOMPUTE;
-		l->recompute = !strcmp(nm.granularity, "selective") ? RECOMPUTE_SELECTIVE
-			       : !strcmp(nm.granularity, "full") ? RECOMPUTE_FULL : RECOMPUTE_NONE;
-	}
-	if (l->recompute != RECOMPUTE_SELECTIVE)
-		o->set &= ~LK_RECOMPUTE_MODULES;
-	if (l->recompute == RECOMPUTE_FULL && !strcmp(nm.method, "block")) {
-		l->recompute_layers = nm.recompute_layers > 0 ? nm.recompute_layers : 1;
-		o->set |= LK_RECOMPUTE_LAYERS;
-	}
-	if (!nm.cpu_offloading) {
-		l->offload_layers = 0;
-		o->set &= ~LK_OFFLOAD_LAYERS;
-	}
-	lr_precision_aware(r, nm.precision_aware, nm.exp_avg[0] ? nm.exp_avg : NULL,
-			   nm.exp_avg_sq[0] ? nm.exp_avg_sq : NULL);
-	if (!strcmp(nm.fsdp, "megatron"))
-		o->zero = !strcmp(nm.shard, "optim_grads") ? 2 : 3;
-	else if (nm.dist_opt >= 0)
-		o->zero = nm.dist_opt;
-	if (l->pp > 1) {
-		l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
-		o->set |= LK_SCHEDULE;
-	}
-	return PPLAN_OK;
 }
 
 /* ---- DeepSpeed ------------------------------------------------------------------ */
@@ -818,7 +606,7 @@ static enum pplan_status read_deepspeed(struct reader *r, const char *text,
 			      r->where);
 		goto out;
 	}
-	if ((st = named_model(r, NULL, "a DeepSpeed config", given)) != PPLAN_OK)
+	if ((st = lr_named_model(r, NULL, "a DeepSpeed config", given)) != PPLAN_OK)
 		goto out;
 	snprintf(o->framework, sizeof o->framework, "deepspeed");
 	snprintf(o->precision, sizeof o->precision, "%s", ds_enabled(doc, "fp16") ? "fp16" : "bf16");
@@ -856,8 +644,8 @@ enum pplan_status launch_read_text(enum emit_format fmt, const char *text,
 	layout_default(&out->l);
 	if (fmt == EMIT_DEEPSPEED)
 		return read_deepspeed(&r, text, given);
-	if (fmt == EMIT_NEMO)
-		return read_nemo(&r, text, given);
+	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE)
+		return lr_read_recipe(&r, text, given);
 	if ((st = split_words(text, where, &w, e)) == PPLAN_OK)
 		st = fmt == EMIT_TORCHTITAN ? read_torchtitan(&r, &w, given)
 					    : lr_read_megatron(&r, &w, given);
@@ -872,6 +660,7 @@ static const char *format_what(enum emit_format fmt)
 	case EMIT_NEMO: return "a NeMo recipe override";
 	case EMIT_TORCHTITAN: return "a torchtitan launch line";
 	case EMIT_DEEPSPEED: return "a DeepSpeed config";
+	case EMIT_BRIDGE: return "a Megatron-Bridge recipe override";
 	case EMIT_COUNT: break;
 	}
 	return "a launch configuration";

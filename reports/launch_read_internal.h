@@ -1,7 +1,8 @@
 /*
  * launch_read_internal.h: what the launch-config readers share
  * (reports/launch_read.c: the words, values and the model a file names;
- * reports/launch_megatron.c: Megatron-LM's arguments).  Not an interface
+ * reports/launch_megatron.c: Megatron-LM's arguments; reports/launch_recipe.c:
+ * NeMo's and Megatron-Bridge's recipe overrides).  Not an interface
  * outside reports/launch_*.c.
  */
 #ifndef PPLAN_LAUNCH_READ_INTERNAL_H
@@ -60,7 +61,16 @@ enum pplan_status lr_same_shape(struct reader *r, const struct model_spec *file,
 void lr_precision_aware(struct reader *r, int on, const char *avg, const char *avg_sq);
 
 /* Megatron-LM's arguments (reports/launch_megatron.c). */
+/* The model a config names: zoo (NULL: none) is the zoo model of the
+ * config `config` names (for the sentences), `given` --model's; they
+ * must agree, --model wins, and one of them must exist. */
+enum pplan_status lr_named_model(struct reader *r, const char *zoo, const char *config,
+				 const struct model_spec *given);
+
 enum pplan_status lr_read_megatron(struct reader *r, const struct words *w,
 				   const struct model_spec *given);
+/* launch_recipe.c: a NeMo or Megatron-Bridge override (r->out->fmt). */
+enum pplan_status lr_read_recipe(struct reader *r, const char *text,
+				 const struct model_spec *given);
 
 #endif

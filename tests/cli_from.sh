@@ -37,6 +37,8 @@ roundtrip() {
 		case $a in --framework=*) keep+=("${a%%=*}" "${a#*=}") ;; esac
 	done
 	[ "$fmt" = deepspeed ] && keep+=(--model "$model")
+	# a recipe of a model the zoo lacks (Qwen3-Next, Nemotron 3, Gemma 2)
+	case $fmt:$model in bridge:*/* | nemo:*/*) keep+=(--model "$model") ;; esac
 	if ! "$B" predict --model "$model" --gpus "$gpus" --layout "$layout" "${args[@]}" \
 		--json "$tmp/a.json" >/dev/null 2>"$tmp/err"; then
 		ko "$fmt $model $layout: the original does not price: $(cat "$tmp/err")"
@@ -97,7 +99,41 @@ roundtrip nemo 16 llama3-8b tp=4,dp=4,gbs=32 --framework=nemo --tp-comm-overlap=
 # a Hugging Face config.json finds NeMo's recipe by its architecture
 roundtrip nemo 16 "$S/tests/fixtures/hf/Meta-Llama-3-8B.json" tp=2,dp=8,gbs=64 --framework=nemo
 grep -q "^recipe = llm.llama3_8b.pretrain_recipe" "$tmp/conf" && ok || ko "Meta-Llama-3-8B.json: NeMo's llama3_8b recipe"
+roundtrip nemo 8 "$S/tests/fixtures/hf/gemma-2-9b.json" tp=2,dp=4,gbs=32 --framework=nemo
+grep -q "^recipe = llm.gemma2_9b.pretrain_recipe" "$tmp/conf" && ok || ko "gemma-2-9b.json: NeMo's gemma2_9b recipe, found by its shape"
 grep -q "^# checked against NeMo 25.11's source (nemo_toolkit 2.6.2" "$tmp/conf" && ok || ko "the NeMo override names what it was checked against"
+# Megatron-Bridge (cfg = NAME_pretrain_config(), cfg.SECTION.KEY = VALUE)
+roundtrip bridge 64 llama3.1-70b tp=4,pp=4,dp=4,vp=5,gbs=64 --framework=megatron-bridge
+roundtrip bridge 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64,recompute=selective --framework=megatron-bridge
+roundtrip bridge 64 llama3-70b tp=4,pp=4,dp=2,cp=2,vp=5,gbs=512 --framework=megatron-bridge --rank-order=tp-cp-pp-dp
+roundtrip bridge 16 llama3-8b tp=4,dp=4,gbs=32 --framework=megatron-bridge --tp-comm-overlap=off --precision=fp8
+roundtrip bridge 64 llama3-70b pp=4,vp=5,dp=16,gbs=128,recompute_layers=2 --framework=megatron-bridge
+roundtrip bridge 64 llama3-70b dp=64,gbs=128,offload_layers=30 --framework=megatron-bridge
+roundtrip bridge 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,zero=3 --framework=megatron-bridge
+roundtrip bridge 32 qwen3-30b-a3b dp=32,ep=8,gbs=256,offload=expert_fc1+moe_act --framework=megatron-bridge
+roundtrip bridge 16 qwen3-30b-a3b pp=2,vp=2,dp=8,ep=8,gbs=256 --framework=megatron-bridge --moe-a2a-overlap=on
+roundtrip bridge 64 deepseek-v2 dp=64,ep=16,gbs=256 --framework=megatron-bridge --precision-aware-optimizer=on
+roundtrip bridge 1024 deepseek-v3 tp=2,pp=16,dp=32,ep=32,gbs=4096,pp_first=3,pp_last=2 --framework=megatron-bridge --moe-dispatcher=flex
+roundtrip bridge 16 gpt-oss-20b dp=16,ep=8,gbs=64 --framework=megatron-bridge --moe-dispatcher=allgather
+roundtrip bridge 16 "$S/tests/fixtures/hf/Qwen3-Next-80B-A3B.json" tp=2,pp=2,dp=4,ep=4,gbs=128 --framework=megatron-bridge
+roundtrip bridge 16 "$S/tests/fixtures/hf/NVIDIA-Nemotron-3-Nano-30B-A3B.json" tp=2,dp=8,ep=8,gbs=128 --framework=megatron-bridge
+roundtrip bridge 16 "$S/tests/fixtures/hf/Meta-Llama-3-8B.json" tp=2,dp=8,gbs=64 --framework=megatron-bridge
+grep -q "^cfg = llama3_8b_pretrain_config()$" "$tmp/conf" && ok || ko "Meta-Llama-3-8B.json: Megatron-Bridge's llama3_8b recipe"
+grep -q "^# checked against Megatron-Bridge 0.3.1's source" "$tmp/conf" && ok || ko "the Bridge override names what it was checked against"
+# the recipe's own choices are overridden with what pplan priced: the
+# DP overlap in CommOverlapConfig too (its default turns it on), the
+# gradient reduction's dtype (the recipes reduce in fp32 or bf16)
+grep -q "^cfg.comm_overlap = CommOverlapConfig(tp_comm_overlap=True, overlap_grad_reduce=True, overlap_param_gather=True)$" "$tmp/conf" &&
+	grep -q "^cfg.mixed_precision.grad_reduce_in_fp32 = False$" "$tmp/conf" && ok || ko "the Bridge override pins the DP overlap and the reduction dtype"
+# models Bridge 0.3.1 has no recipe for: GPTModelProvider's fields on the
+# recipes' common defaults, read back without --model
+roundtrip bridge 64 mixtral-8x7b tp=2,dp=32,ep=8,gbs=256 --framework=megatron-bridge
+grep -q "^cfg = _pretrain_common()$" "$tmp/conf" && grep -q "^    num_moe_experts=8,$" "$tmp/conf" && ok ||
+	ko "Mixtral in Bridge: GPTModelProvider on _pretrain_common()"
+roundtrip bridge 8 gpt3-1.3b dp=8,gbs=64 --framework=megatron-bridge
+roundtrip bridge 16 nemotron4-15b tp=4,dp=4,gbs=64,recompute=full --framework=megatron-bridge
+roundtrip bridge 64 llama2-70b tp=8,pp=2,dp=4,gbs=64 --framework=megatron-bridge
+roundtrip bridge 16 "$S/tests/fixtures/hf/Qwen2-57B-A14B.json" tp=2,dp=8,ep=8,gbs=64 --framework=megatron-bridge
 # torchtitan 0.3 (its experts are not tensor-parallel: etp=1 where ep > 1)
 roundtrip torchtitan 64 llama3.1-70b tp=8,dp=8,gbs=64 --framework=torchtitan
 roundtrip torchtitan 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64 --framework=torchtitan
@@ -183,7 +219,19 @@ bad "conflict" predict --from megatron "$tmp/train.sh" --layout tp=2
 bad "conflicts with" predict --from megatron "$tmp/train.sh" --seq 8192
 bad "conflict with the 16 processes" predict --from megatron "$tmp/train.sh" --gpus 32
 bad "--model llama3-70b has 80" predict --from megatron "$tmp/train.sh" --model llama3-70b
-bad "--from must be megatron, nemo, torchtitan or deepspeed" predict --from mosaic x
+bad "--from must be megatron, nemo, bridge, torchtitan or deepspeed" predict --from mosaic x
+printf 'cfg = kimi_k2_pretrain_config()\n' >"$tmp/kimi.py"
+bad "give the model with --model" predict --from bridge "$tmp/kimi.py" --gpus 64
+printf 'cfg = _pretrain_common()\ncfg.dataset.seq_length = 4096\n' >"$tmp/nomodel.py"
+bad "the file defines no model" predict --from bridge "$tmp/nomodel.py" --gpus 8
+printf 'cfg = _pretrain_common()\ncfg.model = GPTModelProvider(num_layers=2, hidden_size=64, num_attention_heads=4, activation_func=F.relu)\ncfg.tokenizer.vocab_size = 1000\ncfg.dataset.seq_length = 128\n' >"$tmp/relu.py"
+bad "activation_func F.relu is not one pplan prices" predict --from bridge "$tmp/relu.py" --gpus 8
+printf 'cfg = _pretrain_common()\ncfg.model = GPTModelProvider(num_layers=2, hidden_size=64, num_attention_heads=4)\ncfg.dataset.seq_length = 128\n' >"$tmp/novocab.py"
+bad "needs cfg.tokenizer.vocab_size" predict --from bridge "$tmp/novocab.py" --gpus 8
+printf 'cfg.model.tensor_model_parallel_size = 2\n' >"$tmp/norecipe.py"
+bad "no 'cfg = NAME_pretrain_config()' line" predict --from bridge "$tmp/norecipe.py" --gpus 8
+printf 'cfg = llama3_8b_pretrain_config()\ncfg.model.sequence_parallel = yes\n' >"$tmp/badbool.py"
+bad "must be True or False" predict --from bridge "$tmp/badbool.py" --gpus 8
 bad "needs what to read" predict --from megatron
 bad "cannot open" predict --from megatron "$tmp/missing.sh" --gpus 8
 printf '{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}}' >"$tmp/ds.json"

@@ -136,6 +136,91 @@ Test(launch_read, megatron_defaults_for_what_the_arguments_leave_out)
 	cr_expect_eq(lj.switches.moe_dispatcher, 2, "and priced: Megatron-LM's allgather");
 }
 
+/* A Megatron-Bridge override as a team writes it (not as --emit does):
+ * the recipe names the model, cfg.model carries the degrees, cfg.train
+ * the batch; CommOverlapConfig's DP overlap and the mixed-precision
+ * recipe's reduction dtype win over cfg.ddp's, as Bridge applies them
+ * (training/comm_overlap.py and mixed_precision.py, setup). */
+Test(launch_read, bridge_override)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	const char *py =
+		"import torch\n"
+		"from megatron.bridge.recipes.qwen import qwen3_30b_a3b_pretrain_config\n"
+		"cfg = qwen3_30b_a3b_pretrain_config()\n"
+		"cfg.model.tensor_model_parallel_size = 2\n"
+		"cfg.model.pipeline_model_parallel_size = 2\n"
+		"cfg.model.virtual_pipeline_model_parallel_size = 3\n"
+		"cfg.model.expert_model_parallel_size = 4\n"
+		"cfg.model.sequence_parallel = True\n"
+		"cfg.model.moe_token_dispatcher_type = 'flex'\n"
+		"cfg.model.recompute_granularity = 'full'\n"
+		"cfg.model.recompute_method = 'block'\n"
+		"cfg.model.recompute_num_layers = 3\n"
+		"cfg.train.micro_batch_size = 2\n"
+		"cfg.train.global_batch_size = 512\n"
+		"cfg.dataset.seq_length = 4096\n"
+		"cfg.optimizer.use_distributed_optimizer = True\n"
+		"cfg.ddp.grad_reduce_in_fp32 = False\n"
+		"cfg.ddp.overlap_grad_reduce = False\n"
+		"cfg.dist.use_tp_pp_dp_mapping = True\n"
+		"cfg.mixed_precision = 'bf16_with_fp8_delayed_scaling_mixed'\n"
+		"cfg.comm_overlap = CommOverlapConfig(tp_comm_overlap=False, overlap_grad_reduce=True)\n";
+	cr_assert(launch_read_text(EMIT_BRIDGE, py, "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(lj.model.name, "qwen3-30b-a3b");
+	cr_expect_str_eq(lj.framework, "megatron-bridge");
+	cr_expect_eq(lj.l.tp, 2);
+	cr_expect_eq(lj.l.pp, 2);
+	cr_expect_eq(lj.l.vp, 3);
+	cr_expect_eq(lj.l.ep, 4);
+	cr_expect_eq(lj.l.sp, 1);
+	cr_expect_eq(lj.l.schedule, SCHED_INTERLEAVED);
+	cr_expect_eq(lj.l.recompute, RECOMPUTE_FULL);
+	cr_expect_eq(lj.l.recompute_layers, 3);
+	cr_expect_eq(lj.l.mbs, 2);
+	cr_expect_eq(lj.l.gbs, 512);
+	cr_expect_eq(lj.seq, 4096);
+	cr_expect_eq(lj.zero, 1);
+	cr_expect_eq(lj.switches.grad_bytes, 4, "the mixed-precision recipe's fp32 reduction, not cfg.ddp's");
+	cr_expect_eq(lj.switches.overlap_grad_reduce, 1, "CommOverlapConfig's value, not cfg.ddp's");
+	cr_expect_eq(lj.switches.tp_overlap, FW_TPO_NONE);
+	cr_expect_eq(lj.switches.moe_dispatcher, 1, "flex");
+	cr_expect_str_eq(lj.order, "tp-cp-pp-dp");
+	cr_expect_str_eq(lj.precision, "fp8");
+	/* a recipe pplan does not know needs the model */
+	cr_expect_eq(launch_read_text(EMIT_BRIDGE, "cfg = kimi_k2_pretrain_config()\n", "cfg.py", NULL,
+				      &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "--model"), "%s", e.msg);
+	cr_expect_eq(launch_read_text(EMIT_BRIDGE, "cfg = kimi_k2_pretrain_config()\n", "cfg.py",
+				      model_find("llama3-8b"), &lj, &e), PPLAN_OK, "%s", e.msg);
+}
+
+/* A model without a recipe, as Megatron-Bridge's GPTModelProvider on one
+ * line: Megatron-Core's defaults (GeLU, LayerNorm, learned absolute
+ * positions of the sequence's length, biases, tied embeddings).  By
+ * hand: 12 L h^2 + 13 L h (layers) + V h + S h (embeddings) + 2 h (final
+ * norm) = 98,304 + 1,664 + 64,000 + 8,192 + 128 = 172,288. */
+Test(launch_read, bridge_provider)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	const char *py =
+		"cfg = _pretrain_common()\n"
+		"cfg.model = GPTModelProvider(num_layers=2, hidden_size=64, num_attention_heads=4,\n"
+		"                             ffn_hidden_size=256, hidden_dropout=0.0)\n"
+		"cfg.tokenizer.vocab_size = 1000\n"
+		"cfg.dataset.seq_length = 128\n";
+	cr_assert(launch_read_text(EMIT_BRIDGE, py, "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.model.layers, 2);
+	cr_expect_eq(lj.model.hidden, 64);
+	cr_expect_eq(lj.model.vocab, 1000);
+	cr_expect_eq(lj.model.pos_embedding, 128);
+	cr_expect_eq(lj.model.mlp, MLP_GELU);
+	cr_expect_eq(lj.model.norm, NORM_LAYERNORM);
+	cr_expect_eq(model_params_total(&lj.model), 172288.0);
+}
+
 /* torchtitan's stage count: layers + first- and last-stage weights over
  * layers_per_stage, rounded up (pipeline_parallel.py); 2 stages a rank
  * for a multi-stage schedule that gives none. */

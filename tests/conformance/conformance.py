@@ -3,7 +3,8 @@
 usage: conformance.py DIR
 
 DIR holds, for each case N, N.case ("MODEL GPUS LAYOUT", what run.sh asked
-pplan for), N.torchtitan.sh, N.megatron.sh, N.nemo.sh, N.deepspeed.json and N.json
+pplan for), N.torchtitan.sh, N.megatron.sh, N.nemo.sh, N.bridge.py, N.deepspeed.json
+and N.json
 (pplan predict --json).  Each config is handed to the framework's own
 parser and validation, pinned in requirements.txt:
 
@@ -24,6 +25,18 @@ parser and validation, pinned in requirements.txt:
                    Transformer Engine): every name it uses defined there
                    or in Megatron-Core's config dataclasses, the degrees
                    and batch as asked
+  Megatron-Bridge  the recipe override against Megatron-Bridge's pinned
+                   source (megatron_bridge, unpacked, not importable
+                   without Transformer Engine): the recipe function and
+                   the imports defined there, every cfg.SECTION.FIELD a
+                   field of that section's dataclass (Bridge's, or the
+                   Megatron-Core one it extends), the mixed-precision
+                   name a registered recipe, CommOverlapConfig's keywords
+                   its fields, the degrees and batch as asked; a model
+                   without a recipe is GPTModelProvider's fields, each a
+                   field of it, built as Megatron-Core's TransformerConfig
+                   (its __post_init__ checks) with the layout's degrees,
+                   its shape and vocabulary against pplan's
 
 The expected degrees come from the layout run.sh asked for, not from the
 emitted text.  The last line says how many configs loaded; the exit
@@ -32,6 +45,7 @@ status is 1 when any did not.
 import ast
 import contextlib
 import dataclasses
+import importlib
 import io
 import json
 import logging
@@ -176,18 +190,20 @@ def megatron_args(path):
         check(w.startswith("--"), f"{w!r} is not a flag")
         name = w[2:].replace("-", "_")
         check(name not in args, f"--{w[2:]} given twice")
-        if i + 1 < len(words) and not words[i + 1].startswith("--"):
-            args[name] = words[i + 1]
-            i += 2
-        else:
-            args[name] = True
-            i += 1
+        j = i + 1
+        while j < len(words) and not words[j].startswith("--"):
+            j += 1
+        # a flag's words up to the next flag: one value, or a list (nargs '+')
+        args[name] = True if j == i + 1 else words[i + 1] if j == i + 2 else words[i + 1:j]
+        i = j
     return args
 
 
 def number(v):
     if v is True:
         return True
+    if isinstance(v, list):
+        return [number(x) for x in v]
     try:
         return int(v)
     except ValueError:
@@ -353,8 +369,12 @@ def _dotted(node):
     return None
 
 
-def _nemo_file(module):
-    base = os.path.join(NEMO_SRC, *module.split("."))
+BRIDGE_RELEASE = _source_pin("megatron_bridge")
+BRIDGE_SRC = os.path.join(sys.prefix, "src", BRIDGE_RELEASE)
+
+
+def _nemo_file(module, src=None):
+    base = os.path.join(src or NEMO_SRC, *module.split("."))
     for p in (base + ".py", os.path.join(base, "__init__.py")):
         if os.path.exists(p):
             return p
@@ -365,6 +385,37 @@ def _nemo_tree(module):
     path = _nemo_file(module)
     check(path, f"NeMo {NEMO_RELEASE} has no module {module}")
     return ast.parse(open(path).read())
+
+
+def _bridge_tree(module):
+    path = _nemo_file(module, BRIDGE_SRC)
+    check(path, f"Megatron-Bridge {BRIDGE_RELEASE} has no module {module}")
+    return ast.parse(open(path).read())
+
+
+def _class_fields(tree, cls):
+    """Annotated fields and properties of class cls in tree (not its bases)."""
+    c = next((st for st in tree.body if isinstance(st, ast.ClassDef) and st.name == cls), None)
+    check(c, f"no class {cls}")
+    names = {b.target.id for b in c.body
+             if isinstance(b, ast.AnnAssign) and isinstance(b.target, ast.Name)}
+    names |= {b.name for b in c.body if isinstance(b, ast.FunctionDef)
+              and any(_dotted(d) == "property" for d in b.decorator_list)}
+    return names
+
+
+def _bridge_provider_fields():
+    """Annotated fields of Bridge's model providers (megatron/bridge/models)."""
+    fields = set()
+    root = os.path.join(BRIDGE_SRC, "megatron", "bridge", "models")
+    for d, _, files in os.walk(root):
+        for name in files:
+            if name.endswith(".py"):
+                for st in ast.walk(ast.parse(open(os.path.join(d, name)).read())):
+                    if isinstance(st, ast.ClassDef):
+                        fields |= {b.target.id for b in st.body if isinstance(b, ast.AnnAssign)
+                                   and isinstance(b.target, ast.Name)}
+    return fields
 
 
 def _defines(tree, name):
@@ -428,6 +479,9 @@ def check_nemo(path, gpus, asked, pred):
             "MegatronStrategy", "__init__"),
         "recipe.data.": _params(_nemo_tree("nemo.collections.llm.gpt.data.mock"),
                                 "MockDataModule", "__init__"),
+        "recipe.trainer.plugins.": _params(
+            _nemo_tree("nemo.lightning.pytorch.plugins.mixed_precision"),
+            "MegatronMixedPrecision", "__init__"),
     }
     imported, v, recipe = {}, {}, None
     for st in ast.parse(text).body:
@@ -485,10 +539,165 @@ def check_nemo(path, gpus, asked, pred):
     return f"matches {NEMO_RELEASE}'s source: llm.{recipe}, {len(v)} overrides"
 
 
+def _recipe_function(family, name):
+    """The def of NAME in megatron/bridge/recipes/FAMILY/*.py."""
+    d = os.path.join(BRIDGE_SRC, "megatron", "bridge", "recipes", family)
+    for f in sorted(os.listdir(d)):
+        if f.endswith(".py"):
+            for st in ast.parse(open(os.path.join(d, f)).read()).body:
+                if isinstance(st, ast.FunctionDef) and st.name == name:
+                    return st
+    raise AssertionError(f"megatron.bridge.recipes.{family} defines no {name}")
+
+
+def check_bridge(path, gpus, asked, pred):
+    from megatron.core.datasets.gpt_dataset import GPTDatasetConfig
+    from megatron.core.distributed import DistributedDataParallelConfig
+    from megatron.core.optimizer import OptimizerConfig
+    from megatron.core.transformer.transformer_config import (
+        MLATransformerConfig, TransformerConfig)
+
+    check(os.path.isdir(BRIDGE_SRC),
+          f"{BRIDGE_SRC} is missing: cmake/install-deps.sh --frameworks unpacks Megatron-Bridge's source there")
+    text = open(path).read()
+    if "REPLACE_WITH_RECIPE" in text:
+        return "skipped (Megatron-Bridge has no recipe for this model: the file's note says so)"
+    config = _bridge_tree("megatron.bridge.training.config")
+    dc = dataclasses.fields
+    fields = {
+        "model": {f.name for f in dc(MLATransformerConfig)} | {f.name for f in dc(TransformerConfig)}
+        | _bridge_provider_fields(),
+        "optimizer": {f.name for f in dc(OptimizerConfig)} | _class_fields(config, "OptimizerConfig"),
+        "ddp": {f.name for f in dc(DistributedDataParallelConfig)}
+        | _class_fields(config, "DistributedDataParallelConfig"),
+        "train": _class_fields(config, "TrainingConfig"),
+        "dataset": {f.name for f in dc(GPTDatasetConfig)} | _class_fields(config, "GPTDatasetConfig")
+        | _class_fields(config, "DataloaderConfig"),
+        "dist": _class_fields(config, "DistributedInitConfig"),
+        "mixed_precision": _class_fields(_bridge_tree("megatron.bridge.training.mixed_precision"),
+                                         "MixedPrecisionConfig"),
+        "tokenizer": _class_fields(_bridge_tree("megatron.bridge.training.tokenizers.config"),
+                                   "TokenizerConfig"),
+    }
+    provider_fields = ({f.name for f in dc(TransformerConfig)}
+                       | _class_fields(_bridge_tree("megatron.bridge.models.gpt_provider"),
+                                       "GPTModelProvider"))
+    provider = None
+    sections = _class_fields(config, "ConfigContainer")
+    imported, v, recipe = {}, {}, None
+    for st in ast.parse(text).body:
+        if isinstance(st, ast.ImportFrom) and st.module.startswith("megatron.core."):
+            mod = importlib.import_module(st.module)  # installed: Megatron-Core itself
+            for a in st.names:
+                check(hasattr(mod, a.name), f"{st.module} defines no {a.name}")
+                imported[a.asname or a.name] = (st.module, a.name)
+        elif isinstance(st, ast.ImportFrom):
+            tree = _bridge_tree(st.module)
+            for a in st.names:
+                check(_defines(tree, a.name), f"{st.module} defines no {a.name}")
+                imported[a.asname or a.name] = (st.module, a.name)
+        elif isinstance(st, ast.Import):
+            check(all(a.name in ("torch", "torch.nn.functional") for a in st.names),
+                  "an import other than torch and torch.nn.functional")
+            imported.update({a.asname or a.name: (a.name, None) for a in st.names})
+        elif isinstance(st, ast.Assign):
+            target = _dotted(st.targets[0])
+            if target == "cfg":
+                fn = _dotted(st.value.func)
+                check(fn in imported and (fn.endswith("_pretrain_config") or fn == "_pretrain_common"),
+                      f"cfg = {fn}() is not an imported NAME_pretrain_config")
+                module, name = imported[fn]
+                check(module.startswith("megatron.bridge.recipes."), f"{fn} is not a recipe")
+                if name == "_pretrain_common":  # the recipes' shared defaults
+                    a = next(f for f in _bridge_tree(module).body
+                             if isinstance(f, ast.FunctionDef) and f.name == name).args
+                else:
+                    a = _recipe_function(module.rsplit(".", 1)[1], name).args
+                check(len(a.args) == len(a.defaults) and not st.value.args,
+                      f"{fn}() needs arguments")
+                recipe = fn
+                continue
+            section, _, key = target[len("cfg."):].partition(".")
+            check(section in sections, f"{target}: ConfigContainer has no section {section}")
+            if not key:
+                if section == "mixed_precision":
+                    call = isinstance(st.value, ast.Call)
+                    name = _dotted(st.value.func) if call else ast.literal_eval(st.value)
+                    check(not call or name in imported, f"{name} is not imported")
+                    mp = _bridge_tree("megatron.bridge.training.mixed_precision")
+                    check(any(isinstance(f, ast.FunctionDef) and f.name == name
+                              and any(_dotted(d) == "register" for d in f.decorator_list)
+                              for f in mp.body), f"no mixed-precision recipe {name}")
+                elif section == "comm_overlap":
+                    cls = _dotted(st.value.func)
+                    check(cls in imported, f"{cls} is not imported")
+                    params = _class_fields(_bridge_tree(imported[cls][0]), imported[cls][1])
+                    extra = {k.arg for k in st.value.keywords} - params
+                    check(not extra, f"{cls} has no {extra}")
+                    for k in st.value.keywords:
+                        v[f"cfg.comm_overlap.{k.arg}"] = ast.literal_eval(k.value)
+                elif section == "model":
+                    cls = _dotted(st.value.func)
+                    check(imported.get(cls) == ("megatron.bridge.models.gpt_provider", "GPTModelProvider"),
+                          f"cfg.model = {cls}(...) is not Bridge's GPTModelProvider")
+                    import torch.nn.functional as F
+                    from megatron.core import activations
+                    names = {"F": F, "squared_relu": activations.squared_relu}
+                    provider = {k.arg: eval(compile(ast.Expression(k.value), path, "eval"),
+                                            {"__builtins__": {}}, names)
+                                for k in st.value.keywords}
+                    extra = set(provider) - provider_fields
+                    check(not extra, f"GPTModelProvider has no {extra}")
+                else:
+                    raise AssertionError(f"{target}: pplan writes no whole section but these three")
+                continue
+            check(section in fields, f"{target}: pplan knows no Bridge definition for {section}")
+            check(key in fields[section], f"{target}: Megatron-Bridge {BRIDGE_RELEASE} has no {key} there")
+            with contextlib.suppress(ValueError):
+                v[target] = ast.literal_eval(st.value)
+        elif isinstance(st, ast.If):
+            call = st.body[0].value if st.body and isinstance(st.body[0], ast.Expr) else None
+            check(call is not None and _dotted(call.func) in imported,
+                  "the __main__ block calls nothing imported")
+        else:
+            raise AssertionError(f"a statement pplan does not write: {ast.dump(st)[:60]}")
+    check(recipe, "no cfg = NAME_pretrain_config() line")
+    m = "cfg.model."
+    got = (v.get(m + "tensor_model_parallel_size"), v.get(m + "pipeline_model_parallel_size"),
+           v.get(m + "context_parallel_size"), v.get(m + "expert_model_parallel_size"),
+           v.get(m + "virtual_pipeline_model_parallel_size") or 1,
+           v.get("cfg.train.global_batch_size"), v.get("cfg.train.micro_batch_size"))
+    want = (asked["tp"], asked["pp"], asked["cp"], asked["ep"], asked["vp"], asked["gbs"],
+            asked["mbs"])
+    check(got == want, f"tp,pp,cp,ep,vp,gbs,mbs {got}, asked {want}")
+    check(v.get("cfg.dataset.seq_length") == v.get("cfg.model.seq_length"),
+          "the data's and the model's seq_length differ (ConfigContainer.validate refuses it)")
+    check(v.get("cfg.optimizer.use_distributed_optimizer") == v.get("cfg.ddp.use_distributed_optimizer"),
+          "the optimizer's and the DDP's use_distributed_optimizer differ")
+    if provider is not None:
+        # the provider's TransformerConfig, degrees and all, through
+        # Megatron-Core's own __post_init__ checks
+        import torch
+        tc = {f.name for f in dc(TransformerConfig)}
+        kw = {k: x for k, x in provider.items() if k in tc}
+        kw.update({k[len(m):]: x for k, x in v.items() if k.startswith(m) and k[len(m):] in tc})
+        kw["pipeline_dtype"] = kw["params_dtype"] = torch.bfloat16
+        kw["bf16"] = True
+        cfg = TransformerConfig(**kw)
+        got = (cfg.num_layers, cfg.hidden_size, cfg.num_attention_heads, cfg.num_moe_experts or 0,
+               v.get("cfg.tokenizer.vocab_size"))
+        want = (pred["num_layers"], pred["hidden_size"], pred["num_attention_heads"],
+                pred["num_experts"], pred["vocab_size"])
+        check(got == want, f"layers, hidden, heads, experts, vocabulary {got}, pplan's {want}")
+        return f"matches {BRIDGE_RELEASE}'s source: GPTModelProvider as TransformerConfig, {len(v)} overrides"
+    return f"matches {BRIDGE_RELEASE}'s source: {recipe}, {len(v)} overrides"
+
+
 CHECKS = (("torchtitan", "torchtitan.sh", check_torchtitan),
           ("megatron", "megatron.sh", check_megatron),
           ("deepspeed", "deepspeed.json", check_deepspeed),
-          ("nemo", "nemo.sh", check_nemo))
+          ("nemo", "nemo.sh", check_nemo),
+          ("bridge", "bridge.py", check_bridge))
 
 
 def main(d):

@@ -23,10 +23,12 @@ HF=${PPLAN_SOURCE_DIR:-$HERE/../..}/tests/fixtures/hf
 while read -r model gpus layout extra; do
 	n=$((n + 1))
 	echo "$model $gpus $layout $extra" >"$tmp/$n.case"
-	for fmt in torchtitan megatron nemo; do
+	for fmt in torchtitan megatron nemo bridge; do
+		ext=sh
+		[ $fmt = bridge ] && ext=py
 		# shellcheck disable=SC2086 # extra: a switch and its value
 		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $extra --emit $fmt \
-			>"$tmp/$n.$fmt.sh" 2>&1 || { echo "pplan --emit $fmt failed for $model $layout"; cat "$tmp/$n.$fmt.sh"; exit 1; }
+			>"$tmp/$n.$fmt.$ext" 2>&1 || { echo "pplan --emit $fmt failed for $model $layout"; cat "$tmp/$n.$fmt.$ext"; exit 1; }
 	done
 	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --json "$tmp/$n.json" >/dev/null 2>&1 || exit 1
 	case $layout in *ep=*) ;; *)
@@ -48,6 +50,7 @@ gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
 gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
 mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1
 mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1 --moe-dispatcher=allgather
+qwen3-30b-a3b 32 dp=32,ep=8,gbs=256,mbs=1,offload=expert_fc1+moe_act --framework=megatron-bridge
 $HF/Qwen3-30B-A3B.json 16 dp=16,ep=16,gbs=256,mbs=1,zero=3
 $HF/Meta-Llama-3-8B.json 16 tp=2,pp=2,dp=4,gbs=64,mbs=1
 $HF/NVIDIA-Nemotron-3-Nano-30B-A3B.json 8 tp=2,dp=4,ep=4,gbs=64,mbs=1

@@ -1,5 +1,5 @@
-/* fuzz_launch.c: launch configurations (predict --from) through the four
- * readers of reports/launch_read.c, without and with a --model.  Seeds:
+/* fuzz_launch.c: launch configurations (predict --from) through the five
+ * readers of reports/launch_*.c, without and with a --model.  Seeds:
  * tests/fuzz/seeds/launch (configs --emit writes). */
 #include <stdlib.h>
 

@@ -1,0 +1,452 @@
+/*
+ * emit_recipe.c: the recipe overrides of emit.h, NeMo 2.0's
+ * (recipe = llm.NAME.pretrain_recipe(...), recipe.KEY = VALUE) and
+ * Megatron-Bridge's (cfg = NAME_pretrain_config(), cfg.SECTION.KEY =
+ * VALUE): one list of overrides in two dialects, after each framework's
+ * own recipe for the model, found by name, architecture or shape.  Names
+ * as NeMo 25.11's and Megatron-Bridge 0.3.1's source define them
+ * (tests/conformance checks each against that source).
+ */
+#include "emit.h"
+#include "emit_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- NeMo 2.0 ----------------------------------------------------------------- */
+
+/* A framework's pretraining recipe: its family (the package, for
+ * Megatron-Bridge), its name, and the model it trains: a zoo model
+ * (found by name or architecture), or, for a model the zoo lacks (read
+ * from a config.json), its shape. */
+struct recipe {
+	const char *family, *name, *zoo;
+	int layers;
+	long hidden;
+	int experts;
+	long vocab;
+};
+
+#define ZOO(family, name, zoo) { family, name, zoo, 0, 0, 0, 0 }
+
+/* NeMo 2's (nemo_toolkit 2.6.2, NeMo 25.11: a recipes/NAME.py with
+ * pretrain_recipe; tests/conformance checks each emitted name against
+ * that source).  Llama 2 13B and 70B have none, GPT-OSS only a
+ * finetune_recipe, Qwen3-Next and Nemotron 3 none. */
+static const struct recipe nemo_recipes[] = {
+	ZOO(NULL, "llama2_7b", "llama2-7b"), ZOO(NULL, "llama3_8b", "llama3-8b"),
+	ZOO(NULL, "llama3_70b", "llama3-70b"), ZOO(NULL, "llama31_8b", "llama3.1-8b"),
+	ZOO(NULL, "llama31_70b", "llama3.1-70b"), ZOO(NULL, "llama31_405b", "llama3.1-405b"),
+	ZOO(NULL, "mixtral_8x7b", "mixtral-8x7b"), ZOO(NULL, "mixtral_8x22b", "mixtral-8x22b"),
+	ZOO(NULL, "nemotron4_15b", "nemotron4-15b"), ZOO(NULL, "nemotron4_340b", "nemotron4-340b"),
+	ZOO(NULL, "gpt3_175b", "gpt3-175b"), ZOO(NULL, "nemotron3_8b", "nemotron-8b"),
+	ZOO(NULL, "nemotron3_22b", "nemotron-22b"), ZOO(NULL, "deepseek_v2", "deepseek-v2"),
+	ZOO(NULL, "deepseek_v3", "deepseek-v3"), ZOO(NULL, "qwen3_30b_a3b", "qwen3-30b-a3b"),
+	ZOO(NULL, "qwen3_235b_a22b", "qwen3-235b-a22b"),
+	{ NULL, "gemma2_9b", NULL, 42, 3584, 0, 256000 },
+	{ NULL, "deepseek_v2_lite", NULL, 27, 2048, 64, 102400 },
+};
+
+/* Megatron-Bridge 0.3.1's (megatron.bridge.recipes.FAMILY, each
+ * NAME_pretrain_config(); tests/conformance checks each against that
+ * source).  No Mixtral, no GPT-3 below 175B. */
+static const struct recipe bridge_recipes[] = {
+	ZOO("llama", "llama2_7b", "llama2-7b"), ZOO("llama", "llama3_8b", "llama3-8b"),
+	ZOO("llama", "llama3_70b", "llama3-70b"), ZOO("llama", "llama31_8b", "llama3.1-8b"),
+	ZOO("llama", "llama31_70b", "llama3.1-70b"), ZOO("llama", "llama31_405b", "llama3.1-405b"),
+	ZOO("gpt", "gpt3_175b", "gpt3-175b"), ZOO("qwen", "qwen3_30b_a3b", "qwen3-30b-a3b"),
+	ZOO("qwen", "qwen3_235b_a22b", "qwen3-235b-a22b"),
+	ZOO("deepseek", "deepseek_v2", "deepseek-v2"), ZOO("deepseek", "deepseek_v3", "deepseek-v3"),
+	ZOO("gpt_oss", "gpt_oss_20b", "gpt-oss-20b"), ZOO("gpt_oss", "gpt_oss_120b", "gpt-oss-120b"),
+	{ "qwen", "qwen3_next_80b_a3b", NULL, 48, 2048, 512, 151936 },
+	{ "qwen", "qwen2_7b", NULL, 28, 3584, 0, 152064 },
+	{ "nemotronh", "nemotron_3_nano", NULL, 52, 2688, 128, 131072 },
+	{ "gemma", "gemma2_9b", NULL, 42, 3584, 0, 256000 },
+	{ "deepseek", "deepseek_v2_lite", NULL, 27, 2048, 64, 102400 },
+};
+#undef ZOO
+
+/* The same architecture: shapes, vocabulary and context extension (a
+ * zoo name, an HF config.json or a pplan.model/1 file of it). */
+static int same_arch(const struct model_spec *a, const struct model_spec *b)
+{
+	return a->layers == b->layers && a->hidden == b->hidden && a->ffn == b->ffn &&
+	       a->heads == b->heads && a->kv_heads == b->kv_heads && a->vocab == b->vocab &&
+	       a->num_experts == b->num_experts && model_expert_ffn(a) == model_expert_ffn(b) &&
+	       strcmp(a->rope_scaling, b->rope_scaling) == 0;
+}
+
+/* The recipe of table t for m: by its zoo name, else by its
+ * architecture or shape. */
+static const struct recipe *find_recipe(const struct recipe *t, size_t n,
+					const struct model_spec *m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (t[i].zoo && strcmp(t[i].zoo, m->name) == 0)
+			return &t[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct model_spec *z = t[i].zoo ? model_find(t[i].zoo) : NULL;
+		if (z ? same_arch(z, m)
+		      : t[i].layers == m->layers && t[i].hidden == m->hidden &&
+				t[i].experts == m->num_experts && t[i].vocab == m->vocab)
+			return &t[i];
+	}
+	return NULL;
+}
+
+static int recipe_zoo(const struct recipe *t, size_t n, const char *name, const char **zoo)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(t[i].name, name) == 0) {
+			*zoo = t[i].zoo;
+			return 0;
+		}
+	return -1;
+}
+
+#define NEMO_RECIPES (sizeof nemo_recipes / sizeof nemo_recipes[0])
+#define BRIDGE_RECIPES (sizeof bridge_recipes / sizeof bridge_recipes[0])
+
+int emit_nemo_recipe(const char *name, const char **zoo)
+{
+	return recipe_zoo(nemo_recipes, NEMO_RECIPES, name, zoo);
+}
+
+int emit_bridge_recipe(const char *name, const char **zoo)
+{
+	return recipe_zoo(bridge_recipes, BRIDGE_RECIPES, name, zoo);
+}
+
+/* How a recipe's configuration names what pplan sets: NeMo 2.0's
+ * (recipe.trainer.strategy..., recipe.model.config..., a plugin and a
+ * callback) and Megatron-Bridge's (cfg.model... for the model and its
+ * degrees alike, cfg.train..., cfg.mixed_precision, cfg.comm_overlap). */
+struct dialect {
+	const char *cfg;       /* the object: "recipe", "cfg" */
+	const char *degrees;   /* tensor_model_parallel_size ... */
+	const char *model;     /* the TransformerConfig */
+	const char *optim;     /* the OptimizerConfig */
+	const char *ddp;       /* the DistributedDataParallelConfig */
+	const char *batch;     /* micro_batch_size, global_batch_size */
+	const char *data;      /* the data's seq_length */
+	const char *mapping;   /* use_tp_pp_dp_mapping */
+	const char *fsdp;      /* what turns Megatron FSDP on */
+	int ddp_dist_opt;      /* use_distributed_optimizer in the DDP config too */
+};
+
+static const struct dialect nemo_dialect = {
+	"recipe", "trainer.strategy", "model.config", "optim.config", "trainer.strategy.ddp",
+	"data", "data", "trainer.strategy", "trainer.strategy.fsdp = \"megatron\"", 0,
+};
+
+static const struct dialect bridge_dialect = {
+	"cfg", "model", "model", "optimizer", "ddp", "train", "dataset", "dist",
+	"ddp.use_megatron_fsdp = True", 1,
+};
+
+static const char *py_bool(int b)
+{
+	return b ? "True" : "False";
+}
+
+/* The recipe notes both dialects share: what Megatron-Core cannot run. */
+static void recipe_notes(const struct emit_input *in, const char *fw, struct notes *n)
+{
+	const struct layout *l = in->l;
+	char b[256];
+	if (l->schedule == SCHED_GPIPE && l->pp > 1) {
+		snprintf(b, sizeof b, "schedule gpipe is not expressible in %s (Megatron-Core): it runs 1F1B", fw);
+		emit_note(n, b);
+	}
+	if (l->schedule == SCHED_ZB_H1) {
+		snprintf(b, sizeof b, "schedule zb-h1 is not expressible in %s (Megatron-Core has no zero-bubble schedule): it runs 1F1B", fw);
+		emit_note(n, b);
+	}
+	if (!emit_default_order(in->o) && !emit_alt_order(in->o)) {
+		snprintf(b, sizeof b, "this rank order is not expressible in %s: it uses tp-cp-dp-pp", fw);
+		emit_note(n, b);
+	}
+}
+
+static void recipe_recompute(FILE *f, const struct layout *l, const char *c, const char *mc)
+{
+	if (l->recompute == RECOMPUTE_NONE) {
+		fprintf(f, "%s.%s.recompute_granularity = None\n", c, mc);
+	} else if (l->recompute == RECOMPUTE_SELECTIVE) {
+		fprintf(f, "%s.%s.recompute_granularity = \"selective\"\n", c, mc);
+		if (l->recompute_modules) {
+			char mods[128];
+			recompute_modules_format(l->recompute_modules, mods, sizeof mods, "\", \"");
+			fprintf(f, "%s.%s.recompute_modules = [\"%s\"]\n", c, mc, mods);
+		}
+	} else {
+		fprintf(f, "%s.%s.recompute_granularity = \"full\"\n"
+			   "%s.%s.recompute_method = \"%s\"\n"
+			   "%s.%s.recompute_num_layers = %d\n", c, mc, c, mc,
+			l->recompute_layers > 0 ? "block" : "uniform", c, mc,
+			l->recompute_layers > 0 ? l->recompute_layers : 1);
+	}
+	if (l->offload_modules) {
+		char mods[128];
+		offload_modules_format(l->offload_modules, mods, sizeof mods, "\", \"");
+		fprintf(f, "%s.%s.fine_grained_activation_offloading = True\n"
+			   "%s.%s.offload_modules = [\"%s\"]\n", c, mc, c, mc, mods);
+	}
+	if (l->offload_layers > 0)
+		fprintf(f, "%s.%s.cpu_offloading = True\n"
+			   "%s.%s.cpu_offloading_weights = False\n"
+			   "%s.%s.cpu_offloading_num_layers = %d\n", c, mc, c, mc, c, mc,
+			l->offload_layers);
+}
+
+static void recipe_moe(FILE *f, const struct emit_input *in, const char *c, const char *mc)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	if (in->m->num_experts <= 1)
+		return;
+	/* what pplan prices: the dispatcher's collectives and one grouped
+	 * GEMM over each rank's experts */
+	fprintf(f, "%s.%s.moe_token_dispatcher_type = \"%s\"\n", c, mc,
+		o->b.moe_flex ? "flex" : o->b.moe_allgather ? "allgather" : "alltoall");
+	if (o->b.moe_flex)
+		fprintf(f, "%s.%s.moe_flex_dispatcher_backend = \"deepep\"\n", c, mc);
+	fprintf(f, "%s.%s.moe_grouped_gemm = True\n", c, mc);
+	if (train_opts_moe_a2a_overlap(o, l))
+		fprintf(f, "%s.%s.overlap_moe_expert_parallel_comm = True\n"
+			   "%s.%s.delay_wgrad_compute = True\n", c, mc, c, mc);
+	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
+		fprintf(f, "%s.%s.moe_shared_expert_overlap = True\n", c, mc);
+}
+
+/* The layout and the switches pplan priced, as overrides of a recipe. */
+static void recipe_overrides(FILE *f, const struct emit_input *in, const struct dialect *d)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	const char *c = d->cfg, *s = d->degrees;
+
+	fprintf(f, "%s.%s.tensor_model_parallel_size = %d\n", c, s, l->tp);
+	fprintf(f, "%s.%s.pipeline_model_parallel_size = %d\n", c, s, l->pp);
+	/* model chunks per pipeline rank, as pplan's vp */
+	if (l->vp > 1)
+		fprintf(f, "%s.%s.virtual_pipeline_model_parallel_size = %d\n", c, s, l->vp);
+	else
+		fprintf(f, "%s.%s.virtual_pipeline_model_parallel_size = None\n", c, s);
+	fprintf(f, "%s.%s.context_parallel_size = %d\n", c, s, l->cp);
+	fprintf(f, "%s.%s.expert_model_parallel_size = %d\n", c, s, l->ep);
+	if (l->etp > 0 && l->etp != l->tp)
+		fprintf(f, "%s.%s.expert_tensor_parallel_size = %d\n", c, s, l->etp);
+	if (l->pp_first > 0)
+		fprintf(f, "%s.%s.num_layers_in_first_pipeline_stage = %d\n", c, s, l->pp_first);
+	if (l->pp_last > 0)
+		fprintf(f, "%s.%s.num_layers_in_last_pipeline_stage = %d\n", c, s, l->pp_last);
+	if (l->pp_embed)
+		fprintf(f, "%s.%s.account_for_embedding_in_pipeline_split = True\n", c, s);
+	if (l->pp_loss)
+		fprintf(f, "%s.%s.account_for_loss_in_pipeline_split = True\n", c, s);
+	fprintf(f, "%s.%s.sequence_parallel = %s\n", c, s, py_bool(l->sp));
+	if (emit_alt_order(o) && l->pp > 1 && l->dp > 1)
+		fprintf(f, "%s.%s.use_tp_pp_dp_mapping = True\n", c, d->mapping);
+	fprintf(f, "%s.%s.micro_batch_size = %d\n", c, d->batch, l->mbs);
+	fprintf(f, "%s.%s.global_batch_size = %ld\n", c, d->batch, l->gbs);
+	fprintf(f, "%s.%s.seq_length = %ld\n", c, d->data, o->seq);
+	fprintf(f, "%s.%s.seq_length = %ld\n", c, d->model, o->seq);
+	recipe_moe(f, in, c, d->model);
+	recipe_recompute(f, l, c, d->model);
+	if (train_opts_bf16_moments(o, l))
+		fprintf(f, "%s.%s.use_precision_aware_optimizer = True\n"
+			   "%s.%s.exp_avg_dtype = torch.bfloat16\n"
+			   "%s.%s.exp_avg_sq_dtype = torch.bfloat16\n", c, d->optim, c, d->optim,
+			c, d->optim);
+	fprintf(f, "%s.%s.use_distributed_optimizer = %s\n", c, d->optim, py_bool(l->zero >= 1));
+	if (d->ddp_dist_opt)
+		fprintf(f, "%s.%s.use_distributed_optimizer = %s\n", c, d->ddp, py_bool(l->zero >= 1));
+	if (l->optimizer_offload)
+		fprintf(f, "%s.%s.optimizer_cpu_offload = True\n"
+			   "%s.%s.optimizer_offload_fraction = 1.0\n", c, d->optim, c, d->optim);
+	if (l->zero >= 2)
+		fprintf(f, "%s.%s\n"
+			   "%s.%s.data_parallel_sharding_strategy = \"%s\"\n"
+			   "%s.%s.gradient_accumulation_fusion = False\n", c, d->fsdp, c, d->ddp,
+			l->zero == 2 ? "optim_grads" : "optim_grads_params", c, d->model);
+	fprintf(f, "%s.%s.overlap_grad_reduce = %s\n", c, d->ddp, py_bool(o->b.overlap_grad_reduce));
+	fprintf(f, "%s.%s.overlap_param_gather = %s\n", c, d->ddp,
+		py_bool(o->b.overlap_param_gather && l->zero >= 1));
+}
+
+static const char *nemo_precision(const struct train_opts *o)
+{
+	return o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
+	       : o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed";
+}
+
+void emit_nemo(FILE *f, const struct emit_input *in)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	const struct recipe *r = find_recipe(nemo_recipes, NEMO_RECIPES, in->m);
+	struct notes n = { .n = 0 };
+
+	emit_header(f, "#", in, "NeMo 2.0 recipe override", EMIT_NEMO);
+	if (!r) {
+		char b[256];
+		snprintf(b, sizeof b, "NeMo 25.11 has no pretraining recipe for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
+			 in->m->name);
+		emit_note(&n, b);
+	}
+	recipe_notes(in, "NeMo", &n);
+	if (l->zero >= 2)
+		emit_note(&n, "zero 2/3 is Megatron FSDP: set recipe.trainer.strategy.fsdp = \"megatron\" (NeMo 25.04 and later)");
+	emit_comment_notes(f, "#", &n);
+	if (train_opts_bf16_moments(o, l))
+		fprintf(f, "import torch\n");
+	fprintf(f, "import nemo_run as run\n"
+		   "from nemo.collections import llm\n"
+		   "from nemo.collections.llm.recipes.precision.mixed_precision import %s\n",
+		nemo_precision(o));
+	if (l->tp > 1)
+		fprintf(f, "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n");
+	fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
+		r ? r->name : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
+	recipe_overrides(f, in, &nemo_dialect);
+	fprintf(f, "recipe.trainer.plugins = %s()\n", nemo_precision(o));
+	/* the plugin sets the DDP config's reduction dtype (fp32 but for
+	 * fp16_mixed): pplan's, as the framework row prices it */
+	fprintf(f, "recipe.trainer.plugins.grad_reduce_in_fp32 = %s\n", py_bool(o->b.grad_bytes == 4));
+	if (l->tp > 1) /* said either way: a recipe may add the callback itself */
+		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=%s))\n",
+			py_bool(o->b.tp_overlap != FW_TPO_NONE));
+}
+
+/* ---- Megatron-Bridge ------------------------------------------------------------- */
+
+static const char *bridge_precision(const struct train_opts *o)
+{
+	return o->precision == PREC_FP8 ? "bf16_with_fp8_current_scaling_mixed"
+	       : o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed";
+}
+
+/* A model Megatron-Bridge builds from GPTModelProvider's fields alone,
+ * for one without a recipe: attention and an MLP in every layer, RoPE
+ * without context extension or a learned table of the sequence's length,
+ * an activation Megatron-Core has, nothing Megatron-Core has no field for. */
+static int provider_expressible(const struct model_spec *m, long seq)
+{
+	return !model_is_mla(m) && !model_is_hybrid(m) && m->sliding_window == 0 && !m->alibi &&
+	       (m->mlp == MLP_GELU || m->mlp == MLP_SWIGLU || m->mlp == MLP_SQUARED_RELU) &&
+	       !m->rope_scaling[0] && (m->pos_embedding == 0 || m->pos_embedding == seq) &&
+	       !m->attn_sinks && !m->attn_bias && !m->mlp_bias && !m->moe_bias && !m->shared_gate &&
+	       (!m->norms_per_layer || m->norms_per_layer == 2);
+}
+
+/* The model as GPTModelProvider's fields (Megatron-Core's TransformerConfig
+ * and the provider's positions and embeddings), each said, Megatron's
+ * default or not; the tokenizer's vocabulary, which Bridge pads to
+ * 128 x tp as pplan prices it. */
+static void bridge_provider(FILE *f, const struct model_spec *m)
+{
+	int moe = model_moe_layers(m);
+	fprintf(f, "cfg.model = GPTModelProvider(\n"
+		   "    num_layers=%d,\n    hidden_size=%ld,\n    ffn_hidden_size=%ld,\n"
+		   "    num_attention_heads=%d,\n    num_query_groups=%d,\n",
+		m->layers, m->hidden, m->ffn, m->heads, m->kv_heads);
+	if (m->head_dim > 0 && m->head_dim != m->hidden / m->heads)
+		fprintf(f, "    kv_channels=%ld,\n", m->head_dim);
+	fprintf(f, "    normalization=\"%s\",\n", m->norm == NORM_RMSNORM ? "RMSNorm" : "LayerNorm");
+	if (m->norm_eps > 0)
+		fprintf(f, "    layernorm_epsilon=%g,\n", m->norm_eps);
+	fprintf(f, "    gated_linear_unit=%s,\n    activation_func=%s,\n",
+		py_bool(m->mlp == MLP_SWIGLU),
+		m->mlp == MLP_SWIGLU ? "F.silu" : m->mlp == MLP_SQUARED_RELU ? "squared_relu" : "F.gelu");
+	if (m->pos_embedding > 0)
+		fprintf(f, "    position_embedding_type=\"learned_absolute\",\n");
+	else
+		fprintf(f, "    position_embedding_type=\"rope\",\n    rotary_base=%.0f,\n",
+			m->rope_theta > 0 ? m->rope_theta : 10000.0);
+	if (m->pos_embedding == 0 && m->rope_percent > 0 && m->rope_percent < 1)
+		fprintf(f, "    rotary_percent=%g,\n", m->rope_percent);
+	fprintf(f, "    share_embeddings_and_output_weights=%s,\n    add_bias_linear=%s,\n"
+		   "    add_qkv_bias=%s,\n    qk_layernorm=%s,\n",
+		py_bool(m->tied_embeddings), py_bool(m->linear_bias), py_bool(m->qkv_bias),
+		py_bool(m->qk_norm));
+	fprintf(f, "    hidden_dropout=%s,\n    attention_dropout=%s,\n",
+		m->no_dropout ? "0.0" : "0.1", m->no_dropout ? "0.0" : "0.1");
+	if (m->num_experts > 1) {
+		fprintf(f, "    num_moe_experts=%d,\n    moe_router_topk=%d,\n", m->num_experts, m->top_k);
+		if (m->moe_ffn > 0)
+			fprintf(f, "    moe_ffn_hidden_size=%ld,\n", m->moe_ffn);
+		if (m->shared_experts > 0)
+			fprintf(f, "    moe_shared_expert_intermediate_size=%ld,\n",
+				(long)m->shared_experts * model_shared_ffn(m));
+		if (moe < m->layers && m->moe_every <= 1)
+			fprintf(f, "    moe_layer_freq=[0] * %d + [1] * %d,\n", m->dense_layers, moe);
+		else if (m->moe_every > 1)
+			fprintf(f, "    moe_layer_freq=%d,\n", m->moe_every);
+	}
+	fprintf(f, ")\n"
+		   "cfg.tokenizer.tokenizer_type = \"NullTokenizer\"\n"
+		   "cfg.tokenizer.tokenizer_model = None\n"
+		   "cfg.tokenizer.vocab_size = %ld\n", m->vocab);
+}
+
+void emit_bridge(FILE *f, const struct emit_input *in)
+{
+	const struct layout *l = in->l;
+	const struct train_opts *o = in->o;
+	const struct model_spec *m = in->m;
+	const struct recipe *r = find_recipe(bridge_recipes, BRIDGE_RECIPES, m);
+	const int provider = !r && provider_expressible(m, o->seq);
+	struct notes n = { .n = 0 };
+
+	emit_header(f, "#", in, "Megatron-Bridge recipe override", EMIT_BRIDGE);
+	if (provider) {
+		char b[256];
+		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no pretraining recipe for %s: its model is GPTModelProvider's fields, on the recipes' common defaults (_pretrain_common)",
+			 m->name);
+		emit_note(&n, b);
+	} else if (!r) {
+		char b[256];
+		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no pretraining recipe for %s, and GPTModelProvider's fields do not say all of it: start from the recipe of the nearest model and set cfg.model to its provider",
+			 m->name);
+		emit_note(&n, b);
+	}
+	recipe_notes(in, "Megatron-Bridge", &n);
+	emit_note(&n, "what the recipe sets and pplan does not price (CUDA graphs, token drop, forced load balancing) stays as the recipe has it");
+	emit_comment_notes(f, "#", &n);
+	if (train_opts_bf16_moments(o, l))
+		fprintf(f, "import torch\n");
+	if (provider && m->mlp != MLP_SQUARED_RELU)
+		fprintf(f, "import torch.nn.functional as F\n");
+	if (provider && m->mlp == MLP_SQUARED_RELU)
+		fprintf(f, "from megatron.core.activations import squared_relu\n");
+	if (provider)
+		fprintf(f, "from megatron.bridge.models.gpt_provider import GPTModelProvider\n"
+			   "from megatron.bridge.recipes.common import _pretrain_common\n");
+	else if (r)
+		fprintf(f, "from megatron.bridge.recipes.%s import %s_pretrain_config\n", r->family, r->name);
+	fprintf(f, "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
+		   "from megatron.bridge.training.gpt_step import forward_step\n"
+		   "from megatron.bridge.training.mixed_precision import %s\n"
+		   "from megatron.bridge.training.pretrain import pretrain\n", bridge_precision(o));
+	if (provider) {
+		fprintf(f, "\ncfg = _pretrain_common()\n");
+		bridge_provider(f, m);
+	} else {
+		fprintf(f, "\ncfg = %s_pretrain_config()\n", r ? r->name : "REPLACE_WITH_RECIPE");
+	}
+	recipe_overrides(f, in, &bridge_dialect);
+	/* it sets the DDP config's reduction dtype (fp32 but for
+	 * fp16_mixed): pplan's, as the framework row prices it */
+	fprintf(f, "cfg.mixed_precision = %s()\n"
+		   "cfg.mixed_precision.grad_reduce_in_fp32 = %s\n", bridge_precision(o),
+		py_bool(o->b.grad_bytes == 4));
+	/* the DP overlap said here too: CommOverlapConfig's own default
+	 * turns it on wherever dp > 1 */
+	fprintf(f, "cfg.comm_overlap = CommOverlapConfig(tp_comm_overlap=%s, overlap_grad_reduce=%s, overlap_param_gather=%s)\n",
+		py_bool(l->tp > 1 && o->b.tp_overlap != FW_TPO_NONE),
+		py_bool(o->b.overlap_grad_reduce), py_bool(o->b.overlap_param_gather && l->zero >= 1));
+	fprintf(f, "\n# torchrun --nproc-per-node %d --nnodes %d THIS_FILE.py\n"
+		   "if __name__ == \"__main__\":\n"
+		   "    pretrain(cfg, forward_step)\n", in->c->gpus_per_node, in->c->num_nodes);
+}
