@@ -30,7 +30,38 @@ struct megatron {
 	int precision_aware;    /* --use-precision-aware-optimizer */
 	char exp_avg[16], exp_avg_sq[16]; /* --exp-avg-dtype, --exp-avg-sq-dtype ("" fp32) */
 	int window_every;       /* --window-attn-skip-freq */
+	const char *pp_layout;  /* --pipeline-model-parallel-layout (the words' own) */
 };
+
+/* --pipeline-model-parallel-layout as pplan's layout: vp from its
+ * stages, uneven first and last stages from its layer counts
+ * (layout_pp_layout); what pplan prices otherwise is said. */
+static enum pplan_status megatron_pp_layout(struct reader *r, const struct megatron *g,
+					    const struct model_spec *given)
+{
+	struct launch_job *o = r->out;
+	struct layout *l = &o->l;
+	struct pp_layout pl;
+	char why[400];
+	int vp_said = (o->set & LK_VP) != 0, vp = l->vp;
+	long layers = g->have_layers ? g->m.layers : given ? given->layers : 0;
+
+	if (layers <= 0)
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: --pipeline-model-parallel-layout needs the model's --num-layers (or --model)",
+				r->where);
+	if (layout_apply_pp_layout(g->pp_layout, (int)layers, l, &pl, why, sizeof why) != 0)
+		return perr_set(r->e, PPLAN_EINPUT, "%s: --pipeline-model-parallel-layout %s", r->where, why);
+	if (vp_said && vp != pl.vp)
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: --num-virtual-stages-per-pipeline-rank %d, and the layout has %d stages a rank",
+				r->where, vp, pl.vp);
+	o->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
+	if (pl.mtp > 0)
+		lr_say(r, "the layout's %d multi-token-prediction layer%s (m) %s not priced", pl.mtp,
+		       pl.mtp == 1 ? "" : "s", pl.mtp == 1 ? "is" : "are");
+	return PPLAN_OK;
+}
 
 /* "([0]*3+[1]*58)": dense layers first; "2": every 2nd layer. */
 static enum pplan_status moe_layer_freq(struct reader *r, const struct flag *f,
@@ -215,6 +246,12 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		return lr_get_long(r, f, 1, &o->seq);
 	if (!strcmp(n, "--num-layers-per-virtual-pipeline-stage"))
 		return lr_get_long(r, f, 1, &g->layers_per_vp);
+	if (!strcmp(n, "--pipeline-model-parallel-layout")) {
+		if (!f->value || f->var)
+			return lr_bad_value(r, n, f->value, f->var, "a layout string such as 'Et|(tt|)*30mL'");
+		g->pp_layout = f->value;
+		return PPLAN_OK;
+	}
 	if (!strcmp(n, "--sequence-parallel"))
 		return l->sp = 1, PPLAN_OK;
 	if (!strcmp(n, "--account-for-embedding-in-pipeline-split"))
@@ -409,6 +446,8 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 	if (l->sp && l->tp == 1)
 		l->sp = 0; /* Megatron-LM turns it off with a warning */
 	o->set |= LK_SP | LK_RECOMPUTE | LK_SCHEDULE;
+	if (g->pp_layout && (st = megatron_pp_layout(r, g, given)) != PPLAN_OK)
+		return st;
 	if (g->layers_per_vp > 0 && !(o->set & LK_VP)) {
 		long per_stage = g->have_layers ? g->m.layers / l->pp : 0;
 		if (given && !g->have_layers)

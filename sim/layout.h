@@ -119,6 +119,31 @@ enum layout_key {
  * when dp > 1, schedule 1f1b (interleaved when vp > 1). */
 void layout_default(struct layout *l);
 
+/* Megatron-Core's --pipeline-model-parallel-layout, read over pp ranks:
+ * "Et|(tt|)*30mL" is E the embedding, t a transformer layer, m an MTP
+ * layer, L the loss, '|' between the pp x vp virtual stages (stage v on
+ * rank v mod pp), "(..)*n" and "x*n" repeated, commas cosmetic
+ * (pipeline_parallel_layer_layout.py).  pplan prices it as its stage
+ * totals: the first and last ranks' layers, the others' alike. */
+#define PP_LAYOUT_MAX 8192          /* characters, unrolled */
+#define LAYOUT_PP_LAYOUT_RANKS 1024 /* pipeline ranks */
+struct pp_layout {
+	int vp;             /* stages / pp */
+	int first, mid, last; /* transformer layers on rank 0, 1..pp-2, pp-1 */
+	int layers, mtp;    /* transformer and MTP layers in all */
+	int uneven_chunks;  /* a rank's chunks hold different numbers of layers */
+};
+/* 0, or -1 with the reason in why. */
+int layout_pp_layout(const char *s, int pp, struct pp_layout *out, char *why, size_t len);
+/* The layout string s as l's split of a model of `layers` over l->pp:
+ * l->vp from its stages, then the split pplan prices that puts every
+ * virtual stage's layers where s does: even, the embedding and the loss
+ * counted as layers (pp_embed, pp_loss), or uneven first and last stages
+ * (pp_first, pp_last) with each stage's chunks alike.  0, or -1 with the
+ * reason in why (a split none of them gives). */
+int layout_apply_pp_layout(const char *s, int layers, struct layout *l, struct pp_layout *out,
+			   char *why, size_t len);
+
 /* Parses a layout string; *set receives the LK_ bits given.  Unknown keys,
  * repeated keys and bad values give a sentence and PPLAN_EINPUT. */
 enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,

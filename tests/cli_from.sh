@@ -185,6 +185,26 @@ EOF
 [ "$(field "$tmp/t.json" params)" = 6738415616 ] && ok || ko "Llama-2 7B from its arguments: $(field "$tmp/t.json" params) parameters, want 6738415616"
 grep -q "^# from      .*train.sh (megatron)" "$tmp/out" && ok || ko "the header names the file read"
 
+# Megatron-Core's --pipeline-model-parallel-layout: the same job as the
+# flags that split the same way (the embedding and the loss counted as
+# layers; uneven first and last stages)
+ARGS62="--num-layers 62 --hidden-size 4096 --num-attention-heads 32 --vocab-size 128256 --seq-length 4096 --bf16 --global-batch-size 4096"
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl1.json" -- $ARGS62 --pipeline-model-parallel-size 16 \
+	--pipeline-model-parallel-layout 'Et|(tt|)*30tL' >/dev/null 2>"$tmp/err" || ko "layout string: $(cat "$tmp/err")"
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl2.json" -- $ARGS62 --pipeline-model-parallel-size 16 \
+	--num-virtual-stages-per-pipeline-rank 2 --account-for-embedding-in-pipeline-split \
+	--account-for-loss-in-pipeline-split >/dev/null 2>&1
+for k in string step_time_s; do
+	[ -n "$(field "$tmp/pl1.json" $k)" ] && [ "$(field "$tmp/pl1.json" $k)" = "$(field "$tmp/pl2.json" $k)" ] && ok ||
+		ko "'Et|(tt|)*30tL': $k $(field "$tmp/pl1.json" $k), the flags' $(field "$tmp/pl2.json" $k)"
+done
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl3.json" -- ${ARGS62/62/35} --pipeline-model-parallel-size 8 \
+	--pipeline-model-parallel-layout 'Ett|(ttttt|)*6tttL' >/dev/null 2>&1
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl4.json" -- ${ARGS62/62/35} --pipeline-model-parallel-size 8 \
+	--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 3 >/dev/null 2>&1
+[ -n "$(field "$tmp/pl3.json" step_time_s)" ] && [ "$(field "$tmp/pl3.json" step_time_s)" = "$(field "$tmp/pl4.json" step_time_s)" ] && ok ||
+	ko "'Ett|(ttttt|)*6tttL': $(field "$tmp/pl3.json" step_time_s) s, the first/last flags' $(field "$tmp/pl4.json" step_time_s) s"
+
 # the words after --, and standard input
 "$B" predict --from megatron --gpus 8 --json "$tmp/w.json" -- --num-layers 32 --hidden-size 4096 \
 	--num-attention-heads 32 --vocab-size 51200 --seq-length 2048 --tensor-model-parallel-size 8 \
@@ -209,6 +229,11 @@ bad() { # NEEDLE ARGS...
 }
 printf -- '--num-layers $L --hidden-size 4096\n' >"$tmp/var.sh"
 bad "a shell expression" predict --from megatron "$tmp/var.sh" --gpus 8
+# DeepSeek-V3's layout gives rank 0 chunks of 1 and 2 layers: no split pplan prices
+bad "different layer counts (1 and 2 on rank 0)" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
+	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30mL'
+bad "places 62 transformer layers, the model has 61" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
+	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30tL' 
 printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 1000 --seq-length 2048\n' >"$tmp/fp32.sh"
 bad "trains in fp32" predict --from megatron "$tmp/fp32.sh" --gpus 8
 printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --bf16\n' >"$tmp/novocab.sh"

@@ -787,3 +787,63 @@ Test(layout_parse, recompute_modules)
 	cr_expect_eq(layout_parse("recompute_modules=attention", &l, &set, &e), PPLAN_EINPUT);
 	cr_expect(strstr(e.msg, "moe_act") != NULL, "%s", e.msg);
 }
+
+/* Megatron-Core's --pipeline-model-parallel-layout, unrolled and split as
+ * pipeline_parallel_layer_layout.py does (commas dropped, "(X)*n" then
+ * "x*n" written out, '|' between virtual stages, stage v on rank v mod
+ * pp), and the split pplan prices for it. */
+Test(pp_layout, counts_by_hand)
+{
+	struct pp_layout pl;
+	char why[400];
+	/* DeepSeek-V3's H100 layout: 32 stages over pp 16 (vp 2); rank 0
+	 * holds "Et" and the 17th stage "tt" (3 layers), rank 15 the 16th
+	 * "tt" and "mL" (2 layers and the MTP layer); 1 + 30 x 2 = 61 */
+	cr_assert_eq(layout_pp_layout("Et|(tt|)*30mL", 16, &pl, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(pl.vp, 2);
+	cr_expect_eq(pl.layers, 61);
+	cr_expect_eq(pl.mtp, 1);
+	cr_expect_eq(pl.first, 3);
+	cr_expect_eq(pl.mid, 4);
+	cr_expect_eq(pl.last, 2);
+	cr_expect_eq(pl.uneven_chunks, 1);
+	/* "t*3", commas, a repeat starting with '|' */
+	cr_assert_eq(layout_pp_layout("Et*3|t*4,(|t*4)*6L", 8, &pl, why, sizeof why), 0, "%s", why);
+	cr_expect_eq(pl.vp, 1);
+	cr_expect_eq(pl.layers, 31);
+	cr_expect_eq(pl.first, 3);
+	cr_expect_eq(pl.last, 4);
+	cr_expect_eq(layout_pp_layout("Et|tt|tL", 2, &pl, why, sizeof why), -1, "3 stages over pp 2");
+	cr_expect(strstr(why, "not a multiple of pp=2"), "%s", why);
+	cr_expect_eq(layout_pp_layout("tE|ttL", 2, &pl, why, sizeof why), -1);
+	cr_expect(strstr(why, "must come first"), "%s", why);
+	cr_expect_eq(layout_pp_layout("Et|tx|tL", 3, &pl, why, sizeof why), -1);
+	cr_expect(strstr(why, "'x' is not a layer"), "%s", why);
+	cr_expect_eq(layout_pp_layout("E(t)*99999999|L", 2, &pl, why, sizeof why), -1, "unrolled past the bound");
+	cr_expect_eq(layout_pp_layout("Ett|t|tt|ttL", 4, &pl, why, sizeof why), -1, "ranks 1 and 2 differ");
+}
+
+Test(pp_layout, the_split_pplan_prices)
+{
+	struct layout l;
+	struct pp_layout pl;
+	char why[400];
+	layout_default(&l);
+	l.pp = 16;
+	/* E and L each take a layer's place: 62 + 2 units, 2 a chunk */
+	cr_assert_eq(layout_apply_pp_layout("Et|(tt|)*30tL", 62, &l, &pl, why, sizeof why), 0, "%s", why);
+	cr_expect(l.vp == 2 && l.pp_embed && l.pp_loss && !l.pp_first && !l.pp_last);
+	/* even: 64 layers, 2 a chunk */
+	cr_assert_eq(layout_apply_pp_layout("E(tt|)*31ttL", 64, &l, &pl, why, sizeof why), 0, "%s", why);
+	cr_expect(l.vp == 2 && !l.pp_embed && !l.pp_loss && !l.pp_first && !l.pp_last);
+	/* uneven edges: 2 + 6 x 5 + 3 over pp 8 */
+	l.pp = 8;
+	cr_assert_eq(layout_apply_pp_layout("Ett|(ttttt|)*6tttL", 35, &l, &pl, why, sizeof why), 0, "%s", why);
+	cr_expect(l.vp == 1 && l.pp_first == 2 && l.pp_last == 3 && !l.pp_embed);
+	/* DeepSeek-V3's: rank 0's chunks hold 1 and 2 layers, which no split pplan prices gives */
+	l.pp = 16;
+	cr_expect_eq(layout_apply_pp_layout("Et|(tt|)*30mL", 61, &l, &pl, why, sizeof why), -1);
+	cr_expect(strstr(why, "(1 and 2 on rank 0)"), "%s", why);
+	cr_expect_eq(layout_apply_pp_layout("Et|(tt|)*30tL", 61, &l, &pl, why, sizeof why), -1);
+	cr_expect(strstr(why, "places 62 transformer layers, the model has 61"), "%s", why);
+}

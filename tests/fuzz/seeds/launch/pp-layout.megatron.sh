@@ -1,0 +1,1 @@
+--num-layers 62 --hidden-size 4096 --num-attention-heads 32 --vocab-size 128256 --seq-length 4096 --bf16 --global-batch-size 4096 --pipeline-model-parallel-size 16 --pipeline-model-parallel-layout Et|(tt|)*30tL
