@@ -154,6 +154,8 @@ static void recipe_notes(const struct emit_input *in, const char *fw, struct not
 {
 	const struct layout *l = in->l;
 	char b[256];
+	if (in->m->num_experts > 1)
+		emit_note(n, "mtp_num_layers = None: pplan prices no multi-token-prediction layer, which DeepSeek-V3's and Qwen3-Next's recipes add");
 	if (l->schedule == SCHED_GPIPE && l->pp > 1) {
 		snprintf(b, sizeof b, "schedule gpipe is not expressible in %s (Megatron-Core): it runs 1F1B", fw);
 		emit_note(n, b);
@@ -212,11 +214,23 @@ static void recipe_moe(FILE *f, const struct emit_input *in, const char *c, cons
 	if (o->b.moe_flex)
 		fprintf(f, "%s.%s.moe_flex_dispatcher_backend = \"deepep\"\n", c, mc);
 	fprintf(f, "%s.%s.moe_grouped_gemm = True\n", c, mc);
+	/* pplan prices no multi-token-prediction layer (DeepSeek-V3's and
+	 * Qwen3-Next's recipes add one) */
+	fprintf(f, "%s.%s.mtp_num_layers = None\n", c, mc);
 	if (train_opts_moe_a2a_overlap(o, l))
 		fprintf(f, "%s.%s.overlap_moe_expert_parallel_comm = True\n"
 			   "%s.%s.delay_wgrad_compute = True\n", c, mc, c, mc);
 	if (o->b.moe_shared_overlap && in->m->shared_experts > 0 && l->ep > 1)
 		fprintf(f, "%s.%s.moe_shared_expert_overlap = True\n", c, mc);
+}
+
+/* KEY = N, or None for 0 (not set). */
+static void recipe_optional(FILE *f, const char *c, const char *s, const char *key, int n)
+{
+	if (n > 0)
+		fprintf(f, "%s.%s.%s = %d\n", c, s, key, n);
+	else
+		fprintf(f, "%s.%s.%s = None\n", c, s, key);
 }
 
 /* The layout and the switches pplan priced, as overrides of a recipe. */
@@ -235,16 +249,16 @@ static void recipe_overrides(FILE *f, const struct emit_input *in, const struct 
 		fprintf(f, "%s.%s.virtual_pipeline_model_parallel_size = None\n", c, s);
 	fprintf(f, "%s.%s.context_parallel_size = %d\n", c, s, l->cp);
 	fprintf(f, "%s.%s.expert_model_parallel_size = %d\n", c, s, l->ep);
-	if (l->etp > 0 && l->etp != l->tp)
-		fprintf(f, "%s.%s.expert_tensor_parallel_size = %d\n", c, s, l->etp);
-	if (l->pp_first > 0)
-		fprintf(f, "%s.%s.num_layers_in_first_pipeline_stage = %d\n", c, s, l->pp_first);
-	if (l->pp_last > 0)
-		fprintf(f, "%s.%s.num_layers_in_last_pipeline_stage = %d\n", c, s, l->pp_last);
-	if (l->pp_embed)
-		fprintf(f, "%s.%s.account_for_embedding_in_pipeline_split = True\n", c, s);
-	if (l->pp_loss)
-		fprintf(f, "%s.%s.account_for_loss_in_pipeline_split = True\n", c, s);
+	if (in->m->num_experts > 1) /* a recipe may split its experts otherwise */
+		fprintf(f, "%s.%s.expert_tensor_parallel_size = %d\n", c, s, layout_etp(l));
+	/* the stages as pplan split them, every field said: a recipe's own
+	 * (DeepSeek-V3's layout string, the embedding and the loss counted
+	 * in Qwen3's) would cut others */
+	fprintf(f, "%s.%s.pipeline_model_parallel_layout = None\n", c, s);
+	recipe_optional(f, c, s, "num_layers_in_first_pipeline_stage", l->pp_first);
+	recipe_optional(f, c, s, "num_layers_in_last_pipeline_stage", l->pp_last);
+	fprintf(f, "%s.%s.account_for_embedding_in_pipeline_split = %s\n", c, s, py_bool(l->pp_embed));
+	fprintf(f, "%s.%s.account_for_loss_in_pipeline_split = %s\n", c, s, py_bool(l->pp_loss));
 	fprintf(f, "%s.%s.sequence_parallel = %s\n", c, s, py_bool(l->sp));
 	if (emit_alt_order(o) && l->pp > 1 && l->dp > 1)
 		fprintf(f, "%s.%s.use_tp_pp_dp_mapping = True\n", c, d->mapping);

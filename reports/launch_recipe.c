@@ -48,6 +48,7 @@ struct nemo {
 	/* Megatron-Bridge's cfg.model = GPTModelProvider(...): its keywords
 	 * (the text between the parentheses), and the tokenizer's vocabulary */
 	char provider[2048];
+	char pp_layout[512];             /* pipeline_model_parallel_layout ("" None) */
 	int provider_depth;              /* > 0 inside the call */
 	long tok_vocab;
 	int precision_aware;             /* optim.config.use_precision_aware_optimizer */
@@ -84,8 +85,21 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
 		if (!strcmp(key, ints[k].key)) {
 			o->set |= ints[k].set;
+			if (!strcmp(v, "None") && (ints[k].set & (LK_PP_FIRST | LK_PP_LAST)))
+				return *ints[k].dst = 0, PPLAN_OK; /* not set: even stages */
 			return lr_get_int(r, &f, 1, ints[k].dst);
 		}
+	if (!strcmp(key, "trainer.strategy.pipeline_model_parallel_layout")) {
+		if (strcmp(v, "None")) /* py_value made its cosmetic commas '+' */
+			for (size_t i = 0; i + 1 < sizeof nm->pp_layout && (i == 0 || v[i - 1]); i++)
+				nm->pp_layout[i] = v[i] == '+' ? ',' : v[i];
+		return PPLAN_OK;
+	}
+	if (!strcmp(key, "model.config.mtp_num_layers")) {
+		if (strcmp(v, "None") && strcmp(v, "0"))
+			lr_say(r, "%s = %s: pplan prices no multi-token-prediction layer", shown, v);
+		return PPLAN_OK;
+	}
 	for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
 		if (!strcmp(key, bools[k].key)) {
 			o->set |= bools[k].set;
@@ -198,7 +212,7 @@ static const char *const bridge_degrees[] = {
 	"expert_model_parallel_size", "expert_tensor_parallel_size",
 	"num_layers_in_first_pipeline_stage", "num_layers_in_last_pipeline_stage",
 	"account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split",
-	"sequence_parallel",
+	"sequence_parallel", "pipeline_model_parallel_layout",
 };
 
 static void bridge_key(const char *key, char *out, size_t len)
@@ -482,6 +496,16 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	}
 	if (st != PPLAN_OK)
 		return st;
+	if (l->etp == l->tp)
+		l->etp = 0; /* experts split like the rest: pplan's canonical etp */
+	if (nm.pp_layout[0]) {
+		struct pp_layout pl;
+		char why[400];
+		if (layout_apply_pp_layout(nm.pp_layout, o->model.layers, l, &pl, why, sizeof why) != 0)
+			return perr_set(r->e, PPLAN_EINPUT, "%s: pipeline_model_parallel_layout %s",
+					r->where, why);
+		o->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
+	}
 	snprintf(o->framework, sizeof o->framework, bridge ? "megatron-bridge" : "nemo");
 	/* NeMo's plugins and Bridge's mixed-precision names: *fp8* (delayed,
 	 * current, blockwise or MX scaling alike), fp16*, the rest bf16 */

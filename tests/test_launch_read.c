@@ -221,6 +221,37 @@ Test(launch_read, bridge_provider)
 	cr_expect_eq(model_params_total(&lj.model), 172288.0);
 }
 
+/* A recipe's stages as NVIDIA's recipes write them: a layout string (80
+ * layers over pp 8: 9, six of 10, 11), the fields it replaces left None,
+ * an MTP layer pplan does not price (said). */
+Test(launch_read, bridge_layout_string_and_mtp)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	const char *py =
+		"cfg = llama3_70b_pretrain_config()\n"
+		"cfg.model.pipeline_model_parallel_size = 8\n"
+		"cfg.model.pipeline_model_parallel_layout = \"Et*9|(t*10|)*6t*11L\"\n"
+		"cfg.model.num_layers_in_first_pipeline_stage = None\n"
+		"cfg.model.num_layers_in_last_pipeline_stage = None\n"
+		"cfg.model.mtp_num_layers = 1\n"
+		"cfg.train.global_batch_size = 64\n";
+	cr_assert(launch_read_text(EMIT_BRIDGE, py, "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.l.pp, 8);
+	cr_expect_eq(lj.l.vp, 1);
+	cr_expect_eq(lj.l.pp_first, 9);
+	cr_expect_eq(lj.l.pp_last, 11);
+	cr_expect_eq(lj.n_notes, 1);
+	cr_expect(strstr(lj.notes[0], "multi-token-prediction"), "%s", lj.notes[0]);
+	/* a string whose layers are not the model's */
+	cr_expect_eq(launch_read_text(EMIT_BRIDGE,
+				      "cfg = llama3_70b_pretrain_config()\n"
+				      "cfg.model.pipeline_model_parallel_size = 8\n"
+				      "cfg.model.pipeline_model_parallel_layout = \"Et*9|(t*10|)*6t*10L\"\n",
+				      "cfg.py", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "places 79 transformer layers, the model has 80"), "%s", e.msg);
+}
+
 /* torchtitan's stage count: layers + first- and last-stage weights over
  * layers_per_stage, rounded up (pipeline_parallel.py); 2 stages a rank
  * for a multi-stage schedule that gives none. */

@@ -1,4 +1,4 @@
-# pplan 0.1.0 (git 39f64ef): Megatron-Bridge recipe override for nemotron4-15b on 16 x h100-sxm (2 nodes of 8)
+# pplan 0.1.0 (git 3c813a6): Megatron-Bridge recipe override for nemotron4-15b on 16 x h100-sxm (2 nodes of 8)
 # layout tp=4,pp=2,dp=2,cp=1,ep=1,vp=1,mbs=1,gbs=64,sp=on,recompute=full,zero=1,schedule=1f1b
 # checked against Megatron-Bridge 0.3.1's source (the newest megatron-bridge on PyPI: the recipe function, the ConfigContainer's sections and their fields, CommOverlapConfig's, the mixed-precision names), by tests/conformance; Megatron-Bridge itself does not import without Transformer Engine, which does not install without a GPU
 # predicted 4.002 s per step, 38.9 % MFU, 26.1 GiB per GPU
@@ -41,6 +41,11 @@ cfg.model.pipeline_model_parallel_size = 2
 cfg.model.virtual_pipeline_model_parallel_size = None
 cfg.model.context_parallel_size = 1
 cfg.model.expert_model_parallel_size = 1
+cfg.model.pipeline_model_parallel_layout = None
+cfg.model.num_layers_in_first_pipeline_stage = None
+cfg.model.num_layers_in_last_pipeline_stage = None
+cfg.model.account_for_embedding_in_pipeline_split = False
+cfg.model.account_for_loss_in_pipeline_split = False
 cfg.model.sequence_parallel = True
 cfg.train.micro_batch_size = 1
 cfg.train.global_batch_size = 64
