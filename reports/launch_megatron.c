@@ -40,26 +40,22 @@ static enum pplan_status megatron_pp_layout(struct reader *r, const struct megat
 					    const struct model_spec *given)
 {
 	struct launch_job *o = r->out;
-	struct layout *l = &o->l;
 	struct pp_layout pl;
-	char why[400];
-	int vp_said = (o->set & LK_VP) != 0, vp = l->vp;
+	int vp_said = (o->set & LK_VP) != 0, vp = o->l.vp;
 	long layers = g->have_layers ? g->m.layers : given ? given->layers : 0;
+	enum pplan_status st;
 
 	if (layers <= 0)
 		return perr_set(r->e, PPLAN_EINPUT,
 				"%s: --pipeline-model-parallel-layout needs the model's --num-layers (or --model)",
 				r->where);
-	if (layout_apply_pp_layout(g->pp_layout, (int)layers, l, &pl, why, sizeof why) != 0)
-		return perr_set(r->e, PPLAN_EINPUT, "%s: --pipeline-model-parallel-layout %s", r->where, why);
+	if ((st = lr_pp_layout(r, "--pipeline-model-parallel-layout", g->pp_layout, (int)layers, 1,
+			       &pl)) != PPLAN_OK)
+		return st;
 	if (vp_said && vp != pl.vp)
 		return perr_set(r->e, PPLAN_EINPUT,
 				"%s: --num-virtual-stages-per-pipeline-rank %d, and the layout has %d stages a rank",
 				r->where, vp, pl.vp);
-	o->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
-	if (pl.mtp > 0)
-		lr_say(r, "the layout's %d multi-token-prediction layer%s (m) %s not priced", pl.mtp,
-		       pl.mtp == 1 ? "" : "s", pl.mtp == 1 ? "is" : "are");
 	return PPLAN_OK;
 }
 

@@ -286,6 +286,19 @@ enum pplan_status lr_same_shape(struct reader *r, const struct model_spec *file,
 	return PPLAN_OK;
 }
 
+enum pplan_status lr_pp_layout(struct reader *r, const char *what, const char *s, int layers,
+			       int say_mtp, struct pp_layout *pl)
+{
+	char why[400];
+	if (layout_apply_pp_layout(s, layers, &r->out->l, pl, why, sizeof why) != 0)
+		return perr_set(r->e, PPLAN_EINPUT, "%s: %s %s", r->where, what, why);
+	r->out->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
+	if (say_mtp && pl->mtp > 0)
+		lr_say(r, "the layout's %d multi-token-prediction layer%s (m) %s not priced", pl->mtp,
+		       pl->mtp == 1 ? "" : "s", pl->mtp == 1 ? "is" : "are");
+	return PPLAN_OK;
+}
+
 /* The zoo model `zoo` (named by the file as `config`), or --model. */
 enum pplan_status lr_named_model(struct reader *r, const char *zoo, const char *config,
 				     const struct model_spec *given)

@@ -69,6 +69,13 @@ enum pplan_status lr_named_model(struct reader *r, const char *zoo, const char *
 
 enum pplan_status lr_read_megatron(struct reader *r, const struct words *w,
 				   const struct model_spec *given);
+/* Megatron-Core's layout string s (named `what` in sentences) as the
+ * split of r->out's layout for a model of `layers` (layout.h's
+ * layout_apply_pp_layout), its keys marked given; its MTP layers said to
+ * be unpriced when say_mtp.  *pl receives what the string holds. */
+enum pplan_status lr_pp_layout(struct reader *r, const char *what, const char *s, int layers,
+			       int say_mtp, struct pp_layout *pl);
+
 /* launch_recipe.c: a NeMo or Megatron-Bridge override (r->out->fmt). */
 enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 				 const struct model_spec *given);

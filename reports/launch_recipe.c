@@ -244,7 +244,7 @@ static int py_keyword(const char *line, const char *kw, char *out, size_t len)
 {
 	size_t n = strlen(kw);
 	for (const char *p = strstr(line, kw); p; p = strstr(p + 1, kw))
-		if ((p[-1] == '(' || p[-1] == ' ') && p[n] == '=') {
+		if (p > line && (p[-1] == '(' || p[-1] == ' ') && p[n] == '=') {
 			size_t k = strcspn(p + n + 1, ",)");
 			snprintf(out, len, "%.*s", (int)(k < len - 1 ? k : len - 1), p + n + 1);
 			return 1;
@@ -368,10 +368,9 @@ static enum pplan_status provider_model(struct reader *r, struct nemo *nm,
 			return st;
 		kw = c + 1;
 	}
-	if (!strcmp(act, "F.silu") && gated)
-		strcat(args, " --swiglu");
-	else if (!strcmp(act, "squared_relu") && !gated)
-		strcat(args, " --squared-relu");
+	if ((!strcmp(act, "F.silu") && gated) || (!strcmp(act, "squared_relu") && !gated))
+		snprintf(args + strlen(args), sizeof args - strlen(args), " %s",
+			 gated ? "--swiglu" : "--squared-relu");
 	else if (strcmp(act, "F.gelu") || gated)
 		return perr_set(r->e, PPLAN_EINPUT,
 				"%s: GPTModelProvider's activation_func %s%s is not one pplan prices (F.silu gated, F.gelu or squared_relu)",
@@ -498,13 +497,12 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 		return st;
 	if (l->etp == l->tp)
 		l->etp = 0; /* experts split like the rest: pplan's canonical etp */
-	if (nm.pp_layout[0]) {
+	if (nm.pp_layout[0]) { /* its MTP layers are said by mtp_num_layers */
 		struct pp_layout pl;
-		char why[400];
-		if (layout_apply_pp_layout(nm.pp_layout, o->model.layers, l, &pl, why, sizeof why) != 0)
-			return perr_set(r->e, PPLAN_EINPUT, "%s: pipeline_model_parallel_layout %s",
-					r->where, why);
-		o->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
+		st = lr_pp_layout(r, "pipeline_model_parallel_layout", nm.pp_layout, o->model.layers, 0,
+				  &pl);
+		if (st != PPLAN_OK)
+			return st;
 	}
 	snprintf(o->framework, sizeof o->framework, bridge ? "megatron-bridge" : "nemo");
 	/* NeMo's plugins and Bridge's mixed-precision names: *fp8* (delayed,

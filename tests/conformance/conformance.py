@@ -457,6 +457,19 @@ def _nemo_model_fields():
     return fields
 
 
+def _check_degrees(v, degrees, batch, asked):
+    """A recipe override's degrees (under `degrees`) and batch (under
+    `batch`), of the literal overrides v, against the layout asked."""
+    got = (v.get(degrees + "tensor_model_parallel_size"),
+           v.get(degrees + "pipeline_model_parallel_size"),
+           v.get(degrees + "context_parallel_size"), v.get(degrees + "expert_model_parallel_size"),
+           v.get(degrees + "virtual_pipeline_model_parallel_size") or 1,
+           v.get(batch + "global_batch_size"), v.get(batch + "micro_batch_size"))
+    want = (asked["tp"], asked["pp"], asked["cp"], asked["ep"], asked["vp"], asked["gbs"],
+            asked["mbs"])
+    check(got == want, f"tp,pp,cp,ep,vp,gbs,mbs {got}, asked {want}")
+
+
 def check_nemo(path, gpus, asked, pred):
     from megatron.core.distributed import DistributedDataParallelConfig
     from megatron.core.optimizer import OptimizerConfig
@@ -529,13 +542,7 @@ def check_nemo(path, gpus, asked, pred):
             check(not extra, f"{cls} has no {extra}")
     check(recipe, "no recipe = llm.NAME.pretrain_recipe(...) line")
     s = "recipe.trainer.strategy."
-    got = (v.get(s + "tensor_model_parallel_size"), v.get(s + "pipeline_model_parallel_size"),
-           v.get(s + "context_parallel_size"), v.get(s + "expert_model_parallel_size"),
-           v.get(s + "virtual_pipeline_model_parallel_size") or 1,
-           v.get("recipe.data.global_batch_size"), v.get("recipe.data.micro_batch_size"))
-    want = (asked["tp"], asked["pp"], asked["cp"], asked["ep"], asked["vp"], asked["gbs"],
-            asked["mbs"])
-    check(got == want, f"tp,pp,cp,ep,vp,gbs,mbs {got}, asked {want}")
+    _check_degrees(v, s, "recipe.data.", asked)
     return f"matches {NEMO_RELEASE}'s source: llm.{recipe}, {len(v)} overrides"
 
 
@@ -663,13 +670,7 @@ def check_bridge(path, gpus, asked, pred):
             raise AssertionError(f"a statement pplan does not write: {ast.dump(st)[:60]}")
     check(recipe, "no cfg = NAME_pretrain_config() line")
     m = "cfg.model."
-    got = (v.get(m + "tensor_model_parallel_size"), v.get(m + "pipeline_model_parallel_size"),
-           v.get(m + "context_parallel_size"), v.get(m + "expert_model_parallel_size"),
-           v.get(m + "virtual_pipeline_model_parallel_size") or 1,
-           v.get("cfg.train.global_batch_size"), v.get("cfg.train.micro_batch_size"))
-    want = (asked["tp"], asked["pp"], asked["cp"], asked["ep"], asked["vp"], asked["gbs"],
-            asked["mbs"])
-    check(got == want, f"tp,pp,cp,ep,vp,gbs,mbs {got}, asked {want}")
+    _check_degrees(v, m, "cfg.train.", asked)
     check(v.get("cfg.dataset.seq_length") == v.get("cfg.model.seq_length"),
           "the data's and the model's seq_length differ (ConfigContainer.validate refuses it)")
     check(v.get("cfg.optimizer.use_distributed_optimizer") == v.get("cfg.ddp.use_distributed_optimizer"),
