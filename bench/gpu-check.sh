@@ -332,6 +332,7 @@ step_s=$(json_num "$report" measured step_time_s)
 tok_s=$(json_num "$report" measured tokens_per_s)
 mfu=$(json_num "$report" measured mfu)
 mem=$(json_num "$report" measured memory_gib_peak)
+mem_dev=$(json_num "$report" measured memory_gib_process_peak)
 pred_s=$(json_num "$report" predicted step_time_s)
 pred_err=$(json_num "$report" error step_time_pct)
 
@@ -423,7 +424,7 @@ summary=$OUT_DIR/summary.txt
 		"pplan exec step (median)" "$(fmt "$step_s") s" \
 		"pplan exec throughput" "$(fmt "$tok_s") tokens/s" \
 		"pplan exec MFU" "$(fmt "$mfu") (fraction of the GPU table's dense rate)" \
-		"pplan exec peak memory" "$(fmt "$mem") GiB" \
+		"pplan exec model memory" "$(fmt "$mem") GiB (its own buffers; the device's peak $(fmt "$mem_dev") GiB)" \
 		"predicted step (CUDA profile)" "$(fmt "$pred_s") s ($(fmt "$pred_err") % off the measured)" \
 		"PyTorch reference step (median)" "$(fmt "$t_step") s" \
 		"PyTorch reference throughput" "$(fmt "$t_tok") tokens/s" \

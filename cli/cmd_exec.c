@@ -310,13 +310,19 @@ static void print_results(const struct exec_opts *o, const struct run_measured *
 	row("model FLOP rate", "TFLOP/s/dev", pr ? pr->p.tflops_per_gpu : NAN, mt, 0);
 	row("MFU", "%", pr ? 100.0 * pr->p.mfu : NAN, m->peak_tflops > 0 ? 100.0 * mt / m->peak_tflops : NAN, 0);
 	row("bubble fraction", "%", pr ? 100.0 * pr->p.bubble_fraction : NAN, 100.0 * m->bubble_fraction, 1);
-	row("peak memory (max rank)", "GiB", pr ? pr->p.mem.total / GIB : NAN, m->mem_peak_bytes / GIB, 0);
+	row("model memory (max rank)", "GiB", pr ? pr->p.mem.total / GIB : NAN, m->mem_peak_bytes / GIB, 0);
 	printf("#  op classes, seconds per step (mean over ranks)\n");
 	for (int c = 0; c < OC_COUNT; c++)
 		row(op_class_key((enum op_class)c), "s", pr ? pr->tl.classes_s[c] : NAN, m->classes_s[c], 0);
 	printf("# step time spread %.4f .. %.4f s over %ld timed steps; time outside timed ops %.1f %%\n",
 	       m->step_min_s, m->step_max_s, o->steps, 100.0 * m->harness_overhead);
 	printf("# MFU against %.3f TFLOP/s per device (%s)\n", m->peak_tflops, m->peak_source);
+	printf("# memory: the model's is pplan's own buffers at their peak; the process's peak %.4f GiB (%s) holds the runtime's %.4f GiB too (MPI, %s)\n",
+	       m->mem_process_peak_bytes / GIB, strcmp(m->backend, "cuda") == 0 ? "the device's" : "resident set",
+	       (m->mem_process_peak_bytes - m->mem_peak_bytes) / GIB,
+	       strcmp(m->backend, "cuda") == 0 ? "the CUDA context, cuBLAS, NCCL" : "OpenBLAS, the program");
+	printf("# clocks: every rank's times on rank 0's clock; the largest offset %.1f us, measured within %.1f us at start\n",
+	       1e6 * m->clock_offset_max_s, 1e6 * m->clock_bound_max_s);
 	if (chk)
 		printf("# check %s: step 1's gradients, %ld elements: largest |g - g_ref| / (|g_ref| + rms) %.2e (bound %.2e); losses of %ld steps: largest relative error %.2e (bound %.0e x step); gradient norms %.2e (not judged); worst: %s\n",
 		       chk->passed ? "passed" : "FAILED", chk->elements, chk->max_elem_err, chk->elem_bound,

@@ -64,6 +64,12 @@ struct be_watch {
 	void *ctx;
 };
 
+/* What memory holds, in bytes (backend ops memory). */
+struct be_memory {
+	double own_now, own_peak;  /* pplan's own buffers */
+	double process_peak;       /* the device's or the process's high-water mark */
+};
+
 struct be_ops {
 	const char *name;        /* "cpu", "cuda" */
 
@@ -151,8 +157,11 @@ struct be_ops {
 	double (*mark_seconds)(struct backend *b, int i);
 
 	/* ---- the device ---- */
-	/* Bytes in use now and at the peak, as the device or process sees them. */
-	void (*memory)(struct backend *b, double *used_bytes, double *peak_bytes);
+	/* Bytes: pplan's own buffers (what alloc handed out) now and at
+	 * their peak, and the device's or the process's high-water mark,
+	 * which holds the runtime's buffers too (MPI, BLAS, the CUDA
+	 * context, cuBLAS's and NCCL's). */
+	void (*memory)(struct backend *b, struct be_memory *m);
 	void (*close)(struct backend *b);
 };
 

@@ -410,15 +410,17 @@ static double cpu_mark_seconds(struct backend *b, int i)
 	return s->marks[i] - s->marks[0];
 }
 
-/* The process's peak resident set (what a CPU run really used, MPI's
- * buffers included) beside the executor's own allocations. */
-static void cpu_memory(struct backend *b, double *used, double *peak)
+/* The executor's own allocations, and the process's peak resident set
+ * (what a CPU run really used, MPI's and OpenBLAS's buffers and the
+ * program itself included). */
+static void cpu_memory(struct backend *b, struct be_memory *m)
 {
 	struct rusage ru;
-	*used = st(b)->used;
-	*peak = st(b)->peak;
-	if (getrusage(RUSAGE_SELF, &ru) == 0 && (double)ru.ru_maxrss * 1024.0 > *peak)
-		*peak = (double)ru.ru_maxrss * 1024.0;
+	m->own_now = st(b)->used;
+	m->own_peak = st(b)->peak;
+	m->process_peak = m->own_peak;
+	if (getrusage(RUSAGE_SELF, &ru) == 0 && (double)ru.ru_maxrss * 1024.0 > m->process_peak)
+		m->process_peak = (double)ru.ru_maxrss * 1024.0;
 }
 
 /* "ta tb m n k calls seconds" per shape, one line each. */

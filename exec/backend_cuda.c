@@ -440,17 +440,19 @@ static double cu_mark_seconds(struct backend *b, int i)
  * peak: the larger of the device's high-water mark, sampled at every
  * allocation and here, and the allocator's high-water mark over the
  * device's use before the first allocation. */
-static void cu_memory(struct backend *b, double *used, double *peak)
+static void cu_memory(struct backend *b, struct be_memory *m)
 {
 	struct cuda_be *c = cb(b);
 	size_t fr = 0, tot = 0;
-	*used = c->alloc_now + c->base_used;
+	double used = c->alloc_now + c->base_used;
 	if (c->api->mem_info(c->ctx, &fr, &tot) == 0)
-		*used = (double)(tot - fr);
-	if (*used > c->dev_peak)
-		c->dev_peak = *used;
-	*peak = c->dev_peak > c->base_used + c->alloc_peak ? c->dev_peak
-							  : c->base_used + c->alloc_peak;
+		used = (double)(tot - fr);
+	if (used > c->dev_peak)
+		c->dev_peak = used;
+	m->own_now = c->alloc_now;
+	m->own_peak = c->alloc_peak;
+	m->process_peak = c->dev_peak > c->base_used + c->alloc_peak ? c->dev_peak
+								     : c->base_used + c->alloc_peak;
 }
 
 void cuda_be_close(struct backend *b)

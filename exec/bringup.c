@@ -393,7 +393,7 @@ enum pplan_status exec_open_comm(const struct exec_opts *o, MPI_Comm world,
 	/* CUDA runs the fused kernel; ring attention needs it everywhere */
 	if (x->be->kind == BE_CUDA || x->l.cp > 1)
 		x->opt.fused_attention = 1;
-	if ((st = watch_open(x, e)) != PPLAN_OK)
+	if ((st = watch_open(x, e)) != PPLAN_OK || (st = exec_clock_sync(x, e)) != PPLAN_OK)
 		goto fail;
 
 	layout_rank_coords(&x->l, &x->opt.order, x->rank, &x->rc);

@@ -275,6 +275,9 @@ struct exec {
 	char backend_note[256];
 	double probe_tflops;     /* the CPU's sgemm probe (0 on CUDA) */
 	double probe_gbps;       /* the CPU's memcpy probe */
+	/* clocks.c: this rank's clock against rank 0's (add it to read rank
+	 * 0's), within clock_bound_s; when this step began on rank 0's clock */
+	double clock_to_rank0_s, clock_bound_s, step_origin_s;
 	struct grad_snap {       /* --check: step 1's gradients, rank 0 */
 		int nids;
 		float **val;     /* [nids] the global tensor, NULL where none */
@@ -330,6 +333,11 @@ double exec_now(void);
  * on MPI_COMM_SELF) */
 enum pplan_status exec_open_comm(const struct exec_opts *o, MPI_Comm world,
 				 exec_t **out, struct perr *e);
+
+/* clocks.c: every rank's clock against rank 0's (collective, at
+ * bring-up); now on rank 0's clock */
+enum pplan_status exec_clock_sync(struct exec *x, struct perr *e);
+double exec_clock_rank0(const struct exec *x);
 
 /* replay.c */
 enum pplan_status exec_step(struct exec *x, struct perr *e);

@@ -279,6 +279,7 @@ enum pplan_status exec_step(struct exec *x, struct perr *e)
 		return st;
 	tl_reset(x);
 	b->ops->marks_reset(b);
+	x->step_origin_s = exec_clock_rank0(x);
 	tl_class(x, OC_IDLE); /* the step's origin */
 
 	for (long i = 0; i < n && st == PPLAN_OK;) {

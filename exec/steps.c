@@ -1,8 +1,9 @@
 /*
  * steps.c: warm-up and timed steps, measured as nccl-tests measures:
  * warm-up steps excluded, every op of the op list timed, the step time
- * of a step the slowest rank's, the median and the spread over the timed
- * steps, results reduced across ranks and gathered on rank 0.
+ * of a step from the first rank's start to the last rank's end on rank
+ * 0's clock (clocks.c), the median and the spread over the timed steps,
+ * results reduced across ranks and gathered on rank 0.
  *
  * Per step every rank resolves its log (timeline.c) into op times and
  * op classes; the first rank of each pipeline stage (tp = dp = 0) sends
@@ -34,10 +35,11 @@ static int op_class_of(int kind)
 }
 
 /* This rank's step in seconds: its ops, its classes, its step time and
- * the time outside every op. */
+ * the time outside every op, counted from origin_s, when the step began
+ * on rank 0's clock (clocks.c). */
 struct local_step {
 	long nops;
-	double step_s, outside_s;
+	double step_s, outside_s, origin_s;
 	double classes[OC_COUNT];
 	struct run_op ops[];
 };
@@ -57,6 +59,7 @@ static struct local_step *resolve(struct exec *x)
 			ls->classes[t->seg[i].cls] += t1 - t0;
 	}
 	ls->step_s = t->nseg > 0 ? b->ops->mark_seconds(b, t->seg[t->nseg - 1].mark) : 0;
+	ls->origin_s = x->step_origin_s;
 	ls->nops = t->nop;
 	for (int i = 0; i < t->nop; i++) {
 		struct run_op *o = &ls->ops[i];
@@ -73,6 +76,28 @@ static struct local_step *resolve(struct exec *x)
 	}
 	ls->outside_s = ls->step_s > covered ? ls->step_s - covered : 0;
 	return ls;
+}
+
+/* A rank's ops onto the common axis: `by` seconds after the step's
+ * first origin. */
+static void shift_ops(struct run_op *ops, long n, double by)
+{
+	for (long i = 0; i < n; i++) {
+		ops[i].start_s += by;
+		ops[i].end_s += by;
+	}
+}
+
+/* The earliest origin of n gathered steps. */
+static double first_origin(const char *all, const int *offs, int n)
+{
+	double first = INFINITY;
+	for (int r = 0; r < n; r++) {
+		const struct local_step *q = (const void *)(all + offs[r]);
+		if (q->origin_s < first)
+			first = q->origin_s;
+	}
+	return first;
 }
 
 static size_t local_bytes(const struct local_step *ls)
@@ -193,12 +218,22 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Measured memory of this rank, by what holds it. */
-static void local_memory(const struct exec *x, struct mem_breakdown *m)
+/* Measured memory of one rank: the model's (pplan's own buffers at their
+ * peak, split by what holds them) and the process's or device's peak. */
+struct rank_memory {
+	struct mem_breakdown held;
+	double process_peak;
+};
+
+static void local_memory(const struct exec *x, struct rank_memory *rm)
 {
-	double used, peak;
-	memset(m, 0, sizeof *m);
-	x->be->ops->memory(x->be, &used, &peak);
+	struct mem_breakdown *m = &rm->held;
+	struct be_memory bm = { 0, 0, 0 };
+	double peak;
+	memset(rm, 0, sizeof *rm);
+	x->be->ops->memory(x->be, &bm);
+	peak = bm.own_peak;
+	rm->process_peak = bm.process_peak > peak ? bm.process_peak : peak;
 	m->weights = (double)x->nparam * (double)x->esize;
 	m->gradients = (double)x->nparam * 4.0 + (x->grad_shard ? (double)x->shard_len * 4.0 : 0);
 	m->optimizer = 3.0 * (double)x->shard_len * 4.0;
@@ -217,27 +252,44 @@ static enum pplan_status finish(struct exec *x, struct run_measured *r,
 				struct perr *e)
 {
 	enum pplan_status st;
-	struct mem_breakdown mine;
+	struct rank_memory mine;
 	char *all = NULL;
 	int *lens = NULL, *offs = NULL;
 	char host[64] = "";
+
+	/* the clocks: the largest offset from rank 0's and its bound */
+	{
+		double mine_c[2] = { fabs(x->clock_to_rank0_s), x->clock_bound_s }, most[2] = { 0, 0 };
+		MPI_Request rq;
+		MPI_Ireduce(mine_c, most, 2, MPI_DOUBLE, MPI_MAX, 0, x->world, &rq);
+		if ((st = exec_wait_mpi(x, &rq, "the other ranks' clocks", e)) != PPLAN_OK)
+			return st;
+		r->clock_offset_max_s = most[0];
+		r->clock_bound_max_s = most[1];
+	}
 
 	/* memory: every rank's peak; each stage's breakdown from its first rank */
 	local_memory(x, &mine);
 	st = exec_gather_blobs(x, &mine, (int)sizeof mine, &all, &lens, &offs, e);
 	if (st == PPLAN_OK && x->rank == 0) {
 		r->rank_mem_peak = calloc((size_t)x->size, sizeof(double));
+		r->rank_process_peak = calloc((size_t)x->size, sizeof(double));
 		r->stage_mem = calloc((size_t)x->l.pp, sizeof *r->stage_mem);
-		if (!r->rank_mem_peak || !r->stage_mem)
+		if (!r->rank_mem_peak || !r->rank_process_peak || !r->stage_mem)
 			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the results");
 		for (int i = 0; st == PPLAN_OK && i < x->size; i++) {
-			const struct mem_breakdown *m = (const void *)(all + offs[i]);
-			r->rank_mem_peak[i] = m->total;
-			if (m->total > r->mem_peak_bytes)
-				r->mem_peak_bytes = m->total;
+			const struct rank_memory *m = (const void *)(all + offs[i]);
+			r->rank_mem_peak[i] = m->held.total;
+			r->rank_process_peak[i] = m->process_peak;
+			if (m->held.total > r->mem_peak_bytes)
+				r->mem_peak_bytes = m->held.total;
+			if (m->process_peak > r->mem_process_peak_bytes)
+				r->mem_process_peak_bytes = m->process_peak;
 		}
-		for (int s = 0; st == PPLAN_OK && s < x->l.pp; s++)
-			memcpy(&r->stage_mem[s], all + offs[stage_rank(x, s)], sizeof *r->stage_mem);
+		for (int s = 0; st == PPLAN_OK && s < x->l.pp; s++) {
+			const struct rank_memory *m = (const void *)(all + offs[stage_rank(x, s)]);
+			r->stage_mem[s] = m->held;
+		}
 	}
 	free(all);
 	free(lens);
@@ -328,7 +380,7 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 
 	for (long s = 0; s < total && st == PPLAN_OK; s++) {
 		struct local_step *ls;
-		double v[2], w[2];
+		double v[2], w[2], ends[2] = { 0, 0 }, first = 0;
 		MPI_Request rq;
 		char *all = NULL;
 		int *lens = NULL, *offs = NULL;
@@ -341,15 +393,19 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the step's log");
 			break;
 		}
-		/* the slowest rank's step; the loss over every token */
+		/* the loss over every token */
 		v[0] = ls->step_s;
 		v[1] = x->step_loss;
 		MPI_Ireduce(v, w, 2, MPI_DOUBLE, MPI_SUM, 0, x->world, &rq);
 		st = exec_wait_mpi(x, &rq, "the step's loss", e);
 		if (st == PPLAN_OK) {
-			double tmax = 0;
-			MPI_Ireduce(&ls->step_s, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, x->world, &rq);
+			/* from the first rank's start to the last rank's end, on
+			 * rank 0's clock */
+			double span[2] = { ls->origin_s + ls->step_s, -ls->origin_s }, tmax;
+			MPI_Ireduce(span, ends, 2, MPI_DOUBLE, MPI_MAX, 0, x->world, &rq);
 			st = exec_wait_mpi(x, &rq, "the step time", e);
+			tmax = ends[0] + ends[1];
+			first = -ends[1];
 			if (st == PPLAN_OK && x->rank == 0) {
 				r->losses[s] = w[1] / ((double)x->l.gbs * (double)x->d.S);
 				for (int i = 0; i < x->ntensor_ids; i++)
@@ -372,12 +428,14 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 				rs->stage = p;
 				rs->nops = q->nops;
 				rs->ops = malloc((size_t)(q->nops > 0 ? q->nops : 1) * sizeof *rs->ops);
-				if (rs->ops)
+				if (rs->ops) {
 					memcpy(rs->ops, q->ops, (size_t)q->nops * sizeof *rs->ops);
+					shift_ops(rs->ops, q->nops, q->origin_s - first);
+				}
 				memcpy(rs->classes_s, q->classes, sizeof rs->classes_s);
 				harness[s] += q->outside_s / (q->step_s > 0 ? q->step_s : 1) / x->l.pp;
 			}
-			t->step_time_s = s >= x->opt.warmup ? r->step_times_s[s - x->opt.warmup] : ls->step_s;
+			t->step_time_s = s >= x->opt.warmup ? r->step_times_s[s - x->opt.warmup] : ends[0] + ends[1];
 			split_receives(x, t);
 			run_timeline_summarise(t);
 		}
@@ -395,6 +453,8 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 			r->harness_overhead += harness[s] / x->opt.steps;
 		if (r->mem_peak_bytes <= 0)
 			r->mem_peak_bytes = NAN;
+		if (r->mem_process_peak_bytes <= 0)
+			r->mem_process_peak_bytes = NAN;
 		r->ntensor_ids = x->ntensor_ids;
 		r->tensor_names = calloc((size_t)x->ntensor_ids, sizeof *r->tensor_names);
 		for (int i = 0; r->tensor_names && i < x->ntensor_ids; i++)
@@ -421,8 +481,9 @@ enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *e
 		return perr_set(e, PPLAN_ENOMEM, "out of host memory for the trace");
 	st = exec_gather_blobs(x, ls, (int)local_bytes(ls), &all, &lens, &offs, e);
 	if (st == PPLAN_OK && x->rank == 0) {
+		double first = first_origin(all, offs, x->size);
 		out->stages = x->size;
-		out->stage = calloc((size_t)x->size, sizeof *out->stage);
+		out->stage = calloc(x->size > 0 ? (size_t)x->size : 1, sizeof *out->stage);
 		for (int r = 0; out->stage && r < x->size; r++) {
 			const struct local_step *q = (const void *)(all + offs[r]);
 			struct rank_coords rc;
@@ -430,8 +491,10 @@ enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *e
 			out->stage[r].stage = rc.c[DIM_PP];
 			out->stage[r].nops = q->nops;
 			out->stage[r].ops = malloc((size_t)(q->nops > 0 ? q->nops : 1) * sizeof(struct run_op));
-			if (out->stage[r].ops)
+			if (out->stage[r].ops) {
 				memcpy(out->stage[r].ops, q->ops, (size_t)q->nops * sizeof(struct run_op));
+				shift_ops(out->stage[r].ops, q->nops, q->origin_s - first);
+			}
 		}
 		if (!out->stage)
 			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the trace");

@@ -115,7 +115,10 @@ static void measured_json(cJSON *doc, const struct run_report *r)
 	json_add_number_or_null(o, "bubble_fraction", m->bubble_fraction);
 	add_classes(o, "op_classes_s", m->classes_s);
 	json_add_number_or_null(o, "harness_overhead_fraction", m->harness_overhead);
+	json_add_number_or_null(o, "clock_offset_max_s", m->clock_offset_max_s);
+	json_add_number_or_null(o, "clock_bound_max_s", m->clock_bound_max_s);
 	json_add_number_or_null(o, "memory_gib_peak", m->mem_peak_bytes / GIB);
+	json_add_number_or_null(o, "memory_gib_process_peak", m->mem_process_peak_bytes / GIB);
 	cJSON_AddItemToObject(o, "per_stage", stages_json(&m->timeline, m->stage_mem));
 	arr = cJSON_AddArrayToObject(o, "per_rank");
 	for (int i = 0; i < m->ranks; i++) {
@@ -130,6 +133,8 @@ static void measured_json(cJSON *doc, const struct run_report *r)
 		cJSON_AddNumberToObject(j, "dp", rc.c[DIM_DP]);
 		json_add_number_or_null(j, "memory_gib_peak",
 					m->rank_mem_peak ? m->rank_mem_peak[i] / GIB : NAN);
+		json_add_number_or_null(j, "memory_gib_process_peak",
+					m->rank_process_peak ? m->rank_process_peak[i] / GIB : NAN);
 		cJSON_AddItemToArray(arr, j);
 	}
 	arr = cJSON_AddArrayToObject(o, "losses");

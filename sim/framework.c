@@ -305,13 +305,16 @@ static const struct framework table[] = {
 	 * kernel on GPUs and with ring attention, else the three-step one (the
 	 * job resolver says which, sim/job.c); fp32 gradients reduced in
 	 * buckets during the backward; no TP communication overlap; even
-	 * stages; ZeRO up to the distributed optimizer; and a measuring run's
-	 * batch: 4 microbatches per pipeline stage and replica. */
+	 * stages; ZeRO up to the distributed optimizer; an fp32 master shard
+	 * beside the weights in every precision, fp32 too (exec/params.c);
+	 * and a measuring run's batch: 4 microbatches per pipeline stage and
+	 * replica. */
 	{ .name = "pplan-exec", .versions = "",
 	  .year_from = 2025, .year_to = 2030, .label = "pplan exec (the executor)",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
 	  .grad_bytes = { [PREC_FP32] = 4, [PREC_BF16] = 4, [PREC_FP16] = 4, [PREC_FP8] = 4 },
+	  .fp32_master = 1,
 	  .pipe = FW_PIPE_MEGATRON, .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
 	  .layout = { RECOMPUTE_NONE, 1, 1 }, .batch_microbatches = 4,
 	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 1, .can_cp = 1,
@@ -758,6 +761,7 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	b->half_grad_copy = fw->half_grad_copy && b->grad_bytes == 4 &&
 			    p != PREC_FP16;
 	b->fp8_weights = fw->fp8_weights && p == PREC_FP8;
+	b->fp32_master = fw->fp32_master;
 	b->pipe = fw->pipe;
 	b->sharding = fw->sharding;
 	b->reshard_after_forward = fw->reshard_after_forward;

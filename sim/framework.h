@@ -47,6 +47,7 @@ struct fw_behaviour {
 	int grad_bytes;                  /* gradient buffer and DP reduction dtype, bytes */
 	int half_grad_copy;              /* a 2-byte .grad beside a 4-byte accumulation buffer */
 	int fp8_weights;                 /* fp8 runs keep and gather the weights in fp8 */
+	int fp32_master;                 /* fp32 runs keep an fp32 master shard too */
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;       /* FSDP: gather again for the backward */
@@ -102,6 +103,7 @@ struct framework {
 	int grad_bytes[PREC_COUNT];      /* by run precision */
 	int half_grad_copy;
 	int fp8_weights;                 /* in fp8 runs (fp8 parameters) */
+	int fp32_master;                 /* an fp32 master shard even beside fp32 weights */
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;

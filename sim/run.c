@@ -222,6 +222,7 @@ void run_measured_free(struct run_measured *r)
 	free(r->grad_norms);
 	free(r->tensor_names);
 	free(r->rank_mem_peak);
+	free(r->rank_process_peak);
 	free(r->stage_mem);
 	for (int i = 0; r->hosts && i < r->ranks; i++)
 		free(r->hosts[i]);

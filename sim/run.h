@@ -86,8 +86,13 @@ struct run_measured {
 	double classes_s[OC_COUNT];  /* mean over timed steps */
 	double bubble_fraction;      /* mean over timed steps */
 	double harness_overhead;     /* share of the step outside timed ops */
-	double mem_peak_bytes;       /* the largest rank's */
-	double *rank_mem_peak;       /* [ranks] */
+	double clock_offset_max_s;   /* the largest |offset| of a rank's clock from rank 0's */
+	double clock_bound_max_s;    /* the largest bound on a measured offset's error */
+	double mem_peak_bytes;       /* the model's: the largest rank's own buffers at their peak */
+	double *rank_mem_peak;       /* [ranks] the same, each rank's */
+	double mem_process_peak_bytes; /* the largest process's (device's) high-water mark:
+					* the model's and the runtime's (MPI, BLAS, CUDA) */
+	double *rank_process_peak;   /* [ranks] */
 	struct mem_breakdown *stage_mem; /* [pp] measured on each stage's first rank */
 	int ranks;
 	char **hosts;                /* [ranks] */

@@ -65,7 +65,8 @@ static int master_remainder(const struct train_opts *o, const struct layout *l)
 double train_opts_optimizer_bytes(const struct train_opts *o, const struct layout *l)
 {
 	double master = 4.0;
-	if (o->precision == PREC_FP32 || (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP))
+	if ((o->precision == PREC_FP32 && !o->b.fp32_master) ||
+	    (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP))
 		master = 0.0; /* the weight is its own master */
 	else if (master_remainder(o, l))
 		master = 2.0;

@@ -57,6 +57,30 @@ for case in pp=2:8 tp=2:4 dp=2:8 cp=2:4 pp=2,vp=2:8 dp=2,zero=0:8; do
 			echo "FAIL $layout: $key: exec's report predicts '$e', pplan predict '$p'"
 		fi
 	done
+	# The model's memory, counted by the executor's allocator (its own
+	# buffers at their peak), within 15 % of what sim's memory model
+	# prices (a second method); the process's peak resident set holds MPI
+	# and OpenBLAS too, so it is above the model's.  The clocks: ranks on
+	# one host share CLOCK_MONOTONIC, so each measured offset lies within
+	# its own bound (half the shortest round trip) of 0.
+	mm=$(value "$tmp/r.json" measured memory_gib_peak)
+	mp=$(value "$tmp/r.json" measured memory_gib_process_peak)
+	pm=$(value "$tmp/r.json" predicted total)
+	co=$(value "$tmp/r.json" measured clock_offset_max_s)
+	cb=$(value "$tmp/r.json" measured clock_bound_max_s)
+	if awk -v m="$mm" -v p="$pm" -v r="$mp" 'BEGIN { d = (m - p) / p; if (d < 0) d = -d;
+		exit !(m > 0 && d <= 0.15 && r > m) }'; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $layout: the model's memory $mm GiB against $pm GiB predicted (within 15 %), the process's $mp GiB (above it)"
+	fi
+	if awk -v o="$co" -v b="$cb" 'BEGIN { exit !(o >= 0 && b > 0 && o <= b) }'; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL $layout: a clock offset of $co s on one host, beyond its bound $cb s"
+	fi
 	e=$(value "$tmp/r.json" layout gbs)
 	p=$(value "$tmp/p.json" layout gbs)
 	if [ "$e" = "$want" ] && [ "$p" = "$want" ]; then

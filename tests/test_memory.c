@@ -144,6 +144,39 @@ Test(model_states, megatron_18_and_6_plus_12_over_d)
 	}
 }
 
+/* fp32 weights (the CPU backend's runs, pplan exec the only framework
+ * priced in fp32): pplan exec keeps an fp32 master shard beside the fp32
+ * weights, as in every precision (exec/params.c allocates master, adam_m
+ * and adam_v per shard element), where the weight could be its own
+ * master: 4 + 4 + 12 = 20 bytes per parameter, not 16; with the
+ * distributed optimizer over d = 4, 4 + 4 + 12/4 = 11. */
+Test(model_states, fp32_master_only_where_kept)
+{
+	const struct model_spec *m = zoo("gpt3-1.3b");
+	struct cluster cl = h100(8);
+	struct train_opts o;
+	struct perr e = { "" };
+	double P = model_params_total(m);
+	struct layout l;
+	struct mem_breakdown mb;
+	layout_default(&l);
+	l.gbs = 8;
+	l.zero = 0;
+	train_opts_default(&o, m);
+	o.precision = PREC_FP32;
+	o.fw = framework_executor();
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	memory_stage(m, &cl, &l, &o, 0, &mb);
+	expect_rel((mb.weights + mb.gradients + mb.optimizer) / P, 20.0, 1e-12,
+		   "pplan exec fp32: 20 bytes/param");
+	l.dp = 4;
+	l.gbs = 16;
+	l.zero = 1;
+	memory_stage(m, &cl, &l, &o, 0, &mb);
+	expect_rel((mb.weights + mb.gradients + mb.optimizer) / P, 4.0 + 4.0 + 12.0 / 4, 1e-12,
+		   "pplan exec fp32, distributed optimizer over 4: 11 bytes/param");
+}
+
 /* Tensor and pipeline parallelism divide the parameters; the stages hold
  * the whole model once, plus with tied embeddings the LM head's copy of
  * the embedding on the last stage (Megatron-LM keeps one per end). */
