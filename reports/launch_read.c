@@ -293,7 +293,9 @@ enum pplan_status lr_pp_layout(struct reader *r, const char *what, const char *s
 	if (layout_apply_pp_layout(s, layers, &r->out->l, pl, why, sizeof why) != 0)
 		return perr_set(r->e, PPLAN_EINPUT, "%s: %s %s", r->where, what, why);
 	r->out->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
-	if (say_mtp && pl->mtp > 0)
+	if (pl->mtp_as_layers)
+		r->out->mtp_layers = pl->mtp; /* added to the model at the end (launch_read_text) */
+	else if (say_mtp && pl->mtp > 0)
 		lr_say(r, "the layout's %d multi-token-prediction layer%s (m) %s not priced", pl->mtp,
 		       pl->mtp == 1 ? "" : "s", pl->mtp == 1 ? "is" : "are");
 	return PPLAN_OK;
@@ -642,6 +644,29 @@ out:
 
 /* ---- the entry points ----------------------------------------------------------- */
 
+/* The pipeline layout put the model's MTP layers with the loss on the
+ * last stage, counted as layers of the split (DeepSeek-V3's
+ * "Et|(tt|)*30mL"): each is priced as one more transformer layer after
+ * the model's (an MoE one where the model's last is), as the split
+ * places it (sim/MODEL.md 9); its extra LM head and loss are not. */
+static enum pplan_status mtp_as_layers(struct reader *r)
+{
+	struct model_spec *m = &r->out->model;
+	int n = r->out->mtp_layers;
+	if (m->mixers[0] || m->ffns[0])
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: the pipeline layout counts %d multi-token-prediction layer%s as layers of a hybrid stack, which pplan cannot price",
+				r->where, n, n == 1 ? "" : "s");
+	if (m->layers + n > MODEL_MAX_COUNT)
+		return perr_set(r->e, PPLAN_EINPUT, "%s: %d layers and %d MTP layers are too many",
+				r->where, m->layers, n);
+	m->layers += n;
+	lr_say(r, "the layout's %d multi-token-prediction layer%s (m) priced as transformer layer%s after the model's %d, where the layout counts %s with the loss (%s extra LM head not priced)",
+	       n, n == 1 ? "" : "s", n == 1 ? "" : "s", m->layers - n, n == 1 ? "it" : "them",
+	       n == 1 ? "its" : "their");
+	return PPLAN_OK;
+}
+
 enum pplan_status launch_read_text(enum emit_format fmt, const char *text,
 				   const char *where, const struct model_spec *given,
 				   struct launch_job *out, struct perr *e)
@@ -657,12 +682,16 @@ enum pplan_status launch_read_text(enum emit_format fmt, const char *text,
 	layout_default(&out->l);
 	if (fmt == EMIT_DEEPSPEED)
 		return read_deepspeed(&r, text, given);
-	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE)
-		return lr_read_recipe(&r, text, given);
-	if ((st = split_words(text, where, &w, e)) == PPLAN_OK)
-		st = fmt == EMIT_TORCHTITAN ? read_torchtitan(&r, &w, given)
-					    : lr_read_megatron(&r, &w, given);
-	words_free(&w);
+	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) {
+		st = lr_read_recipe(&r, text, given);
+	} else {
+		if ((st = split_words(text, where, &w, e)) == PPLAN_OK)
+			st = fmt == EMIT_TORCHTITAN ? read_torchtitan(&r, &w, given)
+						    : lr_read_megatron(&r, &w, given);
+		words_free(&w);
+	}
+	if (st == PPLAN_OK && out->mtp_layers > 0)
+		st = mtp_as_layers(&r);
 	return st;
 }
 

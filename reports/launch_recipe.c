@@ -49,6 +49,7 @@ struct nemo {
 	 * (the text between the parentheses), and the tokenizer's vocabulary */
 	char provider[2048];
 	char pp_layout[512];             /* pipeline_model_parallel_layout ("" None) */
+	char mtp[48];                    /* "model.config.mtp_num_layers = 1" ("" None or 0) */
 	int provider_depth;              /* > 0 inside the call */
 	long tok_vocab;
 	int precision_aware;             /* optim.config.use_precision_aware_optimizer */
@@ -97,7 +98,7 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	}
 	if (!strcmp(key, "model.config.mtp_num_layers")) {
 		if (strcmp(v, "None") && strcmp(v, "0"))
-			lr_say(r, "%s = %s: pplan prices no multi-token-prediction layer", shown, v);
+			snprintf(nm->mtp, sizeof nm->mtp, "%s = %.16s", shown, v);
 		return PPLAN_OK;
 	}
 	for (size_t k = 0; k < sizeof bools / sizeof bools[0]; k++)
@@ -504,6 +505,9 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 		if (st != PPLAN_OK)
 			return st;
 	}
+	/* MTP layers the layout counts as layers are priced so (launch_read_text) */
+	if (nm.mtp[0] && !o->mtp_layers)
+		lr_say(r, "%s: pplan prices no multi-token-prediction layer", nm.mtp);
 	snprintf(o->framework, sizeof o->framework, bridge ? "megatron-bridge" : "nemo");
 	/* NeMo's plugins and Bridge's mixed-precision names: *fp8* (delayed,
 	 * current, blockwise or MX scaling alike), fp16*, the rest bf16 */

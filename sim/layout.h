@@ -132,6 +132,8 @@ struct pp_layout {
 	int first, mid, last; /* transformer layers on rank 0, 1..pp-2, pp-1 */
 	int layers, mtp;    /* transformer and MTP layers in all */
 	int uneven_chunks;  /* a rank's chunks hold different numbers of layers */
+	int mtp_as_layers;  /* the split counts the MTP layers as layers: the
+			     * model must have layers + mtp to be priced so */
 };
 /* 0, or -1 with the reason in why. */
 int layout_pp_layout(const char *s, int pp, struct pp_layout *out, char *why, size_t len);
@@ -139,8 +141,10 @@ int layout_pp_layout(const char *s, int pp, struct pp_layout *out, char *why, si
  * l->vp from its stages, then the split pplan prices that puts every
  * virtual stage's layers where s does: even, the embedding and the loss
  * counted as layers (pp_embed, pp_loss), or uneven first and last stages
- * (pp_first, pp_last) with each stage's chunks alike.  0, or -1 with the
- * reason in why (a split none of them gives). */
+ * (pp_first, pp_last) with each stage's chunks alike; a string with MTP
+ * layers (m) only as the edge split of the layers and the MTP layers
+ * together (out->mtp_as_layers).  0, or -1 with the reason in why (a
+ * split none of them gives). */
 int layout_apply_pp_layout(const char *s, int layers, struct layout *l, struct pp_layout *out,
 			   char *why, size_t len);
 

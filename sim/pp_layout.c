@@ -61,9 +61,10 @@ static int unroll_pp_layout(const char *s, char *out, size_t len)
 }
 
 /* layout_pp_layout, with each virtual stage's transformer layers in
- * stage_layers[PP_LAYOUT_MAX] (at most one stage a character). */
+ * stage_layers[PP_LAYOUT_MAX] (at most one stage a character) and its
+ * MTP layers in stage_mtp (NULL: not wanted). */
 static int read_pp_layout(const char *s, int pp, struct pp_layout *out, int *stage_layers,
-			  char *why, size_t len)
+			  int *stage_mtp, char *why, size_t len)
 {
 	char u[PP_LAYOUT_MAX];
 	int stages = 1, rank_layers[LAYOUT_PP_LAYOUT_RANKS] = { 0 };
@@ -82,12 +83,18 @@ static int read_pp_layout(const char *s, int pp, struct pp_layout *out, int *sta
 		return snprintf(why, len, "'%s' has %d stages, not a multiple of pp=%d", s, stages, pp), -1;
 	out->vp = stages / pp;
 	memset(stage_layers, 0, sizeof stage_layers[0] * (size_t)stages);
+	if (stage_mtp)
+		memset(stage_mtp, 0, sizeof stage_mtp[0] * (size_t)stages);
 	for (const char *c = u; *c; c++) {
 		int first = c == u, last = c[1] == '\0';
 		switch (*c) {
 		case '|': stage++; break;
 		case 't': rank_layers[stage % pp]++; stage_layers[stage]++; out->layers++; break;
-		case 'm': out->mtp++; break;
+		case 'm':
+			out->mtp++;
+			if (stage_mtp)
+				stage_mtp[stage]++;
+			break;
 		case 'E':
 			if (!first)
 				return snprintf(why, len, "'%s': E (the embedding) must come first", s), -1;
@@ -122,16 +129,31 @@ static int read_pp_layout(const char *s, int pp, struct pp_layout *out, int *sta
 int layout_pp_layout(const char *s, int pp, struct pp_layout *out, char *why, size_t len)
 {
 	int stage_layers[PP_LAYOUT_MAX];
-	return read_pp_layout(s, pp, out, stage_layers, why, len);
+	return read_pp_layout(s, pp, out, stage_layers, NULL, why, len);
+}
+
+/* Whether every virtual stage of l (its edge split of `units` layers)
+ * holds the layers the string gives it; `mtp` counts the stages' MTP
+ * layers as layers too (NULL: not). */
+static int edge_split_matches(const struct layout *l, int units, const int *stage_layers,
+			      const int *mtp)
+{
+	int first, chunks = l->pp * l->vp;
+	if (!layout_edge_split_ok(l, units))
+		return 0;
+	for (int v = 0; v < chunks; v++)
+		if (layout_edge_chunk(l, units, v, &first) != stage_layers[v] + (mtp ? mtp[v] : 0))
+			return 0;
+	return 1;
 }
 
 int layout_apply_pp_layout(const char *s, int layers, struct layout *l, struct pp_layout *out,
 			   char *why, size_t len)
 {
-	int stage_layers[PP_LAYOUT_MAX], chunks, first;
+	int stage_layers[PP_LAYOUT_MAX], stage_mtp[PP_LAYOUT_MAX], chunks;
 	struct layout edge;
 
-	if (read_pp_layout(s, l->pp, out, stage_layers, why, len) != 0)
+	if (read_pp_layout(s, l->pp, out, stage_layers, stage_mtp, why, len) != 0)
 		return -1;
 	if (out->layers != layers)
 		return snprintf(why, len, "'%s' places %d transformer layers, the model has %d", s,
@@ -143,19 +165,25 @@ int layout_apply_pp_layout(const char *s, int layers, struct layout *l, struct p
 	 * layers of it: every chunk as pplan splits it */
 	edge = *l;
 	edge.pp_embed = edge.pp_loss = 1;
-	for (int pass = 0; pass < 2; pass++) {
-		const struct layout *t = pass ? &edge : l;
+	if (layers % chunks == 0) {
 		int v = 0;
-		for (; v < chunks; v++) {
-			int n = pass ? layout_edge_chunk(t, layers, v, &first)
-				     : (layers % chunks ? -1 : layers / chunks);
-			if (n != stage_layers[v])
-				break;
-		}
-		if (v == chunks && (!pass || layout_edge_split_ok(t, layers))) {
-			*l = *t;
+		while (v < chunks && layers / chunks == stage_layers[v])
+			v++;
+		if (v == chunks)
 			return 0;
-		}
+	}
+	if (edge_split_matches(&edge, layers, stage_layers, NULL)) {
+		*l = edge;
+		return 0;
+	}
+	/* MTP layers where the loss is (DeepSeek-V3's "Et|(tt|)*30mL"):
+	 * counted as layers of the edge split, the model's layers and its
+	 * MTP layers then fill every chunk as the string does; the caller
+	 * prices them as layers (out->mtp_as_layers) */
+	if (out->mtp > 0 && edge_split_matches(&edge, layers + out->mtp, stage_layers, stage_mtp)) {
+		*l = edge;
+		out->mtp_as_layers = 1;
+		return 0;
 	}
 	/* uneven first and last stages, each stage's chunks alike */
 	if (!out->uneven_chunks && l->pp > 1) {

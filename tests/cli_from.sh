@@ -204,6 +204,15 @@ done
 	--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 3 >/dev/null 2>&1
 [ -n "$(field "$tmp/pl3.json" step_time_s)" ] && [ "$(field "$tmp/pl3.json" step_time_s)" = "$(field "$tmp/pl4.json" step_time_s)" ] && ok ||
 	ko "'Ett|(ttttt|)*6tttL': $(field "$tmp/pl3.json" step_time_s) s, the first/last flags' $(field "$tmp/pl4.json" step_time_s) s"
+# DeepSeek-V3's layout: the MTP layer with the loss, counted as a layer of
+# the split; a 61-layer model with it is priced as the 62-layer model of
+# 'Et|(tt|)*30tL' (pl1), its MTP layer a transformer layer (said)
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl5.json" -- ${ARGS62/62/61} --pipeline-model-parallel-size 16 \
+	--pipeline-model-parallel-layout 'Et|(tt|)*30mL' >"$tmp/out" 2>"$tmp/err" || ko "DeepSeek-V3's layout: $(cat "$tmp/err")"
+[ -n "$(field "$tmp/pl5.json" step_time_s)" ] && [ "$(field "$tmp/pl5.json" step_time_s)" = "$(field "$tmp/pl1.json" step_time_s)" ] && ok ||
+	ko "'Et|(tt|)*30mL' with 61 layers: $(field "$tmp/pl5.json" step_time_s) s, 62 layers' 'Et|(tt|)*30tL' $(field "$tmp/pl1.json" step_time_s) s"
+grep -q "1 multi-token-prediction layer (m) priced as transformer layer after the model's 61" "$tmp/out" && ok ||
+	ko "the MTP layer priced as a layer is said: $(grep -i mtp "$tmp/out")"
 
 # the words after --, and standard input
 "$B" predict --from megatron --gpus 8 --json "$tmp/w.json" -- --num-layers 32 --hidden-size 4096 \
@@ -229,9 +238,9 @@ bad() { # NEEDLE ARGS...
 }
 printf -- '--num-layers $L --hidden-size 4096\n' >"$tmp/var.sh"
 bad "a shell expression" predict --from megatron "$tmp/var.sh" --gpus 8
-# DeepSeek-V3's layout gives rank 0 chunks of 1 and 2 layers: no split pplan prices
+# An MTP layer on the first stage gives rank 0 chunks of 1 and 2 layers: no split pplan prices
 bad "different layer counts (1 and 2 on rank 0)" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
-	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30mL'
+	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Emt|(tt|)*30L'
 bad "places 62 transformer layers, the model has 61" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
 	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30tL' 
 printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 1000 --seq-length 2048\n' >"$tmp/fp32.sh"

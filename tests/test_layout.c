@@ -840,9 +840,17 @@ Test(pp_layout, the_split_pplan_prices)
 	l.pp = 8;
 	cr_assert_eq(layout_apply_pp_layout("Ett|(ttttt|)*6tttL", 35, &l, &pl, why, sizeof why), 0, "%s", why);
 	cr_expect(l.vp == 1 && l.pp_first == 2 && l.pp_last == 3 && !l.pp_embed);
-	/* DeepSeek-V3's: rank 0's chunks hold 1 and 2 layers, which no split pplan prices gives */
+	/* DeepSeek-V3's: its MTP layer counted as a layer, 61 + 1 + 2 = 64
+	 * units over 32 chunks, 2 a chunk: "Et" (E takes a place), 30 x "tt",
+	 * "mL" (L takes a place) */
 	l.pp = 16;
-	cr_expect_eq(layout_apply_pp_layout("Et|(tt|)*30mL", 61, &l, &pl, why, sizeof why), -1);
+	cr_assert_eq(layout_apply_pp_layout("Et|(tt|)*30mL", 61, &l, &pl, why, sizeof why), 0, "%s", why);
+	cr_expect(l.vp == 2 && l.pp_embed && l.pp_loss && !l.pp_first && !l.pp_last);
+	cr_expect_eq(pl.mtp_as_layers, 1);
+	cr_expect_eq(pl.mtp, 1);
+	/* the MTP layer on the first stage instead: rank 0's chunks hold 1 and
+	 * 2 layers, which no split pplan prices gives */
+	cr_expect_eq(layout_apply_pp_layout("Emt|(tt|)*30L", 61, &l, &pl, why, sizeof why), -1);
 	cr_expect(strstr(why, "(1 and 2 on rank 0)"), "%s", why);
 	cr_expect_eq(layout_apply_pp_layout("Et|(tt|)*30tL", 61, &l, &pl, why, sizeof why), -1);
 	cr_expect(strstr(why, "places 62 transformer layers, the model has 61"), "%s", why);
