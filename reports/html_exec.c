@@ -349,7 +349,7 @@ static void memory(struct sbuf *b, const struct runreport *r)
 	axis_nice(&ay.lo, &ay.hi, 0);
 	gw = fmin(240, (HTML_PLOT_W - left - right) / n);
 	bw = fmin(52, gw * 0.32);
-	sbuf_printf(b, "<h3>Memory per GPU</h3>\n<p class=\"caption\">For each pipeline stage, the prediction stacked by what holds the memory, beside the measured peak (a process's peak is not split by kind).</p>\n");
+	sbuf_printf(b, "<h3>Memory per GPU</h3>\n<p class=\"caption\">For each pipeline stage, the prediction stacked by what holds the memory, beside the measured: pplan exec's own buffers at their peak, split the same way (the process's peak, which holds MPI's, BLAS's and CUDA's buffers too, is the report's memory_gib_process_peak; an older report's measured bar is that peak, unsplit).</p>\n");
 	sbuf_printf(b, "<svg class=\"memory\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"memory per GPU\">\n",
 		    HTML_PLOT_W, bottom + 62);
 	svg_axis_y(b, &ay, left, HTML_PLOT_W - right, "memory per GPU (GiB)");
