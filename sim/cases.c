@@ -10,6 +10,7 @@
  * node preset.  A case that cannot be modelled keeps its reason.
  */
 #include "cases.h"
+#include "cases_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -19,14 +20,10 @@
 
 #include "defaults.h"
 #include "jsonio.h"
-#include "model_internal.h" /* mj_dropout, as pplan.model/1 reads it */
 #include "memory.h"
 #include "predict.h"
 
-static void note(struct vcase *vc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void note(struct vcase *vc, const char *fmt, ...)
+void vcase_note(struct vcase *vc, const char *fmt, ...)
 {
 	char buf[320];
 	size_t len = strlen(vc->assumed);
@@ -38,10 +35,7 @@ static void note(struct vcase *vc, const char *fmt, ...)
 		 len ? "; " : "", buf);
 }
 
-static void skip(struct vcase *vc, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void skip(struct vcase *vc, const char *fmt, ...)
+void vcase_skip(struct vcase *vc, const char *fmt, ...)
 {
 	va_list ap;
 	if (!vc->predictable)
@@ -75,10 +69,7 @@ static void publication_of(struct vcase *vc, const char *text)
 			 (int)(sizeof vc->label - 4), text);
 }
 
-/* Reads a whole number in [min, max] that may be null; returns 1 if
- * present.  A value out of range sets *st (the first error is kept) with
- * a sentence naming where, the key and the bound. */
-static int opt_long(const cJSON *o, const char *key, long min, long max,
+int vcase_opt_long(const cJSON *o, const char *key, long min, long max,
 		    long *v, const char *where, enum pplan_status *st,
 		    struct perr *e)
 {
@@ -99,9 +90,7 @@ static int opt_long(const cJSON *o, const char *key, long min, long max,
 	return 1;
 }
 
-/* A number that may be null but must be more than 0 and at most max when
- * given; returns 1 if present. */
-static int opt_positive(const cJSON *o, const char *key, double max, const char *unit,
+int vcase_opt_positive(const cJSON *o, const char *key, double max, const char *unit,
 			double *v, const char *where, enum pplan_status *st,
 			struct perr *e)
 {
@@ -120,251 +109,6 @@ static int opt_positive(const cJSON *o, const char *key, double max, const char 
 		return 0;
 	*v = x;
 	return 1;
-}
-
-/* ---- the model ------------------------------------------------------------- */
-
-struct arch {
-	long layers, hidden, ffn, heads, kv, vocab, seq, head_dim;
-	int have_l, have_h, have_f, have_a, have_g, have_v, have_d;
-	double params_billion;
-};
-
-static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
-				   struct arch *a, const char *where,
-				   struct perr *e)
-{
-	enum pplan_status st = PPLAN_OK;
-	char w[300];
-	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
-
-	snprintf(w, sizeof w, "%s: model", where);
-	memset(a, 0, sizeof *a);
-	a->have_l = opt_long(jm, "num_layers", 1, C, &a->layers, w, &st, e);
-	a->have_h = opt_long(jm, "hidden_size", 1, D, &a->hidden, w, &st, e);
-	a->have_f = opt_long(jm, "ffn_hidden_size", 1, D, &a->ffn, w, &st, e);
-	a->have_a = opt_long(jm, "num_attention_heads", 1, C, &a->heads, w, &st, e);
-	a->have_g = opt_long(jm, "num_kv_heads", 1, C, &a->kv, w, &st, e);
-	a->have_v = opt_long(jm, "vocab_size", 1, D, &a->vocab, w, &st, e);
-	a->have_d = opt_long(jm, "head_dim", 1, D, &a->head_dim, w, &st, e);
-	if (!opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e) && st == PPLAN_OK) {
-		a->seq = 2048;
-		note(vc, "seq_length=2048");
-	}
-	if (st != PPLAN_OK)
-		return st;
-	if (json_get_number(jm, "params_billion", &a->params_billion, w, e) == PPLAN_EINPUT)
-		return PPLAN_EINPUT;
-	return PPLAN_OK;
-}
-
-/* Fills what the source left out from the nearest zoo model of the same
- * MLP kind (and MoE or not). */
-static enum pplan_status fill_from_zoo(struct model_spec *m, struct arch *a,
-				       int moe, struct vcase *vc,
-				       const char *where, struct perr *e)
-{
-	const struct model_spec *best = NULL;
-	int nz;
-	const struct model_spec *zoo = model_zoo(&nz);
-	double target = a->params_billion > 0 ? a->params_billion * 1e9 : 0;
-
-	for (int i = 0; i < nz; i++) {
-		if (zoo[i].mlp != m->mlp || (zoo[i].num_experts > 1) != moe)
-			continue;
-		if (a->have_h && zoo[i].hidden != a->hidden)
-			continue;
-		if (!best || fabs(model_params_total(&zoo[i]) - target) <
-			     fabs(model_params_total(best) - target))
-			best = &zoo[i];
-	}
-	if (!best)
-		return perr_set(e, PPLAN_EINPUT,
-				"%s: the model's architecture is incomplete and no zoo model matches it",
-				where);
-	if (!a->have_l) { a->layers = best->layers; note(vc, "num_layers=%ld (zoo %s)", a->layers, best->name); }
-	if (!a->have_h) { a->hidden = best->hidden; note(vc, "hidden_size=%ld (zoo %s)", a->hidden, best->name); }
-	if (!a->have_a) { a->heads = best->heads; note(vc, "heads=%ld (zoo %s)", a->heads, best->name); }
-	if (!a->have_g && !a->have_a) { a->kv = best->kv_heads; a->have_g = 1; note(vc, "kv_heads=%ld (zoo %s)", a->kv, best->name); }
-	if (!a->have_v) { a->vocab = best->vocab; note(vc, "vocab_size=%ld (zoo %s)", a->vocab, best->name); }
-	if (!a->have_f) { a->ffn = best->ffn; a->have_f = 1; note(vc, "ffn_hidden_size=%ld (zoo %s)", a->ffn, best->name); }
-	m->norm = best->norm;
-	m->tied_embeddings = best->tied_embeddings;
-	m->linear_bias = best->linear_bias;
-	m->pos_embedding = best->pos_embedding;
-	return PPLAN_OK;
-}
-
-/* The moe object: experts, top-k, the routed and shared experts' widths,
- * the leading dense layers (first_k_dense_replace) and the MoE stride. */
-static enum pplan_status load_moe(const cJSON *moe, struct model_spec *m,
-				  const char *where, struct perr *e)
-{
-	long ne = 0, k = 0, v;
-	enum pplan_status st = PPLAN_OK;
-	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
-	char w[300];
-
-	snprintf(w, sizeof w, "%s: model.moe", where);
-	opt_long(moe, "num_experts", 1, C, &ne, w, &st, e);
-	opt_long(moe, "top_k", 1, C, &k, w, &st, e);
-	if (opt_long(moe, "moe_ffn_hidden_size", 1, D, &v, w, &st, e))
-		m->moe_ffn = v;
-	if (opt_long(moe, "shared_experts", 0, C, &v, w, &st, e))
-		m->shared_experts = (int)v;
-	if (opt_long(moe, "shared_expert_ffn_hidden_size", 1, D, &v, w, &st, e))
-		m->shared_ffn = v;
-	if (opt_long(moe, "dense_layers", 0, C, &v, w, &st, e))
-		m->dense_layers = (int)v;
-	if (opt_long(moe, "moe_every", 1, C, &v, w, &st, e))
-		m->moe_every = (int)v;
-	if (st != PPLAN_OK)
-		return st;
-	if (k > 0 && ne < 2)
-		return perr_set(e, PPLAN_EINPUT, "%s: top_k %ld needs num_experts (2 or more)",
-				w, k);
-	m->num_experts = (int)ne;
-	m->top_k = (int)k;
-	return PPLAN_OK;
-}
-
-/* The architecture from the case's hf_config object, read as pplan reads
- * a Hugging Face config.json; the case's seq_length stays the run's. */
-static enum pplan_status load_hf_model(const cJSON *hf, struct vcase *vc,
-				       const struct arch *a, const char *where,
-				       struct perr *e)
-{
-	char w[300];
-	long seq = vc->model.seq;
-	snprintf(w, sizeof w, "%s: model.hf_config", where);
-	if (model_load_hf(hf, w, &vc->model, e) != PPLAN_OK)
-		return PPLAN_EINPUT;
-	vc->model.seq = a->seq > 0 ? a->seq : seq;
-	{
-		long mtp = 0;
-		enum pplan_status st = PPLAN_OK;
-		opt_long(hf, "num_nextn_predict_layers", 0, 64, &mtp, w, &st, e);
-		if (st != PPLAN_OK)
-			return st;
-		vc->mtp_layers = (int)mtp;
-	}
-	return PPLAN_OK;
-}
-
-/* A model that computes to other than the case's params_billion is said
- * (past 5 %): a dropped key prices a different model. */
-static void check_params(struct vcase *vc, double params_billion)
-{
-	double got = model_params_total(&vc->model) / 1e9;
-	if (!(params_billion > 0) || fabs(got / params_billion - 1.0) <= 0.05)
-		return;
-	snprintf(vc->warning, sizeof vc->warning,
-		 "the architecture computes to %.2f B parameters, the case says %.2f B (%+.0f %%)",
-		 got, params_billion, 100.0 * (got / params_billion - 1.0));
-}
-
-static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
-					 struct arch *ap, const char *where,
-					 struct perr *e);
-static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
-				      const char *where, struct perr *e);
-
-/* The model: an hf_config object (a config.json's keys) or the flat keys;
- * the run's seq_length, dropout and name; the parameter count checked. */
-static enum pplan_status load_model(const cJSON *jm, struct vcase *vc,
-				    const char *where, struct perr *e)
-{
-	struct model_spec *m = &vc->model;
-	const char *s = NULL;
-	struct arch a;
-	const cJSON *hf = cJSON_GetObjectItemCaseSensitive(jm, "hf_config");
-	enum pplan_status st;
-
-	memset(m, 0, sizeof *m);
-	m->mlp = MLP_GELU;
-	if (json_get_string(jm, "mlp", &s, where, e) == PPLAN_OK &&
-	    mlp_kind_parse(s, &m->mlp) != 0)
-		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
-				where, s);
-	if ((st = read_arch(jm, vc, &a, where, e)) != PPLAN_OK)
-		return st;
-	if (hf && !cJSON_IsNull(hf)) {
-		if (!cJSON_IsObject(hf))
-			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config must be an object",
-					where);
-		if ((st = load_hf_model(hf, vc, &a, where, e)) != PPLAN_OK)
-			return st;
-	} else if ((st = load_flat_model(jm, vc, &a, where, e)) != PPLAN_OK) {
-		return st;
-	}
-	if (json_get_string(jm, "name", &s, where, e) == PPLAN_OK)
-		snprintf(m->name, sizeof m->name, "%s", s);
-	if ((st = load_dropout(jm, m, where, e)) != PPLAN_OK)
-		return st;
-	if ((st = model_check(m, where, e)) != PPLAN_OK)
-		return st;
-	check_params(vc, a.params_billion);
-	return PPLAN_OK;
-}
-
-/* The architecture from the flat keys, completed from the zoo. */
-static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
-					 struct arch *ap, const char *where,
-					 struct perr *e)
-{
-	struct model_spec *m = &vc->model;
-	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
-	int is_moe = cJSON_IsObject(moe);
-	struct arch a = *ap;
-	enum pplan_status st;
-	if (!a.have_l || !a.have_h || !a.have_a || !a.have_v ||
-	    (!a.have_f && mlp_is_gated(m->mlp))) {
-		if ((st = fill_from_zoo(m, &a, is_moe, vc, where, e)) != PPLAN_OK)
-			return st;
-	} else {
-		m->norm = (m->mlp == MLP_SWIGLU) ? NORM_RMSNORM : NORM_LAYERNORM;
-		m->tied_embeddings = m->mlp == MLP_GELU;
-		m->linear_bias = m->mlp == MLP_GELU;
-	}
-	if (!a.have_f) {
-		a.ffn = 4 * a.hidden;
-		note(vc, "ffn_hidden_size=4h=%ld", a.ffn);
-	}
-	if (!a.have_g)
-		a.kv = a.heads;
-	snprintf(m->name, sizeof m->name, "%s", vc->id);
-	m->layers = (int)a.layers;
-	m->hidden = a.hidden;
-	m->ffn = a.ffn;
-	m->heads = (int)a.heads;
-	m->kv_heads = (int)a.kv;
-	m->head_dim = a.heads > 0 ? a.hidden / a.heads : 0;
-	m->vocab = a.vocab;
-	m->seq = a.seq;
-	if (a.have_d)
-		m->head_dim = a.head_dim;
-	if (is_moe && (st = load_moe(moe, m, where, e)) != PPLAN_OK)
-		return st;
-	*ap = a;
-	return PPLAN_OK;
-}
-
-/* The run's dropout probability when the source gives it; else the
- * family's custom: GPT-style GeLU and ReLU models kept Megatron-LM's 0.1,
- * gated and squared-ReLU (Llama, Mistral, Nemotron) models train without.
- * A zoo model matched for its dimensions says nothing about the run's
- * dropout. */
-static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
-				      const char *where, struct perr *e)
-{
-	static const char *const k_drop[] = {"dropout", NULL};
-	int found, on;
-	char w[300];
-	snprintf(w, sizeof w, "%s: model", where);
-	if (mj_dropout(jm, k_drop, &found, &on, w, e) != PPLAN_OK)
-		return PPLAN_EINPUT;
-	m->no_dropout = found ? !on : mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
-	return PPLAN_OK;
 }
 
 /* ---- the framework ----------------------------------------------------- */
@@ -395,20 +139,20 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 	snprintf(vc->framework_given, sizeof vc->framework_given, "%s%s%s",
 		 name ? name : "(none)", version ? " " : "", version ? version : "");
 	if (!name) {
-		note(vc, "framework not given: other");
+		vcase_note(vc, "framework not given: other");
 		name = "other";
 	} else if (!framework_known(name)) {
 		char known[512];
 		framework_names(known, sizeof known);
-		note(vc, "framework '%s' is not known (known: %s): predicted as other", name, known);
+		vcase_note(vc, "framework '%s' is not known (known: %s): predicted as other", name, known);
 		name = "other";
 		version = NULL;
 	}
 	if (framework_lookup(name, version, (int)year, &fw, vnote, sizeof vnote, &fe) != PPLAN_OK) {
-		skip(vc, "%s", fe.msg);
+		vcase_skip(vc, "%s", fe.msg);
 		framework_find(name, NULL, (int)year, &fw, NULL);
 	} else if (vnote[0]) {
-		note(vc, "%s", vnote);
+		vcase_note(vc, "%s", vnote);
 	}
 	vc->opts.fw = fw;
 	return PPLAN_OK;
@@ -435,18 +179,18 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 				where, s ? s : "(missing)", list);
 	}
 	if (approx)
-		note(vc, "GPU %s priced as the SXM %s (pplan has no PCIe or NVL parts)", s, g->name);
+		vcase_note(vc, "GPU %s priced as the SXM %s (pplan has no PCIe or NVL parts)", s, g->name);
 	snprintf(w, sizeof w, "%s: hardware", where);
-	if (!opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, w, &st, e)) {
+	if (!vcase_opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, w, &st, e)) {
 		if (st != PPLAN_OK)
 			return st;
 		return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing", where);
 	}
-	if (!opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS, &per_node, w, &st, e)) {
+	if (!vcase_opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS, &per_node, w, &st, e)) {
 		if (st != PPLAN_OK)
 			return st;
 		per_node = 8;
-		note(vc, "gpus_per_node=8");
+		vcase_note(vc, "gpus_per_node=8");
 	}
 	/* The usual fabric for the GPU: its preset, else its generation's
 	 * node (as --gpu takes it: an A100 40GB on the DGX A100's). */
@@ -463,12 +207,12 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 		vc->cluster.num_nodes = 1;
 	}
 	cluster_fit_domain(&vc->cluster);
-	if (opt_positive(jh, "inter_node_gbps_per_gpu", 1e6, "Gb/s", &gbps, w, &st, e))
+	if (vcase_opt_positive(jh, "inter_node_gbps_per_gpu", 1e6, "Gb/s", &gbps, w, &st, e))
 		cluster_set_net_gbps(&vc->cluster, gbps / 8.0);
 	else if (st != PPLAN_OK)
 		return st;
 	else
-		note(vc, "network %ld Gb/s per GPU (%s)",
+		vcase_note(vc, "network %ld Gb/s per GPU (%s)",
 		     (long)(vc->cluster.net.bw_gbps * 8 + 0.5), preset);
 	snprintf(vc->cluster.name, sizeof vc->cluster.name, "%ld x %s", gpus, g->name);
 	return PPLAN_OK;
@@ -488,19 +232,19 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 
 	snprintf(w, sizeof w, "%s: layout", where);
 	layout_default(l);
-	has_tp = opt_long(jl, "tp", 1, D, &v, w, &st, e); if (has_tp) l->tp = (int)v;
-	has_pp = opt_long(jl, "pp", 1, D, &v, w, &st, e); if (has_pp) l->pp = (int)v;
-	has_dp = opt_long(jl, "dp", 1, D, &v, w, &st, e); if (has_dp) l->dp = (int)v;
-	if (opt_long(jl, "cp", 1, D, &v, w, &st, e)) l->cp = (int)v;
-	if (opt_long(jl, "ep", 1, D, &v, w, &st, e)) l->ep = (int)v;
-	else if (st == PPLAN_OK && vc->model.num_experts > 1) note(vc, "ep=1");
-	if (opt_long(jl, "vp", 1, D, &v, w, &st, e)) l->vp = (int)v;
-	if (opt_long(jl, "etp", 1, D, &v, w, &st, e)) l->etp = (int)v;
-	if (opt_long(jl, "micro_batch_size", 1, D, &v, w, &st, e))
+	has_tp = vcase_opt_long(jl, "tp", 1, D, &v, w, &st, e); if (has_tp) l->tp = (int)v;
+	has_pp = vcase_opt_long(jl, "pp", 1, D, &v, w, &st, e); if (has_pp) l->pp = (int)v;
+	has_dp = vcase_opt_long(jl, "dp", 1, D, &v, w, &st, e); if (has_dp) l->dp = (int)v;
+	if (vcase_opt_long(jl, "cp", 1, D, &v, w, &st, e)) l->cp = (int)v;
+	if (vcase_opt_long(jl, "ep", 1, D, &v, w, &st, e)) l->ep = (int)v;
+	else if (st == PPLAN_OK && vc->model.num_experts > 1) vcase_note(vc, "ep=1");
+	if (vcase_opt_long(jl, "vp", 1, D, &v, w, &st, e)) l->vp = (int)v;
+	if (vcase_opt_long(jl, "etp", 1, D, &v, w, &st, e)) l->etp = (int)v;
+	if (vcase_opt_long(jl, "micro_batch_size", 1, D, &v, w, &st, e))
 		l->mbs = (int)v;
 	else if (st == PPLAN_OK)
-		note(vc, "mbs=1 (%s default)", vc->opts.fw->name);
-	if (opt_long(jl, "global_batch_size", 1, LAYOUT_MAX_GBS, &v, w, &st, e))
+		vcase_note(vc, "mbs=1 (%s default)", vc->opts.fw->name);
+	if (vcase_opt_long(jl, "global_batch_size", 1, LAYOUT_MAX_GBS, &v, w, &st, e))
 		l->gbs = v;
 	if (st != PPLAN_OK)
 		return st;
@@ -509,7 +253,7 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 				w, (double)l->tp * l->pp * l->dp * l->cp,
 				(long)CLUSTER_MAX_GPUS);
 	if (!has_tp || !has_pp || !has_dp)
-		skip(vc, "the source gives no tp/pp/dp");
+		vcase_skip(vc, "the source gives no tp/pp/dp");
 	l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
 	return PPLAN_OK;
 }
@@ -564,7 +308,7 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 		l->sp = b && l->tp > 1;
 	} else {
 		l->sp = fw->layout.sp && l->tp > 1;
-		note(vc, "sp=%s", l->sp ? "on" : "off");
+		vcase_note(vc, "sp=%s", l->sp ? "on" : "off");
 	}
 	if ((st = load_modules(jl, "recompute_modules", recompute_modules_parse,
 			       &l->recompute_modules, where, e)) != PPLAN_OK ||
@@ -588,10 +332,10 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	}
 	/* Megatron's --recompute-num-layers (the block method) and
 	 * --cpu-offloading-num-layers, as the recipes name them. */
-	if (opt_long(jl, "recompute_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
+	if (vcase_opt_long(jl, "recompute_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
 		l->recompute_layers = (int)v;
 	if (st == PPLAN_OK &&
-	    opt_long(jl, "cpu_offloading_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
+	    vcase_opt_long(jl, "cpu_offloading_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
 		l->offload_layers = (int)v;
 	if (st != PPLAN_OK)
 		return st;
@@ -606,13 +350,13 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	} else {
 		l->recompute = fw->layout.recompute;
 		vc->recompute_unknown = 1;
-		note(vc, "recompute=%s", recompute_name(l->recompute));
+		vcase_note(vc, "recompute=%s", recompute_name(l->recompute));
 	}
-	if (opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
+	if (vcase_opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
 		l->zero = (int)v;
 	} else if (st == PPLAN_OK) {
 		l->zero = l->dp * l->cp > 1 ? fw->layout.zero : 0;
-		note(vc, "zero=%d", l->zero);
+		vcase_note(vc, "zero=%d", l->zero);
 	}
 	if (st != PPLAN_OK)
 		return st;
@@ -623,9 +367,9 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 					"%s: layout.precision '%s' is unknown (bf16, fp16, fp8 and its recipes, nvfp4)",
 					where, s);
 		if (pnote)
-			note(vc, "%s", pnote);
+			vcase_note(vc, "%s", pnote);
 	} else {
-		note(vc, "precision=bf16");
+		vcase_note(vc, "precision=bf16");
 	}
 	return PPLAN_OK;
 }
@@ -639,9 +383,9 @@ static void resolve_framework(struct vcase *vc)
 	train_opts_resolve(o, NULL);
 	train_opts_fit_tp_overlap(o, &vc->cluster.gpu);
 	if (train_opts_fit_gpu(o, &vc->cluster.gpu))
-		note(vc, "flash attention needs Ampere or newer: unfused on %s", vc->cluster.gpu.name);
+		vcase_note(vc, "flash attention needs Ampere or newer: unfused on %s", vc->cluster.gpu.name);
 	framework_describe(&o->b, what, sizeof what);
-	note(vc, "%s: %s", o->fw->label, what);
+	vcase_note(vc, "%s: %s", o->fw->label, what);
 }
 
 /* ---- measurements -------------------------------------------------------- */
@@ -685,11 +429,11 @@ static enum pplan_status load_measured(const cJSON *jme, struct vcase *vc,
 	char w[300];
 
 	snprintf(w, sizeof w, "%s: measured", where);
-	if (opt_positive(jme, "step_time_s", 1e9, "s", &x, w, &st, e))
+	if (vcase_opt_positive(jme, "step_time_s", 1e9, "s", &x, w, &st, e))
 		vc->measured_step_s = x;
-	if (opt_positive(jme, "tflops_per_gpu", 1e6, "TFLOP/s", &x, w, &st, e))
+	if (vcase_opt_positive(jme, "tflops_per_gpu", 1e6, "TFLOP/s", &x, w, &st, e))
 		vc->measured_tflops = x;
-	if (opt_positive(jme, "memory_gib", 1e6, "GiB", &x, w, &st, e))
+	if (vcase_opt_positive(jme, "memory_gib", 1e6, "GiB", &x, w, &st, e))
 		vc->measured_mem_gib = x;
 	if (st != PPLAN_OK)
 		return st;
@@ -711,12 +455,12 @@ static void step_from_throughput(struct vcase *vc)
 	    !vc->predictable || vc->measured_oom)
 		return;
 	if (vc->convention == FLOPS_UNKNOWN) {
-		skip(vc, "the source gives a throughput but no FLOP convention pplan reads");
+		vcase_skip(vc, "the source gives a throughput but no FLOP convention pplan reads");
 		return;
 	}
 	vc->measured_step_s = convention_flops(vc) / (vc->measured_tflops * 1e12 * gpus);
 	vc->step_from_throughput = 1;
-	note(vc, "compared by throughput (%.1f TFLOP/s per GPU, %s FLOPs)",
+	vcase_note(vc, "compared by throughput (%.1f TFLOP/s per GPU, %s FLOPs)",
 	     vc->measured_tflops, vc->convention == FLOPS_MODEL ? "model" : "hardware");
 }
 
@@ -739,12 +483,12 @@ static void batch_of(struct vcase *vc)
 		if (per > 0 && l->gbs % per)
 			l->gbs = (l->gbs / per + 1) * per;
 		if (l->gbs > 0 && l->gbs <= LAYOUT_MAX_GBS) {
-			note(vc, "gbs=%ld (none given; pplan's %s)", l->gbs, bd.origin);
+			vcase_note(vc, "gbs=%ld (none given; pplan's %s)", l->gbs, bd.origin);
 			return;
 		}
 		l->gbs = 0;
 	}
-	skip(vc, "the source gives no global batch size");
+	vcase_skip(vc, "the source gives no global batch size");
 }
 
 /* ---- one case -------------------------------------------------------------- */
@@ -759,12 +503,12 @@ static void megatron_split(struct vcase *vc)
 	int L = vc->model.layers;
 	enum megatron_split how = layout_split_megatron(l, L);
 	if (how == SPLIT_EDGES) {
-		note(vc, "embedding and loss as pipeline layers: %d layers + 2 over pp x vp = %d chunks (--account-for-embedding/loss-in-pipeline-split)",
+		vcase_note(vc, "embedding and loss as pipeline layers: %d layers + 2 over pp x vp = %d chunks (--account-for-embedding/loss-in-pipeline-split)",
 		     L, l->pp * l->vp);
 		return;
 	}
 	if (how == SPLIT_UNEVEN) {
-		note(vc, "uneven stages: %d layers over pp=%d as Megatron splits them, first %d, last %d",
+		vcase_note(vc, "uneven stages: %d layers over pp=%d as Megatron splits them, first %d, last %d",
 		     L, l->pp, l->pp_first, l->pp_last);
 		return;
 	}
@@ -773,7 +517,7 @@ static void megatron_split(struct vcase *vc)
 	l->pp_embed = l->pp_loss = 1;
 	if (vc->mtp_layers > 0 && layout_edge_split_ok(l, L + vc->mtp_layers)) {
 		vc->model.layers = L + vc->mtp_layers;
-		note(vc, "the %d multi-token-prediction layer%s priced as MoE layer%s after the %d: %d + %d + 2 units over pp x vp = %d chunks (its extra LM head is not priced)",
+		vcase_note(vc, "the %d multi-token-prediction layer%s priced as MoE layer%s after the %d: %d + %d + 2 units over pp x vp = %d chunks (its extra LM head is not priced)",
 		     vc->mtp_layers, vc->mtp_layers > 1 ? "s" : "", vc->mtp_layers > 1 ? "s" : "",
 		     L, L, vc->mtp_layers, l->pp * l->vp);
 		return;
@@ -791,7 +535,7 @@ static void expert_tp(struct vcase *vc)
 		return;
 	if (room % ((long)l->ep * l->tp) != 0 && room % l->ep == 0) {
 		l->etp = 1;
-		note(vc, "etp=1 (ep x tp = %ld does not fit in tp x dp x cp = %ld; etp 1 does)",
+		vcase_note(vc, "etp=1 (ep x tp = %ld does not fit in tp x dp x cp = %ld; etp 1 does)",
 		     (long)l->ep * l->tp, room);
 	}
 }
@@ -810,15 +554,15 @@ static void check_layout(struct vcase *vc)
 	expert_tp(vc);
 	if (layout_check_part(l, &vc->model, cluster_gpus(&vc->cluster),
 			      vc->opts.b.partition, &why, &le) != PPLAN_OK) {
-		skip(vc, "%s", le.msg);
+		vcase_skip(vc, "%s", le.msg);
 		return;
 	}
 	why = framework_check_layout(vc->opts.fw, vc->opts.precision, l);
 	if (why != REJECT_NONE)
-		skip(vc, "%s cannot run this layout: %s", vc->opts.fw->label,
+		vcase_skip(vc, "%s cannot run this layout: %s", vc->opts.fw->label,
 		     reject_key(why));
 	if (vc->model.layers % l->pp && vc->opts.b.partition == PART_DEEPSPEED)
-		note(vc, "uneven stages: DeepSpeed partitions %d layers + 2 embeddings over pp=%d",
+		vcase_note(vc, "uneven stages: DeepSpeed partitions %d layers + 2 embeddings over pp=%d",
 		     vc->model.layers, l->pp);
 }
 
@@ -854,7 +598,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 				where);
 	train_opts_default(&vc->opts, &vc->model);
 	if ((st = load_framework(jc, vc, where, e)) != PPLAN_OK ||
-	    (st = load_model(jm, vc, where, e)) != PPLAN_OK ||
+	    (st = vcase_load_model(jm, vc, where, e)) != PPLAN_OK ||
 	    (st = load_hardware(jh, vc, where, e)) != PPLAN_OK ||
 	    (st = load_degrees(jl, vc, where, e)) != PPLAN_OK ||
 	    (st = load_settings(jl, vc, where, e)) != PPLAN_OK)
@@ -884,7 +628,7 @@ static void unreadable(struct vcase *vc, const char *path, int idx, const char *
 	if (strncmp(msg, prefix, n) != 0)
 		n = 0;
 	vc->predictable = 1; /* so that this reason stands */
-	skip(vc, "%s", msg + n);
+	vcase_skip(vc, "%s", msg + n);
 }
 
 enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
@@ -1039,7 +783,7 @@ enum pplan_status vcase_predict(struct vcase *vc, struct prediction *p,
 				 best_l.recompute_layers);
 		else
 			snprintf(what, sizeof what, "recompute=%s", recompute_name(best_l.recompute));
-		note(vc, "%s instead (recompute=%s does not fit; the run did; the fastest of the framework's knobs that fits)",
+		vcase_note(vc, "%s instead (recompute=%s does not fit; the run did; the fastest of the framework's knobs that fits)",
 		     what, recompute_name(vc->layout.recompute));
 		vc->layout = best_l;
 		vc->recompute_unknown = 0;

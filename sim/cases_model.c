@@ -1,0 +1,257 @@
+/*
+ * cases_model.c: a case's model (pplan.cases/1, validation/README.md):
+ * its Hugging Face config.json keys (hf_config) or the flat keys, with
+ * the MoE block, completed from the zoo model of the same MLP kind
+ * nearest in size, and its parameter count checked against the case's
+ * params_billion.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cases_internal.h"
+#include "jsonio.h"
+#include "model_internal.h" /* mj_dropout, as pplan.model/1 reads it */
+
+struct arch {
+	long layers, hidden, ffn, heads, kv, vocab, seq, head_dim;
+	int have_l, have_h, have_f, have_a, have_g, have_v, have_d;
+	double params_billion;
+};
+
+static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
+				   struct arch *a, const char *where,
+				   struct perr *e)
+{
+	enum pplan_status st = PPLAN_OK;
+	char w[300];
+	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
+
+	snprintf(w, sizeof w, "%s: model", where);
+	memset(a, 0, sizeof *a);
+	a->have_l = vcase_opt_long(jm, "num_layers", 1, C, &a->layers, w, &st, e);
+	a->have_h = vcase_opt_long(jm, "hidden_size", 1, D, &a->hidden, w, &st, e);
+	a->have_f = vcase_opt_long(jm, "ffn_hidden_size", 1, D, &a->ffn, w, &st, e);
+	a->have_a = vcase_opt_long(jm, "num_attention_heads", 1, C, &a->heads, w, &st, e);
+	a->have_g = vcase_opt_long(jm, "num_kv_heads", 1, C, &a->kv, w, &st, e);
+	a->have_v = vcase_opt_long(jm, "vocab_size", 1, D, &a->vocab, w, &st, e);
+	a->have_d = vcase_opt_long(jm, "head_dim", 1, D, &a->head_dim, w, &st, e);
+	if (!vcase_opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e) && st == PPLAN_OK) {
+		a->seq = 2048;
+		vcase_note(vc, "seq_length=2048");
+	}
+	if (st != PPLAN_OK)
+		return st;
+	if (json_get_number(jm, "params_billion", &a->params_billion, w, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
+	return PPLAN_OK;
+}
+
+/* Fills what the source left out from the nearest zoo model of the same
+ * MLP kind (and MoE or not). */
+static enum pplan_status fill_from_zoo(struct model_spec *m, struct arch *a,
+				       int moe, struct vcase *vc,
+				       const char *where, struct perr *e)
+{
+	const struct model_spec *best = NULL;
+	int nz;
+	const struct model_spec *zoo = model_zoo(&nz);
+	double target = a->params_billion > 0 ? a->params_billion * 1e9 : 0;
+
+	for (int i = 0; i < nz; i++) {
+		if (zoo[i].mlp != m->mlp || (zoo[i].num_experts > 1) != moe)
+			continue;
+		if (a->have_h && zoo[i].hidden != a->hidden)
+			continue;
+		if (!best || fabs(model_params_total(&zoo[i]) - target) <
+			     fabs(model_params_total(best) - target))
+			best = &zoo[i];
+	}
+	if (!best)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: the model's architecture is incomplete and no zoo model matches it",
+				where);
+	if (!a->have_l) { a->layers = best->layers; vcase_note(vc, "num_layers=%ld (zoo %s)", a->layers, best->name); }
+	if (!a->have_h) { a->hidden = best->hidden; vcase_note(vc, "hidden_size=%ld (zoo %s)", a->hidden, best->name); }
+	if (!a->have_a) { a->heads = best->heads; vcase_note(vc, "heads=%ld (zoo %s)", a->heads, best->name); }
+	if (!a->have_g && !a->have_a) { a->kv = best->kv_heads; a->have_g = 1; vcase_note(vc, "kv_heads=%ld (zoo %s)", a->kv, best->name); }
+	if (!a->have_v) { a->vocab = best->vocab; vcase_note(vc, "vocab_size=%ld (zoo %s)", a->vocab, best->name); }
+	if (!a->have_f) { a->ffn = best->ffn; a->have_f = 1; vcase_note(vc, "ffn_hidden_size=%ld (zoo %s)", a->ffn, best->name); }
+	m->norm = best->norm;
+	m->tied_embeddings = best->tied_embeddings;
+	m->linear_bias = best->linear_bias;
+	m->pos_embedding = best->pos_embedding;
+	return PPLAN_OK;
+}
+
+/* The moe object: experts, top-k, the routed and shared experts' widths,
+ * the leading dense layers (first_k_dense_replace) and the MoE stride. */
+static enum pplan_status load_moe(const cJSON *moe, struct model_spec *m,
+				  const char *where, struct perr *e)
+{
+	long ne = 0, k = 0, v;
+	enum pplan_status st = PPLAN_OK;
+	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
+	char w[300];
+
+	snprintf(w, sizeof w, "%s: model.moe", where);
+	vcase_opt_long(moe, "num_experts", 1, C, &ne, w, &st, e);
+	vcase_opt_long(moe, "top_k", 1, C, &k, w, &st, e);
+	if (vcase_opt_long(moe, "moe_ffn_hidden_size", 1, D, &v, w, &st, e))
+		m->moe_ffn = v;
+	if (vcase_opt_long(moe, "shared_experts", 0, C, &v, w, &st, e))
+		m->shared_experts = (int)v;
+	if (vcase_opt_long(moe, "shared_expert_ffn_hidden_size", 1, D, &v, w, &st, e))
+		m->shared_ffn = v;
+	if (vcase_opt_long(moe, "dense_layers", 0, C, &v, w, &st, e))
+		m->dense_layers = (int)v;
+	if (vcase_opt_long(moe, "moe_every", 1, C, &v, w, &st, e))
+		m->moe_every = (int)v;
+	if (st != PPLAN_OK)
+		return st;
+	if (k > 0 && ne < 2)
+		return perr_set(e, PPLAN_EINPUT, "%s: top_k %ld needs num_experts (2 or more)",
+				w, k);
+	m->num_experts = (int)ne;
+	m->top_k = (int)k;
+	return PPLAN_OK;
+}
+
+/* The architecture from the case's hf_config object, read as pplan reads
+ * a Hugging Face config.json; the case's seq_length stays the run's. */
+static enum pplan_status load_hf_model(const cJSON *hf, struct vcase *vc,
+				       const struct arch *a, const char *where,
+				       struct perr *e)
+{
+	char w[300];
+	long seq = vc->model.seq;
+	snprintf(w, sizeof w, "%s: model.hf_config", where);
+	if (model_load_hf(hf, w, &vc->model, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
+	vc->model.seq = a->seq > 0 ? a->seq : seq;
+	{
+		long mtp = 0;
+		enum pplan_status st = PPLAN_OK;
+		vcase_opt_long(hf, "num_nextn_predict_layers", 0, 64, &mtp, w, &st, e);
+		if (st != PPLAN_OK)
+			return st;
+		vc->mtp_layers = (int)mtp;
+	}
+	return PPLAN_OK;
+}
+
+/* A model that computes to other than the case's params_billion is said
+ * (past 5 %): a dropped key prices a different model. */
+static void check_params(struct vcase *vc, double params_billion)
+{
+	double got = model_params_total(&vc->model) / 1e9;
+	if (!(params_billion > 0) || fabs(got / params_billion - 1.0) <= 0.05)
+		return;
+	snprintf(vc->warning, sizeof vc->warning,
+		 "the architecture computes to %.2f B parameters, the case says %.2f B (%+.0f %%)",
+		 got, params_billion, 100.0 * (got / params_billion - 1.0));
+}
+
+static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
+					 struct arch *ap, const char *where,
+					 struct perr *e);
+static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
+				      const char *where, struct perr *e);
+
+/* The model: an hf_config object (a config.json's keys) or the flat keys;
+ * the run's seq_length, dropout and name; the parameter count checked. */
+enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
+				   const char *where, struct perr *e)
+{
+	struct model_spec *m = &vc->model;
+	const char *s = NULL;
+	struct arch a;
+	const cJSON *hf = cJSON_GetObjectItemCaseSensitive(jm, "hf_config");
+	enum pplan_status st;
+
+	memset(m, 0, sizeof *m);
+	m->mlp = MLP_GELU;
+	if (json_get_string(jm, "mlp", &s, where, e) == PPLAN_OK &&
+	    mlp_kind_parse(s, &m->mlp) != 0)
+		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
+				where, s);
+	if ((st = read_arch(jm, vc, &a, where, e)) != PPLAN_OK)
+		return st;
+	if (hf && !cJSON_IsNull(hf)) {
+		if (!cJSON_IsObject(hf))
+			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config must be an object",
+					where);
+		if ((st = load_hf_model(hf, vc, &a, where, e)) != PPLAN_OK)
+			return st;
+	} else if ((st = load_flat_model(jm, vc, &a, where, e)) != PPLAN_OK) {
+		return st;
+	}
+	if (json_get_string(jm, "name", &s, where, e) == PPLAN_OK)
+		snprintf(m->name, sizeof m->name, "%s", s);
+	if ((st = load_dropout(jm, m, where, e)) != PPLAN_OK)
+		return st;
+	if ((st = model_check(m, where, e)) != PPLAN_OK)
+		return st;
+	check_params(vc, a.params_billion);
+	return PPLAN_OK;
+}
+
+/* The architecture from the flat keys, completed from the zoo. */
+static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
+					 struct arch *ap, const char *where,
+					 struct perr *e)
+{
+	struct model_spec *m = &vc->model;
+	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
+	int is_moe = cJSON_IsObject(moe);
+	struct arch a = *ap;
+	enum pplan_status st;
+	if (!a.have_l || !a.have_h || !a.have_a || !a.have_v ||
+	    (!a.have_f && mlp_is_gated(m->mlp))) {
+		if ((st = fill_from_zoo(m, &a, is_moe, vc, where, e)) != PPLAN_OK)
+			return st;
+	} else {
+		m->norm = (m->mlp == MLP_SWIGLU) ? NORM_RMSNORM : NORM_LAYERNORM;
+		m->tied_embeddings = m->mlp == MLP_GELU;
+		m->linear_bias = m->mlp == MLP_GELU;
+	}
+	if (!a.have_f) {
+		a.ffn = 4 * a.hidden;
+		vcase_note(vc, "ffn_hidden_size=4h=%ld", a.ffn);
+	}
+	if (!a.have_g)
+		a.kv = a.heads;
+	snprintf(m->name, sizeof m->name, "%s", vc->id);
+	m->layers = (int)a.layers;
+	m->hidden = a.hidden;
+	m->ffn = a.ffn;
+	m->heads = (int)a.heads;
+	m->kv_heads = (int)a.kv;
+	m->head_dim = a.heads > 0 ? a.hidden / a.heads : 0;
+	m->vocab = a.vocab;
+	m->seq = a.seq;
+	if (a.have_d)
+		m->head_dim = a.head_dim;
+	if (is_moe && (st = load_moe(moe, m, where, e)) != PPLAN_OK)
+		return st;
+	*ap = a;
+	return PPLAN_OK;
+}
+
+/* The run's dropout probability when the source gives it; else the
+ * family's custom: GPT-style GeLU and ReLU models kept Megatron-LM's 0.1,
+ * gated and squared-ReLU (Llama, Mistral, Nemotron) models train without.
+ * A zoo model matched for its dimensions says nothing about the run's
+ * dropout. */
+static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
+				      const char *where, struct perr *e)
+{
+	static const char *const k_drop[] = {"dropout", NULL};
+	int found, on;
+	char w[300];
+	snprintf(w, sizeof w, "%s: model", where);
+	if (mj_dropout(jm, k_drop, &found, &on, w, e) != PPLAN_OK)
+		return PPLAN_EINPUT;
+	m->no_dropout = found ? !on : mlp_is_gated(m->mlp) || m->mlp == MLP_SQUARED_RELU;
+	return PPLAN_OK;
+}
