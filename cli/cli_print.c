@@ -302,8 +302,12 @@ static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
 void cli_launch_config(FILE *f, const struct emit_input *ei)
 {
 	enum emit_format fmt = emit_format_for(ei->o->fw);
+	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) /* a recipe override first */
+		fprintf(f, "%s recipe override: add --emit %s to the predict line above; the Megatron-Core settings it makes, as Megatron-LM flags:\n",
+			ei->o->fw->label, emit_format_name(fmt));
 	if (fmt == EMIT_MEGATRON || fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) {
-		fprintf(f, "Megatron-LM flags:\n");
+		if (fmt == EMIT_MEGATRON)
+			fprintf(f, "Megatron-LM flags:\n");
 		emit_megatron_flags(f, ei, "  ");
 		return;
 	}

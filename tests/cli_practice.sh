@@ -238,6 +238,16 @@ hasnt "$tmp/out" "^Megatron-LM flags:|--use-distributed-optimizer" "no Megatron 
 has "$tmp/out" "^DeepSpeed .*launch configuration: add --emit deepspeed to the predict line above" "DeepSpeed: --emit deepspeed"
 "$B" search --params 8B --gpus 64 --framework torchtitan --top 1 >"$tmp/out" 2>&1
 has "$tmp/out" "^torchtitan launch configuration: add --emit torchtitan" "torchtitan: --emit torchtitan"
+# NeMo and Megatron-Bridge: their recipe override's --emit, then the
+# Megatron-Core settings as flags; the hint, pasted with it, writes one
+for fw in nemo:nemo megatron-bridge:bridge; do
+	"$B" search --params 8B --gpus 64 --framework "${fw%%:*}" --top 1 >"$tmp/out" 2>&1
+	has "$tmp/out" "recipe override: add --emit ${fw##*:} to the predict line above" "${fw%%:*}: --emit ${fw##*:}"
+	hasnt "$tmp/out" "^Megatron-LM flags:" "${fw%%:*}: not announced as Megatron-LM's own launch"
+	hint=$(sed -n 's/^  predict it: pplan //p' "$tmp/out")
+	eval "\"\$B\" $hint --emit ${fw##*:}" >"$tmp/emitted.py" 2>"$tmp/err" &&
+		grep -q "recipes" "$tmp/emitted.py" && ok || ko "${fw%%:*}: the hint with --emit ${fw##*:}: $(cat "$tmp/err")"
+done
 # A GPU without bf16 trains in fp16 by default, said in the header; no
 # TP overlap on Volta (Transformer Engine's userbuffers need Ampere).
 "$B" search --params 13B --gpus 64 --gpu v100-sxm2 --top 1 >"$tmp/out" 2>&1
