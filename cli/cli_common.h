@@ -123,7 +123,7 @@ void cli_print_goodput(FILE *f, const struct job *in);
  * the Megatron-LM flags for the Megatron family, else the --emit FORMAT
  * that writes the framework's own file. */
 struct emit_input;
-void cli_launch_config(FILE *f, const struct emit_input *ei);
+void cli_launch_config(FILE *f, const struct job *in, const struct emit_input *ei);
 
 void cli_predict_hint(FILE *f, const struct job *in,
 		      const struct layout *l, const struct rank_order *order,

@@ -299,9 +299,29 @@ static void hint_arg(char *buf, size_t len, const char *opt, const char *v)
 	snprintf(buf + n, len - n, "'");
 }
 
-void cli_launch_config(FILE *f, const struct emit_input *ei)
+/* CPU ranks (a CPU profile's) are run by pplan exec itself, not by a
+ * framework: its command line, with the predict line's model, profile
+ * and layout. */
+static void exec_launch(FILE *f, const struct job *in, const struct emit_input *ei)
+{
+	char buf[2048], v[256];
+	snprintf(buf, sizeof buf, "mpirun -np %ld pplan exec", layout_gpus(ei->l));
+	hint_arg(buf, sizeof buf, "--model", in->model_arg ? in->model_arg : in->model.name);
+	layout_format(ei->l, v, sizeof v);
+	hint_arg(buf, sizeof buf, "--layout", v);
+	hint_arg(buf, sizeof buf, "--backend", "cpu");
+	if (in->profile_arg)
+		hint_arg(buf, sizeof buf, "--profile", in->profile_arg);
+	fprintf(f, "pplan exec runs it on these CPU ranks:\n  %s\n", buf);
+}
+
+void cli_launch_config(FILE *f, const struct job *in, const struct emit_input *ei)
 {
 	enum emit_format fmt = emit_format_for(ei->o->fw);
+	if (in->cpu_ranks) {
+		exec_launch(f, in, ei);
+		return;
+	}
 	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) /* a recipe override first */
 		fprintf(f, "%s recipe override: add --emit %s to the predict line above; the Megatron-Core settings it makes, as Megatron-LM flags:\n",
 			ei->o->fw->label, emit_format_name(fmt));

@@ -334,7 +334,7 @@ int cmd_predict(int argc, char **argv)
 	{
 		struct emit_input ei = { &in.model, &in.cluster, &l, &in.opts, &p };
 		fprintf(out, "\n");
-		cli_launch_config(out, &ei);
+		cli_launch_config(out, &in, &ei);
 		cli_text_close(out);
 		if (emit)
 			emit_config(stdout, stderr, emit_fmt, &ei);

@@ -304,7 +304,8 @@ static void print_table(FILE *f, const struct job *in, const struct search_resul
 		cli_short_layout(&r->top_layouts[i], &r->top_orders[i], cells[1], 96);
 		snprintf(cells[2], 96, "%.3f", p->step_time_s);
 		snprintf(cells[3], 96, "%.0f", p->tokens_per_s);
-		snprintf(cells[4], 96, "%.0f", p->tflops_per_gpu);
+		/* CPU ranks run at a fraction of a TFLOP/s: digits, not 0 */
+		snprintf(cells[4], 96, p->tflops_per_gpu < 10 ? "%.3g" : "%.0f", p->tflops_per_gpu);
 		cli_mfu_cell(cells[5], 96, in, p->mfu);
 		flagged |= strchr(cells[5], '!') != NULL;
 		snprintf(cells[6], 96, "%.1f", p->mem.total / GIB);
@@ -418,7 +419,7 @@ static void print_best(FILE *f, const struct job *in,
 	}
 	fprintf(f, "  predict it: ");
 	cli_predict_hint(f, in, &r->top_layouts[0], &o.order, a->closed_form);
-	cli_launch_config(f, &ei);
+	cli_launch_config(f, in, &ei);
 }
 
 static void print_no_fit(const struct job *in, const struct search_result *r)

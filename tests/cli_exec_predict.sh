@@ -91,6 +91,19 @@ for case in pp=2:8 tp=2:4 dp=2:8 cp=2:4 pp=2,vp=2:8 dp=2,zero=0:8; do
 	fi
 done
 
+# A search on CPU ranks ends with the pplan exec line that runs its best
+# layout, not a framework's flags (there is no --bf16 in an fp32 run);
+# pasted, it runs.
+"$B" search --model "$M" --profile "$P" --gpus 2 --global-batch 8 >"$tmp/search.out" 2>&1
+run=$(sed -n 's/^  mpirun -np 2 pplan exec /exec /p' "$tmp/search.out")
+if [ -n "$run" ] && ! grep -q -- "--bf16\|Megatron-LM flags" "$tmp/search.out" &&
+	eval "\"\$MPIEXEC\" -n 2 \"\$B\" $run --steps 1 --warmup 0" >"$tmp/run.out" 2>&1; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+	echo "FAIL the search's pplan exec line: '$run': $(tail -2 "$tmp/run.out" 2>/dev/null)"
+fi
+
 # A profile that knows where it came from: measured with 4 ranks, 4 per
 # host (2 per core on the fixture's 2 cores), this run 2: the header and
 # the report say so.  The fixture itself records no conditions: said too.
