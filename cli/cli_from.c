@@ -106,6 +106,9 @@ enum pplan_status cli_from_job(struct job *in, const char *where, struct launch_
 	in->from_where = where;
 	in->model_given = &lj->model;
 	in->model_given_note = lj->model_note;
+	/* the split the file's layout string gives, its MTP layers in the model */
+	in->pp_layout = lj->pp_layout[0] ? lj->pp_layout : NULL;
+	in->mtp_layers = lj->mtp_layers;
 	in->model_arg = NULL;
 	if (lj->seq) {
 		if (in->seq && in->seq != lj->seq) {

@@ -103,6 +103,9 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 		in->model_note[0] ? ")" : "", par, act, m->layers, m->hidden,
 		m->ffn, m->heads, m->kv_heads, m->vocab, mlp_kind_name(m->mlp),
 		m->no_dropout ? "no dropout" : "dropout masks kept");
+	if (in->pp_layout_arg)
+		fprintf(f, "# pipeline  --pipeline-layout '%s'%s%s\n", in->pp_layout_arg,
+			in->pp_layout_note[0] ? ": " : "", in->pp_layout_note);
 	if (m->num_experts > 1) {
 		fprintf(f, "# experts   %d, top-%d", m->num_experts, m->top_k);
 		if (m->moe_ffn > 0)
@@ -374,6 +377,8 @@ void cli_predict_hint(FILE *f, const struct job *in,
 		hint_arg(buf, sizeof buf, "--profile", in->profile_arg);
 	if (in->tp_overlap_arg)
 		hint_arg(buf, sizeof buf, "--tp-comm-overlap", in->tp_overlap_arg);
+	if (in->pp_layout_arg)
+		hint_arg(buf, sizeof buf, "--pipeline-layout", in->pp_layout_arg);
 	if (in->switches.flash == 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --no-flash-attention");
 	if (in->switches.moe_dispatcher >= 0)

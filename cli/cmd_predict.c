@@ -28,7 +28,10 @@ static void usage(FILE *f)
 		"                         omitted keys: degrees 1 (dp fills the GPUs), mbs 1, schedule 1f1b\n"
 		"                         (interleaved when vp > 1), gbs from the batch options below; sp,\n"
 		"                         recompute and zero the framework's (%s: sp %s when tp > 1,\n"
-		"                         recompute %s, zero %d when dp > 1)\n",
+		"                         recompute %s, zero %d when dp > 1)\n"
+		"  --pipeline-layout STR  Megatron-Core's --pipeline-model-parallel-layout, e.g. 'Et|(tt|)*30mL'\n"
+		"                         (E embedding, t layer, m MTP layer, L loss, | between the pp x vp\n"
+		"                         stages): vp and the split from it, pp from --layout\n",
 		framework_default()->label, d->sp ? "on" : "off", recompute_name(d->recompute),
 		d->zero);
 	cli_common_usage(f);
@@ -168,6 +171,7 @@ int cmd_predict(int argc, char **argv)
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
 		{ "layout", required_argument, NULL, 'l' },
+		{ "pipeline-layout", required_argument, NULL, 'P' },
 		{ "closed-form", no_argument, NULL, 'F' },
 		{ "emit", required_argument, NULL, 'e' },
 		{ "from", required_argument, NULL, 'f' },
@@ -178,6 +182,7 @@ int cmd_predict(int argc, char **argv)
 	struct perr e = { { 0 } };
 	struct layout l;
 	struct prediction p;
+	struct model_spec base;
 	const char *layout_arg = NULL, *src = NULL;
 	char *joined = NULL;
 	int closed_form = 0, emit = 0, from = 0;
@@ -203,6 +208,10 @@ int cmd_predict(int argc, char **argv)
 		}
 		if (c == 'l') {
 			layout_arg = optarg;
+			continue;
+		}
+		if (c == 'P') {
+			in.pp_layout_arg = optarg;
 			continue;
 		}
 		if (c == 'e' || c == 'f') {
@@ -243,6 +252,10 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "pplan predict: --emit and --json - conflict: both want stdout to themselves\n");
 		return 2;
 	}
+	if (from && in.pp_layout_arg) {
+		fprintf(stderr, "pplan predict: --pipeline-layout and --from conflict: the launch configuration is the layout\n");
+		return 2;
+	}
 	if (from) {
 		st = predict_from(&in, from_fmt, src, joined != NULL, layout_arg, &lj, &l, &e);
 		free(joined);
@@ -263,6 +276,10 @@ int cmd_predict(int argc, char **argv)
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 
+	/* the model as the frameworks name it: the MTP layers pplan priced as
+	 * layers (--pipeline-layout) apart */
+	base = in.model;
+	base.layers -= in.mtp_layers;
 	out = emit ? fopen("/dev/null", "w") : cli_text_stream(&in);
 	if (!out)
 		out = stderr;
@@ -332,7 +349,8 @@ int cmd_predict(int argc, char **argv)
 	}
 	print_groups(out, &in, &l);
 	{
-		struct emit_input ei = { &in.model, &in.cluster, &l, &in.opts, &p };
+		struct emit_input ei = { &base, &in.cluster, &l, &in.opts, &p, in.pp_layout,
+					 in.mtp_layers };
 		fprintf(out, "\n");
 		cli_launch_config(out, &in, &ei);
 		cli_text_close(out);
@@ -340,8 +358,12 @@ int cmd_predict(int argc, char **argv)
 			emit_config(stdout, stderr, emit_fmt, &ei);
 	}
 	if (in.json_path) {
-		cJSON *doc = report_prediction_json(&in.model, &in.cluster, &l,
-						    &in.opts, &p);
+		cJSON *doc = report_prediction_json(&base, &in.cluster, &l, &in.opts, &p);
+		if (doc && in.pp_layout) { /* priced with its mtp_layers as layers */
+			cJSON *pl = cJSON_AddObjectToObject(doc, "pipeline_layout");
+			cJSON_AddStringToObject(pl, "string", in.pp_layout);
+			cJSON_AddNumberToObject(pl, "mtp_layers", in.mtp_layers);
+		}
 		st = cli_write_json(in.json_path, doc, &e);
 		cJSON_Delete(doc);
 		if (st != PPLAN_OK)

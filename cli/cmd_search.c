@@ -370,8 +370,8 @@ static struct emit_input best_input(const struct job *in,
 {
 	*o = in->opts;
 	o->order = r->top_orders[0];
-	return (struct emit_input){ &in->model, &in->cluster, &r->top_layouts[0], o,
-				    &r->top_preds[0] };
+	return (struct emit_input){ .m = &in->model, .c = &in->cluster, .l = &r->top_layouts[0],
+				    .o = o, .p = &r->top_preds[0] };
 }
 
 /* Why rank 1 is not the fastest layout: the headroom and simplicity it

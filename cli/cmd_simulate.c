@@ -31,6 +31,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pplan simulate (--model NAME|FILE | --params N) --layout STR [options]\n\n"
 		"  --layout STR           tp=8,pp=4,dp=16,mbs=1,vp=2,schedule=interleaved (as pplan predict)\n"
+		"  --pipeline-layout STR  Megatron-Core's --pipeline-model-parallel-layout, e.g. 'Et|(tt|)*30mL'\n"
+		"                         (E embedding, t layer, m MTP layer, L loss, | between the pp x vp\n"
+		"                         stages): vp and the split from it, pp from --layout\n"
 		"  --trace FILE           write the timeline as Chrome trace event JSON (Perfetto, chrome://tracing)\n"
 		"  --timeline             print the text timeline (default: only when pp <= 8 and m <= 32)\n"
 		"  --dp-buckets N         gradient buckets per model chunk for the DP reduction (default %d)\n",
@@ -169,6 +172,7 @@ static int parse_args(int argc, char **argv, struct job *in,
 	static const struct option opts[] = {
 		CLI_COMMON_OPTIONS,
 		{ "layout", required_argument, NULL, 'l' },
+		{ "pipeline-layout", required_argument, NULL, 'P' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "timeline", no_argument, NULL, 'T' },
 		{ "dp-buckets", required_argument, NULL, 'b' },
@@ -184,6 +188,7 @@ static int parse_args(int argc, char **argv, struct job *in,
 		switch (c) {
 		case 'h': usage(stdout); *rc = 0; return -1;
 		case 'l': a->layout = optarg; continue;
+		case 'P': in->pp_layout_arg = optarg; continue;
 		case 't':
 			if (output_check(optarg, "--trace", &e) != PPLAN_OK) {
 				*rc = cli_fail(PPLAN_EINPUT, &e);

@@ -120,7 +120,10 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--expert-model-parallel-size %d%s", pre, l->ep, sep);
 	if (l->etp > 0 && l->etp != l->tp)
 		fprintf(f, "%s--expert-tensor-parallel-size %d%s", pre, l->etp, sep);
-	if (l->pp > 1 && (l->pp_embed || l->pp_loss)) {
+	if (in->pp_layout) {
+		/* the string is the split (and the chunks per rank) */
+		fprintf(f, "%s--pipeline-model-parallel-layout '%s'%s", pre, in->pp_layout, sep);
+	} else if (l->pp > 1 && (l->pp_embed || l->pp_loss)) {
 		/* The embedding and the loss count as layers of the split. */
 		if (l->pp_embed)
 			fprintf(f, "%s--account-for-embedding-in-pipeline-split%s", pre, sep);
@@ -472,6 +475,8 @@ static void emit_megatron(FILE *f, const struct emit_input *in)
 	emit_comment_notes(f, "#", &n);
 	fprintf(f, "MEGATRON_ARGS=(\n");
 	megatron_model_args(f, in->m, in->o, "  ");
+	if (in->mtp_layers > 0)
+		fprintf(f, "  --mtp-num-layers %d\n", in->mtp_layers);
 	megatron_layout_args(f, in, "  ", "\n");
 	fprintf(f, ")\n");
 }
@@ -573,6 +578,9 @@ static void titan_notes(const struct emit_input *in, const struct titan_model *t
 		emit_note(n, "torchtitan 0.3 sets float8 as a model converter in a config function, which no command-line override reaches: this config trains in bf16 unless its config function adds Float8LinearConverter");
 	if (l->pp_first > 0 || l->pp_last > 0)
 		emit_note(n, "uneven first and last stages (pp_first/pp_last) need parallelism.module_fqns_per_model_part in a config function: this line splits evenly");
+	if (in->pp_layout)
+		emit_note(n, in->mtp_layers ? "the pipeline layout string is Megatron-Core's and its MTP layers are not torchtitan's: this line splits the model's own layers by torchtitan's rule, without them"
+					    : "the pipeline layout string is Megatron-Core's: this line splits the layers by torchtitan's rule");
 	if (l->pp > 1 && titan_layers_per_stage(in->m, l) == 0)
 		emit_note(n, l->vp > 1 ? "the layers do not split into pp x vp even stages: torchtitan's layers_per_stage cannot express this interleaving"
 		     : "the layers do not split evenly over the stages: torchtitan gives the first stages one layer more");
@@ -644,8 +652,10 @@ static void emit_torchtitan(FILE *f, const struct emit_input *in)
 	titan_pipeline_args(f, in, sched);
 	fprintf(f, " \\\n  --parallelism.context_parallel_degree %d", l->cp);
 	fprintf(f, " \\\n  --parallelism.expert_parallel_degree %d", l->ep);
+	/* async TP needs the model compiled; a config may compile the loss
+	 * alone (deepseek_v3's) */
 	if (async_tp)
-		fprintf(f, " \\\n  --compile.enable --compile.enable_async_tensor_parallel");
+		fprintf(f, " \\\n  --compile.enable --compile.components model,loss --compile.enable_async_tensor_parallel");
 	else
 		fprintf(f, " \\\n  --compile.no_enable_async_tensor_parallel");
 	fprintf(f, " \\\n  activation_checkpoint:%s\n",
@@ -660,6 +670,9 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 	const struct layout *l = in->l;
 	const struct train_opts *o = in->o;
 	struct notes n = { .n = 0 };
+	if (in->pp_layout)
+		emit_note(&n, in->mtp_layers ? "the pipeline layout string is Megatron-Core's and DeepSpeed has no MTP layers: \"pipeline\" below partitions the model's own layers, without them"
+					     : "the pipeline layout string is Megatron-Core's: \"pipeline\" below partitions the layers by DeepSpeed's rule");
 
 	if (l->vp > 1)
 		emit_note(&n, "DeepSpeed's pipeline engine has no interleaved schedule: \"pipeline\" below runs 1F1B with one stage per rank");

@@ -32,6 +32,11 @@ struct emit_input {
 	const struct layout *l;
 	const struct train_opts *o;      /* seq, precision, overlaps, rank order */
 	const struct prediction *p;      /* for the header; may be NULL */
+	/* Megatron-Core's --pipeline-model-parallel-layout the job was given
+	 * (NULL: none; l holds the split it gives), and the model's MTP
+	 * layers (m has the model's own layers; pplan priced these too). */
+	const char *pp_layout;
+	int mtp_layers;
 };
 
 /* Writes the configuration of in->l in format fmt to f; notes on what

@@ -154,7 +154,7 @@ static void recipe_notes(const struct emit_input *in, const char *fw, struct not
 {
 	const struct layout *l = in->l;
 	char b[256];
-	if (in->m->num_experts > 1)
+	if (in->m->num_experts > 1 && !in->mtp_layers)
 		emit_note(n, "mtp_num_layers = None: pplan prices no multi-token-prediction layer, which DeepSeek-V3's and Qwen3-Next's recipes add");
 	if (l->schedule == SCHED_GPIPE && l->pp > 1) {
 		snprintf(b, sizeof b, "schedule gpipe is not expressible in %s (Megatron-Core): it runs 1F1B", fw);
@@ -215,8 +215,12 @@ static void recipe_moe(FILE *f, const struct emit_input *in, const char *c, cons
 		fprintf(f, "%s.%s.moe_flex_dispatcher_backend = \"deepep\"\n", c, mc);
 	fprintf(f, "%s.%s.moe_grouped_gemm = True\n", c, mc);
 	/* pplan prices no multi-token-prediction layer (DeepSeek-V3's and
-	 * Qwen3-Next's recipes add one) */
-	fprintf(f, "%s.%s.mtp_num_layers = None\n", c, mc);
+	 * Qwen3-Next's recipes add one) unless the pipeline layout counts
+	 * them as layers */
+	if (in->mtp_layers > 0)
+		fprintf(f, "%s.%s.mtp_num_layers = %d\n", c, mc, in->mtp_layers);
+	else
+		fprintf(f, "%s.%s.mtp_num_layers = None\n", c, mc);
 	if (train_opts_moe_a2a_overlap(o, l))
 		fprintf(f, "%s.%s.overlap_moe_expert_parallel_comm = True\n"
 			   "%s.%s.delay_wgrad_compute = True\n", c, mc, c, mc);
@@ -254,11 +258,19 @@ static void recipe_overrides(FILE *f, const struct emit_input *in, const struct 
 	/* the stages as pplan split them, every field said: a recipe's own
 	 * (DeepSeek-V3's layout string, the embedding and the loss counted
 	 * in Qwen3's) would cut others */
-	fprintf(f, "%s.%s.pipeline_model_parallel_layout = None\n", c, s);
-	recipe_optional(f, c, s, "num_layers_in_first_pipeline_stage", l->pp_first);
-	recipe_optional(f, c, s, "num_layers_in_last_pipeline_stage", l->pp_last);
-	fprintf(f, "%s.%s.account_for_embedding_in_pipeline_split = %s\n", c, s, py_bool(l->pp_embed));
-	fprintf(f, "%s.%s.account_for_loss_in_pipeline_split = %s\n", c, s, py_bool(l->pp_loss));
+	if (in->pp_layout) { /* the string is the split */
+		fprintf(f, "%s.%s.pipeline_model_parallel_layout = \"%s\"\n", c, s, in->pp_layout);
+		recipe_optional(f, c, s, "num_layers_in_first_pipeline_stage", 0);
+		recipe_optional(f, c, s, "num_layers_in_last_pipeline_stage", 0);
+	} else {
+		fprintf(f, "%s.%s.pipeline_model_parallel_layout = None\n", c, s);
+		recipe_optional(f, c, s, "num_layers_in_first_pipeline_stage", l->pp_first);
+		recipe_optional(f, c, s, "num_layers_in_last_pipeline_stage", l->pp_last);
+	}
+	fprintf(f, "%s.%s.account_for_embedding_in_pipeline_split = %s\n", c, s,
+		py_bool(l->pp_embed && !in->pp_layout));
+	fprintf(f, "%s.%s.account_for_loss_in_pipeline_split = %s\n", c, s,
+		py_bool(l->pp_loss && !in->pp_layout));
 	fprintf(f, "%s.%s.sequence_parallel = %s\n", c, s, py_bool(l->sp));
 	if (emit_alt_order(o) && l->pp > 1 && l->dp > 1)
 		fprintf(f, "%s.%s.use_tp_pp_dp_mapping = True\n", c, d->mapping);

@@ -293,6 +293,8 @@ enum pplan_status lr_pp_layout(struct reader *r, const char *what, const char *s
 	if (layout_apply_pp_layout(s, layers, &r->out->l, pl, why, sizeof why) != 0)
 		return perr_set(r->e, PPLAN_EINPUT, "%s: %s %s", r->where, what, why);
 	r->out->set |= LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
+	if (strlen(s) < sizeof r->out->pp_layout)
+		snprintf(r->out->pp_layout, sizeof r->out->pp_layout, "%s", s);
 	if (pl->mtp_as_layers)
 		r->out->mtp_layers = pl->mtp; /* added to the model at the end (launch_read_text) */
 	else if (say_mtp && pl->mtp > 0)

@@ -38,6 +38,7 @@ struct launch_job {
 	char precision[8];         /* "bf16", "fp16", "fp8" */
 	struct fw_switches switches;
 	char order[16];            /* a rank order, "" = the default */
+	char pp_layout[512];       /* the pipeline layout string read ("" none, or too long) */
 	int mtp_layers;            /* MTP layers the pipeline layout counts as layers:
 				    * in model.layers, after the model's own */
 	char notes[LAUNCH_MAX_NOTES][256]; /* what was read as something else */

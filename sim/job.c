@@ -432,6 +432,48 @@ enum pplan_status job_resolve_layout(struct job *in, const char *layout_arg,
 	return st != PPLAN_OK ? st : job_resolve_parsed(in, l, set, e);
 }
 
+/* --pipeline-layout over the resolved model: vp and the split that puts
+ * every virtual stage's layers where the string does (layout.h); MTP
+ * layers it counts as layers of the split become transformer layers
+ * after the model's (sim/MODEL.md 9), said in pp_layout_note. */
+static enum pplan_status apply_pp_layout(struct job *in, struct layout *l, unsigned *set,
+					 struct perr *e)
+{
+	struct pp_layout pl;
+	char why[400];
+	const unsigned split = LK_VP | LK_PP_FIRST | LK_PP_LAST | LK_PP_EMBED | LK_PP_LOSS;
+	int vp_given = (*set & LK_VP) ? l->vp : 0;
+	if (*set & (split & ~LK_VP))
+		return perr_set(e, PPLAN_EINPUT,
+				"--pipeline-layout and pp_first, pp_last, pp_embed or pp_loss in --layout conflict: the layout string is the split");
+	if (in->model.mixers[0] || in->model.ffns[0])
+		return perr_set(e, PPLAN_EINPUT,
+				"--pipeline-layout: %s is a hybrid stack, whose layers the string's t does not name",
+				in->model.name);
+	if (layout_apply_pp_layout(in->pp_layout_arg, in->model.layers, l, &pl, why, sizeof why) != 0)
+		return perr_set(e, PPLAN_EINPUT, "--pipeline-layout %s", why);
+	if (vp_given && vp_given != l->vp)
+		return perr_set(e, PPLAN_EINPUT,
+				"vp=%d in --layout and --pipeline-layout's %d virtual stages per pipeline rank conflict",
+				vp_given, l->vp);
+	*set |= split;
+	in->pp_layout = in->pp_layout_arg;
+	in->pp_layout_note[0] = '\0';
+	if (pl.mtp_as_layers) {
+		in->mtp_layers = pl.mtp;
+		in->model.layers += pl.mtp;
+		snprintf(in->pp_layout_note, sizeof in->pp_layout_note,
+			 "its %d multi-token-prediction layer%s priced as transformer layer%s after the model's %d, where the layout counts %s with the loss (extra LM head not priced)",
+			 pl.mtp, pl.mtp == 1 ? "" : "s", pl.mtp == 1 ? "" : "s",
+			 in->model.layers - pl.mtp, pl.mtp == 1 ? "it" : "them");
+	} else if (pl.mtp > 0) {
+		snprintf(in->pp_layout_note, sizeof in->pp_layout_note,
+			 "its %d multi-token-prediction layer%s (m) not priced", pl.mtp,
+			 pl.mtp == 1 ? "" : "s");
+	}
+	return PPLAN_OK;
+}
+
 enum pplan_status job_resolve_parsed(struct job *in, struct layout *l, unsigned set,
 				     struct perr *e)
 {
@@ -443,7 +485,7 @@ enum pplan_status job_resolve_parsed(struct job *in, struct layout *l, unsigned 
 		in->gpus = (long)l->tp * l->pp * l->cp * dp;
 	}
 	st = job_resolve(in, 1, e);
-	if (st != PPLAN_OK)
+	if (st != PPLAN_OK || (in->pp_layout_arg && (st = apply_pp_layout(in, l, &set, e)) != PPLAN_OK))
 		return st;
 	layout_complete(l, set, cluster_gpus(&in->cluster));
 	if (in->ranks != JOB_PLANNED && layout_gpus(l) != in->gpus)

@@ -39,6 +39,8 @@ struct job {
 	const char *tp_overlap_arg;   /* --tp-comm-overlap as given (for the hint) */
 	struct fw_switches switches;  /* --tp-comm-overlap ... as given */
 	const char *profile_arg;      /* --profile FILE */
+	const char *pp_layout_arg;    /* --pipeline-layout STRING: Megatron-Core's
+				       * --pipeline-model-parallel-layout (layout.h) */
 	const struct model_spec *model_given; /* the model itself (read from a launch config) */
 	const char *model_given_note; /* where it came from */
 	const char *from_where;       /* the launch configuration read (NULL: none): the
@@ -71,6 +73,12 @@ struct job {
 	char cluster_note[128];
 	char attention_note[224];  /* why the framework's attention or TP overlap changed */
 	char unpriced[192];        /* why pplan exec's run cannot be priced ("" if it can) */
+	const char *pp_layout;     /* the pipeline layout string the split comes from
+				    * (--pipeline-layout, or the launch configuration's),
+				    * for the emitters; NULL none */
+	int mtp_layers;            /* MTP layers that layout counts as layers: in
+				    * model.layers, after the model's own */
+	char pp_layout_note[224];  /* what --pipeline-layout gave ("" none) */
 };
 
 /* Empty: nothing given, every switch the framework's. */
@@ -88,10 +96,11 @@ enum pplan_status job_resolve(struct job *j, int need_gpus, struct perr *e);
 int job_names_size(const struct job *j);
 
 /* Parses the layout string, sizes the cluster from it when no size is
- * given, resolves the job (job_resolve), completes the layout with the
- * framework's defaults (sp, zero, recompute, and the global batch:
- * the framework's rule, or the batch options; both is a conflict) and
- * checks it against the model. */
+ * given, resolves the job (job_resolve), applies --pipeline-layout (its
+ * vp and split; MTP layers it counts as layers added to the model),
+ * completes the layout with the framework's defaults (sp, zero,
+ * recompute, and the global batch: the framework's rule, or the batch
+ * options; both is a conflict) and checks it against the model. */
 enum pplan_status job_resolve_layout(struct job *j, const char *layout_arg,
 				     struct layout *l, struct perr *e);
 /* The same for a layout already parsed, `set` its LK_ keys (layout.h). */

@@ -213,6 +213,17 @@ done
 	ko "'Et|(tt|)*30mL' with 61 layers: $(field "$tmp/pl5.json" step_time_s) s, 62 layers' 'Et|(tt|)*30tL' $(field "$tmp/pl1.json" step_time_s) s"
 grep -q "1 multi-token-prediction layer (m) priced as transformer layer after the model's 61" "$tmp/out" && ok ||
 	ko "the MTP layer priced as a layer is said: $(grep -i mtp "$tmp/out")"
+# --pipeline-layout: DeepSeek-V3 (61 layers, 1 MTP layer) as NVIDIA's
+# recipe cuts it; each framework's config writes the string (and the MTP
+# layer) and reads back as the same job, to the digit
+for fmt in megatron bridge nemo; do
+	roundtrip $fmt 1024 deepseek-v3 tp=2,pp=16,ep=64,etp=1,gbs=8192 --pipeline-layout='Et|(tt|)*30mL'
+done
+"$B" predict --model deepseek-v3 --gpus 1024 --layout tp=2,pp=16,ep=64,etp=1,gbs=8192 \
+	--pipeline-layout 'Et|(tt|)*30mL' --json "$tmp/pl6.json" >"$tmp/out" 2>&1
+[ "$(field "$tmp/pl6.json" num_layers)" = 61 ] && [ "$(field "$tmp/pl6.json" mtp_layers)" = 1 ] &&
+	[ "$(field "$tmp/pl6.json" vp)" = 2 ] && ok ||
+	ko "--pipeline-layout: the model's 61 layers, 1 MTP layer priced, vp 2: $(field "$tmp/pl6.json" num_layers), $(field "$tmp/pl6.json" mtp_layers), $(field "$tmp/pl6.json" vp)"
 
 # the words after --, and standard input
 "$B" predict --from megatron --gpus 8 --json "$tmp/w.json" -- --num-layers 32 --hidden-size 4096 \
@@ -243,6 +254,11 @@ bad "different layer counts (1 and 2 on rank 0)" predict --from megatron --gpus 
 	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Emt|(tt|)*30L'
 bad "places 62 transformer layers, the model has 61" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
 	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30tL' 
+bad "pp_embed or pp_loss in --layout conflict" predict --model deepseek-v3 --gpus 1024 \
+	--layout tp=2,pp=16,ep=64,etp=1,pp_embed=on --pipeline-layout 'Et|(tt|)*30mL'
+bad "vp=4 in --layout and --pipeline-layout's 2 virtual stages" predict --model deepseek-v3 --gpus 1024 \
+	--layout tp=2,pp=16,vp=4,ep=64,etp=1 --pipeline-layout 'Et|(tt|)*30mL'
+bad "--pipeline-layout and --from conflict" predict --from megatron "$tmp/train.sh" --pipeline-layout 'EtL'
 printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 1000 --seq-length 2048\n' >"$tmp/fp32.sh"
 bad "trains in fp32" predict --from megatron "$tmp/fp32.sh" --gpus 8
 printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 2048 --bf16\n' >"$tmp/novocab.sh"

@@ -37,7 +37,7 @@ static char *emitted(const struct model_spec *m)
 	l.gbs = 8;
 	train_opts_default(&o, m);
 	cr_assert(f);
-	emit_config(f, NULL, EMIT_MEGATRON, &(struct emit_input){ m, &c, &l, &o, NULL });
+	emit_config(f, NULL, EMIT_MEGATRON, &(struct emit_input){ .m = m, .c = &c, .l = &l, .o = &o });
 	fclose(f);
 	return buf;
 }

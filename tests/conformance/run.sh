@@ -30,7 +30,9 @@ while read -r model gpus layout extra; do
 		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $extra --emit $fmt \
 			>"$tmp/$n.$fmt.$ext" 2>&1 || { echo "pplan --emit $fmt failed for $model $layout"; cat "$tmp/$n.$fmt.$ext"; exit 1; }
 	done
-	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --json "$tmp/$n.json" >/dev/null 2>&1 || exit 1
+	# shellcheck disable=SC2086
+	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $extra --json "$tmp/$n.json" \
+		>/dev/null 2>&1 || { echo "pplan predict --json failed for $model $layout $extra"; exit 1; }
 	case $layout in *ep=*) ;; *)
 		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --emit deepspeed \
 			>"$tmp/$n.deepspeed.json" 2>/dev/null || exit 1 ;;
@@ -46,6 +48,7 @@ qwen3-30b-a3b 16 pp=2,vp=2,dp=8,ep=8,gbs=256,mbs=1 --moe-a2a-overlap=on
 deepseek-v2 64 dp=64,ep=16,gbs=256,mbs=1 --moe-shared-expert-overlap=on
 llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision-aware-optimizer=on
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
+deepseek-v3 1024 tp=2,pp=16,vp=2,dp=32,ep=64,etp=1,gbs=8192,mbs=1 --pipeline-layout=Et|(tt|)*30mL
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
 gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
 mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1
