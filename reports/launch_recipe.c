@@ -258,15 +258,18 @@ static int py_keyword(const char *line, const char *kw, char *out, size_t len)
 static enum pplan_status provider_text(struct reader *r, struct nemo *nm, const char *s)
 {
 	size_t len = strlen(nm->provider);
-	for (; *s; s++) {
-		if (*s == '(' || *s == '[')
-			nm->provider_depth++;
-		else if (*s == ')' || *s == ']')
-			nm->provider_depth--;
+	for (;; s++) {
+		/* room for this character, the ',' after it and the end */
 		if (len + 2 >= sizeof nm->provider)
 			return perr_set(r->e, PPLAN_EINPUT,
 					"%s: cfg.model = GPTModelProvider(...) is longer than pplan reads (%zu characters)",
 					r->where, sizeof nm->provider - 2);
+		if (!*s)
+			break;
+		if (*s == '(' || *s == '[')
+			nm->provider_depth++;
+		else if (*s == ')' || *s == ']')
+			nm->provider_depth--;
 		if (nm->provider_depth == 0) { /* the call's own ")" */
 			strcpy(nm->provider + len, ",");
 			return PPLAN_OK;
