@@ -423,6 +423,69 @@ enum pplan_status json_get_string(const cJSON *obj, const char *key,
 	return PPLAN_OK;
 }
 
+enum pplan_status json_get_first_long(const cJSON *obj, const char *const *keys, long min,
+				      long max, long *out, const char **used,
+				      const char *where, struct perr *e)
+{
+	*used = keys[0];
+	for (; *keys; keys++) {
+		long v = 0;
+		enum pplan_status st = json_get_long(obj, *keys, &v, min, where, e);
+		if (st == PPLAN_ENOTFOUND)
+			continue;
+		*used = *keys;
+		if (st == PPLAN_OK && v > max)
+			st = perr_set(e, PPLAN_EINPUT, "%s: %s must be at most %ld, got %ld",
+				      where, *keys, max, v);
+		if (st == PPLAN_OK)
+			*out = v;
+		return st;
+	}
+	return PPLAN_ENOTFOUND;
+}
+
+enum pplan_status json_get_long_in(const cJSON *obj, const char *key, long min, long max,
+				   long *out, const char *where, struct perr *e)
+{
+	const char *keys[] = { key, NULL }, *used;
+	return json_get_first_long(obj, keys, min, max, out, &used, where, e);
+}
+
+enum pplan_status json_get_first_number(const cJSON *obj, const char *const *keys, double lo,
+					double hi, const char *unit, double *out,
+					const char *where, struct perr *e)
+{
+	for (; *keys; keys++) {
+		double v = 0;
+		enum pplan_status st = json_get_number(obj, *keys, &v, where, e);
+		if (st == PPLAN_ENOTFOUND)
+			continue;
+		if (st == PPLAN_OK && !(v > lo && v <= hi))
+			st = perr_set(e, PPLAN_EINPUT, "%s: %s must be more than %g and at most %g%s%s, got %g",
+				      where, *keys, lo, hi, unit[0] ? " " : "", unit, v);
+		if (st == PPLAN_OK)
+			*out = v;
+		return st;
+	}
+	return PPLAN_ENOTFOUND;
+}
+
+enum pplan_status json_get_number_in(const cJSON *obj, const char *key, double lo, double hi,
+				     const char *unit, double *out, const char *where,
+				     struct perr *e)
+{
+	const char *keys[] = { key, NULL };
+	return json_get_first_number(obj, keys, lo, hi, unit, out, where, e);
+}
+
+enum pplan_status json_required(enum pplan_status st, const char *key, const char *where,
+				struct perr *e)
+{
+	if (st == PPLAN_ENOTFOUND)
+		return perr_set(e, PPLAN_EINPUT, "%s: %s is missing", where, key);
+	return st;
+}
+
 void json_add_number_or_null(cJSON *obj, const char *key, double v)
 {
 	if (isfinite(v))

@@ -31,11 +31,11 @@ const char *status_str(enum pplan_status st);
 int status_exit_code(enum pplan_status st);
 
 /* Writes the formatted sentence into e (if e is not NULL) and returns st. */
-enum pplan_status perr_set(struct perr *e, enum pplan_status st,
+enum pplan_status perr_set(struct perr *err, enum pplan_status st,
 			   const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Prefixes e's message with "prefix: " (e.g. a file name). */
-void perr_prefix(struct perr *e, const char *prefix);
+void perr_prefix(struct perr *err, const char *prefix);
 
 #endif

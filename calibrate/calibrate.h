@@ -85,38 +85,38 @@ struct cal_session;
  * backend on the device of that rank.  A CUDA backend that cannot open is
  * PPLAN_ENOTFOUND with the reason. */
 enum pplan_status cal_open(int *argc, char ***argv, const struct cal_config *cfg,
-			   struct cal_session **out, struct perr *e);
+			   struct cal_session **out, struct perr *err);
 /* Frees the backend and finalizes MPI. */
-void cal_close(struct cal_session *s);
+void cal_close(struct cal_session *session);
 
-int cal_rank(const struct cal_session *s);
-int cal_size(const struct cal_session *s);
-int cal_nodes(const struct cal_session *s);
+int cal_rank(const struct cal_session *session);
+int cal_size(const struct cal_session *session);
+int cal_nodes(const struct cal_session *session);
 /* The ranks, ranks per host, and the host's load and clock at the start. */
 struct run_conditions;
-void cal_conditions(const struct cal_session *s, struct run_conditions *c);
-const char *cal_device(const struct cal_session *s);    /* the backend's words */
-const char *cal_libraries(const struct cal_session *s);
-const char *cal_hosts(const struct cal_session *s);     /* "a, b" */
+void cal_conditions(const struct cal_session *session, struct run_conditions *cond);
+const char *cal_device(const struct cal_session *session);    /* the backend's words */
+const char *cal_libraries(const struct cal_session *session);
+const char *cal_hosts(const struct cal_session *session);     /* "a, b" */
 /* Bytes of device memory one rank may use for buffers: a quarter of
  * what it has (shared with the other ranks on its node for the CPU), the
  * smallest over all ranks, agreed when the session opens, so that every
  * rank skips the same points past it. */
-double cal_mem_budget(const struct cal_session *s);
+double cal_mem_budget(const struct cal_session *session);
 
 /* Agrees on a status across ranks: the worst, with the lowest failing
  * rank's sentence (every rank returns the same). */
-enum pplan_status cal_agree(struct cal_session *s, enum pplan_status st,
-			    struct perr *e);
+enum pplan_status cal_agree(struct cal_session *session, enum pplan_status st,
+			    struct perr *err);
 
 /* The sgemm probe of pplan exec (768^3, the best of 4, all ranks at once,
  * the mean over ranks): the MFU denominator of the CPU. */
-double cal_peak_tflops(struct cal_session *s);
+double cal_peak_tflops(struct cal_session *session);
 
 /* Each point of pts (shapes given, results filled), all ranks computing at
  * once.  A shape whose buffers exceed the memory budget is PPLAN_EINPUT. */
-enum pplan_status cal_gemm(struct cal_session *s, struct cal_gemm_point *pts, int n,
-			   struct perr *e);
+enum pplan_status cal_gemm(struct cal_session *session, struct cal_gemm_point *pts, int n,
+			   struct perr *err);
 /* The layer whose element-wise kernels CAL_ELEM_LAYER runs (tp 1), and
  * the bytes the cost model charges for its forward per token
  * (cost_layer_elementwise_bytes): the curve is stated in those. */
@@ -128,28 +128,28 @@ struct cal_layer {
 
 /* pts[i].bytes is the size asked for (set to what the call moves, for
  * the layer: three times its forward bytes, forward and backward). */
-enum pplan_status cal_elementwise(struct cal_session *s, enum cal_elem kind,
+enum pplan_status cal_elementwise(struct cal_session *session, enum cal_elem kind,
 				  struct cal_bw_point *pts, int n, const struct cal_layer *layer,
-				  struct perr *e);
-enum pplan_status cal_attention(struct cal_session *s, struct cal_attn_point *pts,
-				int n, struct perr *e);
+				  struct perr *err);
+enum pplan_status cal_attention(struct cal_session *session, struct cal_attn_point *pts,
+				int n, struct perr *err);
 
 /* One collective over groups of `ranks` consecutive world ranks (all
  * groups at once), at the sizes in bytes[0..n) (rounded down to whole
  * elements per rank; at least one).  Fills *out, alpha-beta included. */
-enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ranks,
+enum pplan_status cal_collective(struct cal_session *session, enum coll_op op, int ranks,
 				 const double *bytes, int n, struct cal_coll *out,
-				 struct perr *e);
+				 struct perr *err);
 
 /* The alpha-beta fit of a measured curve: alpha the smallest time of the
  * points up to 4 KiB (the first point when none is that small); bus
  * bandwidth by least squares through the points of at least 1 MiB (all
  * points when none is that large) of (t - alpha) = bytes * factor / busbw.
  * Also the mean busbw over all points. */
-void cal_fit(struct cal_coll *c);
+void cal_fit(struct cal_coll *coll);
 
 /* Elements that came back wrong, over all sizes. */
-long cal_coll_wrong(const struct cal_coll *c);
+long cal_coll_wrong(const struct cal_coll *coll);
 
 /* The profile names of a collective ("all_reduce", ..., "send_recv"). */
 const char *cal_coll_name(enum coll_op op);

@@ -25,9 +25,9 @@ double cal_now(void);
 
 /* Iterations for a timed loop whose one call took `one_s` (the slowest
  * rank's): target_s / one_s, within the configured bounds. */
-long cal_iters(const struct cal_session *s, double one_s);
+long cal_iters(const struct cal_session *session, double one_s);
 
 /* The largest of v over the world. */
-double cal_max(struct cal_session *s, double v);
+double cal_max(struct cal_session *session, double v);
 
 #endif

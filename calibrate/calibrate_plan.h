@@ -50,32 +50,34 @@ struct cal_plan {
 };
 
 /* The kern_dtype of a precision (fp32, bf16, fp16). */
-int calibrate_plan_dtype(enum precision p);
+int calibrate_plan_dtype(enum precision prec);
 
-/* The shapes of o (the model read here); *out is the caller's. */
-enum pplan_status calibrate_plan_new(const struct cal_plan_opts *o, struct cal_plan **out,
-				     struct perr *e);
+/* The shapes of opts (the model read here); *out is the caller's. */
+enum pplan_status calibrate_plan_new(const struct cal_plan_opts *opts, struct cal_plan **out,
+				     struct perr *err);
 /* What the session allows: GEMM shapes within the memory budget, the
  * collective sizes and the group sizes for this many ranks. */
-void calibrate_plan_sizes(struct cal_plan *p, struct cal_session *s);
-void calibrate_plan_free(struct cal_plan *p);
+void calibrate_plan_sizes(struct cal_plan *plan, struct cal_session *session);
+void calibrate_plan_free(struct cal_plan *plan);
 
 struct profile;
 
 /* The measured profile (kind measured, this host, the curves, provenance);
  * *pr is the caller's to profile_free. */
-enum pplan_status calibrate_plan_profile(const struct cal_plan *p, const struct cal_session *s,
+enum pplan_status calibrate_plan_profile(const struct cal_plan *plan,
+					 const struct cal_session *session,
 					 double peak_tflops, const char *command,
-					 struct profile *pr, struct perr *e);
+					 struct profile *pr, struct perr *err);
 /* The GEMM points the profile leaves out (a rate below a smaller GEMM of
  * the same aspect), one line each. */
-void calibrate_plan_print_dropped(FILE *f, const struct cal_plan *p);
+void calibrate_plan_print_dropped(FILE *f, const struct cal_plan *plan);
 /* calibrate_plan_profile, written by profile_save to path (rank 0 only). */
-enum pplan_status calibrate_plan_save(const struct cal_plan *p, const struct cal_session *s,
+enum pplan_status calibrate_plan_save(const struct cal_plan *plan,
+				      const struct cal_session *session,
 				      double peak_tflops, const char *command,
-				      const char *path, struct perr *e);
+				      const char *path, struct perr *err);
 
 /* One collective's table in the nccl-tests columns. */
-void calibrate_print_coll(FILE *f, const struct cal_coll *c);
+void calibrate_print_coll(FILE *f, const struct cal_coll *coll);
 
 #endif

@@ -20,6 +20,6 @@ int cmd_tune(int argc, char **argv);
 
 /* Prints "pplan: MSG" on stderr and returns the exit code for st. */
 #include "status.h"
-int cli_fail(enum pplan_status st, const struct perr *e);
+int cli_fail(enum pplan_status st, const struct perr *err);
 
 #endif

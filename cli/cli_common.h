@@ -69,7 +69,7 @@ enum cli_opt {
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */
 int cli_common_option(struct job *in, int opt, const char *arg,
-		      struct perr *e);
+		      struct perr *err);
 
 
 /* "# pplan CMD VERSION (git HASH)": the first line of every report. */
@@ -82,7 +82,7 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in);
 /* A table's layout cell: "tp8 pp16 dp64 vp8 emb+loss mbs1 sp+ rc-none z1
  * interleaved" (cp, ep and etp only when used, the rank order only when
  * not the default). */
-void cli_short_layout(const struct layout *l, const struct rank_order *o, char *buf,
+void cli_short_layout(const struct layout *layout, const struct rank_order *order, char *buf,
 		      size_t len);
 
 /* Shared usage lines for the options above; GPUs, presets and defaults
@@ -110,7 +110,7 @@ int cli_parse_rank_tolerance(const char *cmd, const char *arg, double *out);
  * with the fastest layout's rank when the tolerance moved it. */
 struct search_result;
 void cli_print_ranking(FILE *f, const struct job *in, double tolerance,
-		       const struct search_result *r);
+		       const struct search_result *result);
 
 /* "# goodput ..." (the share of wall-clock time that trains and its
  * terms) when a time to train is asked. */
@@ -126,19 +126,19 @@ struct emit_input;
 void cli_launch_config(FILE *f, const struct job *in, const struct emit_input *ei);
 
 void cli_predict_hint(FILE *f, const struct job *in,
-		      const struct layout *l, const struct rank_order *order,
+		      const struct layout *layout, const struct rank_order *order,
 		      int closed_form);
 
-/* Time to train in->train_tokens tokens at p's throughput on in's GPUs,
+/* Time to train in->train_tokens tokens at pred's throughput on in's GPUs,
  * with the job's goodput: "66.1 days, 26.0 M GPU-hours" into buf, and
  * ", $65.0 M" when --gpu-hour-cost gave a price. */
 void cli_train_time(char *buf, size_t len, const struct job *in,
-		    const struct prediction *p);
+		    const struct prediction *pred);
 
 /* Writes doc as JSON to path, or to stdout when path is "-". */
 struct cJSON;
 enum pplan_status cli_write_json(const char *path, struct cJSON *doc,
-				 struct perr *e);
+				 struct perr *err);
 
 /* The stream for text: stdout, or a sink when the JSON goes to stdout
  * (--json -) so that stdout carries only the JSON.  cli_text_close

@@ -16,9 +16,9 @@
 
 /* `where` names the file in sentences; lj must outlive the job. */
 enum pplan_status cli_from_job(struct job *in, const char *where, struct launch_job *lj,
-			       struct perr *e);
+			       struct perr *err);
 enum pplan_status cli_from_resolve(struct job *in, const char *where, struct launch_job *lj,
-				   struct layout *l, struct perr *e);
+				   struct layout *layout, struct perr *err);
 /* The reader's notes, one line each after `lead`. */
 void cli_from_notes(FILE *f, const char *lead, const struct launch_job *lj);
 

@@ -36,14 +36,14 @@ static void usage(FILE *f)
 		400);
 }
 
-struct args {
+struct fit_args {
 	const char *path, *out;
 	int closed_form, quiet;
 	struct fit_options fo;
 	unsigned char mask[FIT_MAX_CONSTANTS];
 };
 
-static int parse_args(int argc, char **argv, struct args *a)
+static int parse_args(int argc, char **argv, struct fit_args *a)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -152,7 +152,7 @@ static void describe_device(const struct vcase *cases, int n, struct profile *p)
 	}
 }
 
-static void describe_fit(const struct args *g, const struct vcase *cases, int n,
+static void describe_fit(const struct fit_args *g, const struct vcase *cases, int n,
 			 const struct fit_result *fr, int argc, char **argv,
 			 struct profile *p)
 {
@@ -214,7 +214,7 @@ static void print_constants(const struct fit_result *prior, const struct fit_res
 
 int cmd_fit(int argc, char **argv)
 {
-	struct args g;
+	struct fit_args g;
 	struct vcase *cases = NULL;
 	struct fit_result fr, prior;
 	struct cost_params pp;

@@ -32,10 +32,9 @@
 #include "profile.h"
 #include "run_report.h"
 #include "search.h"
+#include "tune_out.h"
 #include "version.h"
 
-#define TUNE_SCHEMA "pplan.tune/1"
-#define TUNE_MAX_RUNS 16
 #define TUNE_SEQS_PER_RANK 8     /* default global batch: sequences per rank */
 #define TUNE_ARGV 48
 /* What the refit moves with measured curves (their scales, and the DP
@@ -53,17 +52,6 @@ struct tune_args {
 	long fault_ms;
 };
 
-struct tune_run {
-	struct layout layout;
-	struct prediction pred;      /* the search's */
-	enum family fam;
-	int rank_before;             /* 1-based: its place in the predicted order */
-	char report[600], log[600];
-	int ran, ok;
-	char why[256];
-	double measured_s, refit_s;
-	int rank_after;              /* 1-based among the measured; 0: not measured */
-};
 
 static void usage(FILE *f)
 {
@@ -533,11 +521,6 @@ static int rank_before_measured(const struct tune_run *runs, int n, int i)
 	return k;
 }
 
-static double err_pct(double pred, double meas)
-{
-	return pred > 0 && meas > 0 ? 100.0 * (pred / meas - 1.0) : NAN;
-}
-
 /* ---- writing ------------------------------------------------------------------ */
 
 static enum pplan_status write_profile(const struct job *in, const char *path,
@@ -579,112 +562,6 @@ static enum pplan_status write_profile(const struct job *in, const char *path,
 	return st;
 }
 
-static void num_or_null(cJSON *o, const char *key, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, key, v);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
-static cJSON *run_json(const struct tune_run *r, int i)
-{
-	cJSON *o = cJSON_CreateObject();
-	char lb[256];
-	layout_format(&r->layout, lb, sizeof lb);
-	cJSON_AddNumberToObject(o, "run", i + 1);
-	cJSON_AddStringToObject(o, "family", family_name(r->fam));
-	cJSON_AddStringToObject(o, "layout", lb);
-	cJSON_AddStringToObject(o, "status", r->ok ? "ok" : "failed");
-	if (!r->ok)
-		cJSON_AddStringToObject(o, "failure", r->why);
-	cJSON_AddNumberToObject(o, "predicted_rank", r->rank_before);
-	if (r->rank_after > 0)
-		cJSON_AddNumberToObject(o, "measured_rank", r->rank_after);
-	else
-		cJSON_AddNullToObject(o, "measured_rank");
-	num_or_null(o, "predicted_step_time_s", r->pred.step_time_s);
-	num_or_null(o, "measured_step_time_s", r->ok ? r->measured_s : NAN);
-	num_or_null(o, "error_pct", r->ok ? err_pct(r->pred.step_time_s, r->measured_s) : NAN);
-	num_or_null(o, "refit_step_time_s", r->refit_s);
-	num_or_null(o, "refit_error_pct", r->ok ? err_pct(r->refit_s, r->measured_s) : NAN);
-	cJSON_AddStringToObject(o, "report", r->report);
-	cJSON_AddStringToObject(o, "log", r->log);
-	return o;
-}
-
-struct tune_outcome {
-	int n, measured, booked;         /* booked: index of the fastest measured, -1 */
-	int moved;                       /* runs whose measured rank is not their predicted one */
-	int best_pred_rank;              /* the predicted best's measured rank (0: not measured) */
-	struct fit_result before, after;
-	unsigned char mask[FIT_MAX_CONSTANTS];
-	const struct cost_params *start;
-	char refit_best[256];            /* the refitted model's best of the whole search */
-	double refit_best_s;
-	int refit_best_run;              /* its run, -1: not run */
-};
-
-static cJSON *tune_json(const struct job *in, const struct tune_args *a, const char *launcher,
-			const struct tune_run *runs, const struct tune_outcome *t, int argc,
-			char **argv)
-{
-	cJSON *doc = cJSON_CreateObject(), *arr, *fit, *cs, *b;
-	char cmd[1024];
-	size_t o = (size_t)snprintf(cmd, sizeof cmd, "pplan");
-	int nt;
-	const struct cost_param_info *tab = cost_param_table(&nt);
-	for (int i = 0; i < argc && o < sizeof cmd; i++)
-		o += (size_t)snprintf(cmd + o, sizeof cmd - o, " %s", argv[i]);
-	cJSON_AddStringToObject(doc, "schema", TUNE_SCHEMA);
-	cJSON_AddStringToObject(doc, "command", cmd);
-	cJSON_AddStringToObject(doc, "version", PPLAN_VERSION);
-	cJSON_AddStringToObject(doc, "git", PPLAN_GIT_HASH);
-	cJSON_AddStringToObject(doc, "model", in->model.name);
-	cJSON_AddStringToObject(doc, "gpu", in->cluster.gpu.name);
-	cJSON_AddNumberToObject(doc, "gpus", (double)cluster_gpus(&in->cluster));
-	cJSON_AddNumberToObject(doc, "seq", (double)in->opts.seq);
-	cJSON_AddNumberToObject(doc, "global_batch", (double)in->global_batch);
-	cJSON_AddStringToObject(doc, "mode", a->families ? "families" : "best");
-	cJSON_AddStringToObject(doc, "launcher", launcher);
-	cJSON_AddNumberToObject(doc, "steps", (double)a->steps);
-	cJSON_AddNumberToObject(doc, "warmup", (double)a->warmup);
-	if (in->profile_arg)
-		cJSON_AddStringToObject(doc, "profile", in->profile_arg);
-	else
-		cJSON_AddNullToObject(doc, "profile");
-	arr = cJSON_AddArrayToObject(doc, "runs");
-	for (int i = 0; i < t->n; i++)
-		cJSON_AddItemToArray(arr, run_json(&runs[i], i));
-	fit = cJSON_AddObjectToObject(doc, "refit");
-	cJSON_AddNumberToObject(fit, "runs", t->after.n_time);
-	cJSON_AddNumberToObject(fit, "mean_abs_log_error_before", t->before.time_error);
-	cJSON_AddNumberToObject(fit, "mean_abs_log_error_after", t->after.time_error);
-	cs = cJSON_AddObjectToObject(fit, "constants");
-	for (int i = 0; i < nt; i++) {
-		cJSON *c;
-		if (!t->mask[i])
-			continue;
-		c = cJSON_AddObjectToObject(cs, tab[i].name);
-		cJSON_AddNumberToObject(c, "before", cost_param_get(t->start, &tab[i]));
-		cJSON_AddNumberToObject(c, "after", cost_param_get(&t->after.params, &tab[i]));
-	}
-	b = cJSON_AddObjectToObject(doc, "booked");
-	if (t->booked >= 0) {
-		char lb[256];
-		layout_format(&runs[t->booked].layout, lb, sizeof lb);
-		cJSON_AddStringToObject(b, "layout", lb);
-		cJSON_AddNumberToObject(b, "measured_step_time_s", runs[t->booked].measured_s);
-		cJSON_AddNumberToObject(b, "predicted_rank", runs[t->booked].rank_before);
-	}
-	cJSON_AddNumberToObject(doc, "runs_that_moved", t->moved);
-	cJSON_AddNumberToObject(doc, "predicted_best_measured_rank", t->best_pred_rank);
-	b = cJSON_AddObjectToObject(doc, "refit_best");
-	cJSON_AddStringToObject(b, "layout", t->refit_best);
-	num_or_null(b, "predicted_step_time_s", t->refit_best_s);
-	cJSON_AddBoolToObject(b, "measured", t->refit_best_run >= 0);
-	return doc;
-}
 
 /* ---- printing ------------------------------------------------------------------ */
 
@@ -719,9 +596,9 @@ static void print_runs(const struct tune_run *runs, int n)
 			cli_short_layout(&runs[i].layout, NULL, lb, sizeof lb);
 			cell_s(p, sizeof p, runs[i].pred.step_time_s);
 			cell_s(m, sizeof m, runs[i].ok ? runs[i].measured_s : NAN);
-			cell_pct(ep, sizeof ep, runs[i].ok ? err_pct(runs[i].pred.step_time_s, runs[i].measured_s) : NAN);
+			cell_pct(ep, sizeof ep, runs[i].ok ? tune_err_pct(runs[i].pred.step_time_s, runs[i].measured_s) : NAN);
 			cell_s(rf, sizeof rf, runs[i].refit_s);
-			cell_pct(er, sizeof er, runs[i].ok ? err_pct(runs[i].refit_s, runs[i].measured_s) : NAN);
+			cell_pct(er, sizeof er, runs[i].ok ? tune_err_pct(runs[i].refit_s, runs[i].measured_s) : NAN);
 			if (runs[i].ok)
 				snprintf(ma, sizeof ma, "%d", runs[i].rank_after);
 			else
@@ -846,7 +723,14 @@ static enum pplan_status write_outputs(const struct job *in, const struct tune_a
 	if (st != PPLAN_OK)
 		return st;
 	snprintf(path, sizeof path, "%s/tune.json", a->dir);
-	doc = tune_json(in, a, launcher, runs, t, argc, argv);
+	{
+		char cmd[1024];
+		size_t o = (size_t)snprintf(cmd, sizeof cmd, "pplan");
+		struct tune_doc d = { in, cmd, launcher, a->families, a->steps, a->warmup, runs, t };
+		for (int i = 0; i < argc && o < sizeof cmd; i++)
+			o += (size_t)snprintf(cmd + o, sizeof cmd - o, " %s", argv[i]);
+		doc = tune_out_json(&d);
+	}
 	st = doc ? json_write_atomic(path, doc, e) : perr_set(e, PPLAN_ENOMEM, "tune: out of memory");
 	if (st == PPLAN_OK && in->json_path)
 		st = json_write_atomic(in->json_path, doc, e);

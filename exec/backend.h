@@ -74,23 +74,23 @@ struct be_ops {
 	const char *name;        /* "cpu", "cuda" */
 
 	/* ---- memory ---- */
-	void *(*alloc)(struct backend *b, size_t bytes);  /* zeroed; NULL: none left */
-	void (*free)(struct backend *b, void *p);
-	void (*zero)(struct backend *b, void *p, size_t bytes);
-	void (*to_device)(struct backend *b, void *dst, const void *src, size_t n);
-	void (*to_host)(struct backend *b, void *dst, const void *src, size_t n);
-	void (*copy)(struct backend *b, void *dst, const void *src, size_t n);
+	void *(*alloc)(struct backend *backend, size_t bytes);  /* zeroed; NULL: none left */
+	void (*free)(struct backend *backend, void *p);
+	void (*zero)(struct backend *backend, void *p, size_t bytes);
+	void (*to_device)(struct backend *backend, void *dst, const void *src, size_t n);
+	void (*to_host)(struct backend *backend, void *dst, const void *src, size_t n);
+	void (*copy)(struct backend *backend, void *dst, const void *src, size_t n);
 
 	/* ---- GEMM, row-major ----
 	 * C (m,n) = alpha * op(A) (m,k) * op(B) (k,n) + beta * C, op = transpose
 	 * when ta/tb; lda, ldb, ldc are the row strides of A, B, C as stored.
 	 * A and B are of the backend's dtype; C of c_dtype (the dtype, or
 	 * KD_F32 for fp32 weight gradients); fp32 accumulation. */
-	void (*gemm)(struct backend *b, int ta, int tb, long m, long n, long k,
+	void (*gemm)(struct backend *backend, int ta, int tb, long m, long n, long k,
 		     float alpha, const void *A, long lda, const void *B, long ldb,
 		     float beta, void *C, long ldc, enum kern_dtype c_dtype);
 	/* batch GEMMs, matrix i at A + i*sA elements (likewise B, C). */
-	void (*gemm_batched)(struct backend *b, int ta, int tb, long m, long n,
+	void (*gemm_batched)(struct backend *backend, int ta, int tb, long m, long n,
 			     long k, float alpha, const void *A, long lda, long sA,
 			     const void *B, long ldb, long sB, float beta, void *C,
 			     long ldc, long sC, long batch, enum kern_dtype c_dtype);
@@ -102,67 +102,67 @@ struct be_ops {
 	 * rank calls it for every split, in the same order; a rank outside the
 	 * group passes color < 0 (comm MPI_COMM_NULL) and gets *out = NULL.
 	 * The group owns comm (group_free frees it). */
-	enum pplan_status (*group_create)(struct backend *b, MPI_Comm comm,
+	enum pplan_status (*group_create)(struct backend *backend, MPI_Comm comm,
 					  int color, int key,
-					  struct be_group **out, struct perr *e);
-	void (*group_free)(struct backend *b, struct be_group *g);
+					  struct be_group **out, struct perr *err);
+	void (*group_free)(struct backend *backend, struct be_group *group);
 
 	/* ---- collectives on a group ----
 	 * counts are elements of dtype; allgather/reducescatter counts are
 	 * per rank (in and out of the local shard).  req NULL: complete on
 	 * return (still polled). */
-	enum pplan_status (*allreduce)(struct backend *b, struct be_group *g,
+	enum pplan_status (*allreduce)(struct backend *backend, struct be_group *group,
 				       void *buf, long count, enum kern_dtype dt,
 				       enum be_redop op, struct be_req *req,
-				       struct perr *e);
-	enum pplan_status (*allgather)(struct backend *b, struct be_group *g,
+				       struct perr *err);
+	enum pplan_status (*allgather)(struct backend *backend, struct be_group *group,
 				       void *out, const void *in, long count,
 				       enum kern_dtype dt, struct be_req *req,
-				       struct perr *e);
-	enum pplan_status (*reducescatter)(struct backend *b, struct be_group *g,
+				       struct perr *err);
+	enum pplan_status (*reducescatter)(struct backend *backend, struct be_group *group,
 					   void *out, const void *in, long count,
 					   enum kern_dtype dt, struct be_req *req,
-					   struct perr *e);
-	enum pplan_status (*broadcast)(struct backend *b, struct be_group *g,
+					   struct perr *err);
+	enum pplan_status (*broadcast)(struct backend *backend, struct be_group *group,
 				       void *buf, long count, enum kern_dtype dt,
-				       int root, struct be_req *req, struct perr *e);
+				       int root, struct be_req *req, struct perr *err);
 
 	/* ---- point-to-point on a group (peer = rank in the group) ----
 	 * Sends and receives issued between p2p_begin and p2p_end go out
 	 * together (ncclGroupStart/End, as Megatron batches them). */
-	void (*p2p_begin)(struct backend *b);
-	enum pplan_status (*p2p_end)(struct backend *b, struct perr *e);
-	enum pplan_status (*send)(struct backend *b, struct be_group *g, int peer,
+	void (*p2p_begin)(struct backend *backend);
+	enum pplan_status (*p2p_end)(struct backend *backend, struct perr *err);
+	enum pplan_status (*send)(struct backend *backend, struct be_group *group, int peer,
 				  const void *buf, size_t bytes, int tag,
-				  struct be_req *req, struct perr *e);
-	enum pplan_status (*recv)(struct backend *b, struct be_group *g, int peer,
+				  struct be_req *req, struct perr *err);
+	enum pplan_status (*recv)(struct backend *backend, struct be_group *group, int peer,
 				  void *buf, size_t bytes, int tag,
-				  struct be_req *req, struct perr *e);
+				  struct be_req *req, struct perr *err);
 
 	/* ---- completion ---- */
 	/* Waits for req (polling; the watchdog may end it). */
-	enum pplan_status (*wait)(struct backend *b, struct be_req *req,
-				  struct perr *e);
+	enum pplan_status (*wait)(struct backend *backend, struct be_req *req,
+				  struct perr *err);
 	/* 1 if req is complete (then it is finished as by wait), else 0. */
-	int (*test)(struct backend *b, struct be_req *req);
+	int (*test)(struct backend *backend, struct be_req *req);
 	/* Waits for everything issued on both streams. */
-	enum pplan_status (*sync)(struct backend *b, struct perr *e);
+	enum pplan_status (*sync)(struct backend *backend, struct perr *err);
 
 	/* ---- timing ---- */
 	/* Clears the marks: the next mark is the step's origin. */
-	void (*marks_reset)(struct backend *b);
+	void (*marks_reset)(struct backend *backend);
 	/* Records a point on the compute stream; returns its index. */
-	int (*mark)(struct backend *b);
+	int (*mark)(struct backend *backend);
 	/* Seconds from the origin to mark i (after sync). */
-	double (*mark_seconds)(struct backend *b, int i);
+	double (*mark_seconds)(struct backend *backend, int i);
 
 	/* ---- the device ---- */
 	/* Bytes: pplan's own buffers (what alloc handed out) now and at
 	 * their peak, and the device's or the process's high-water mark,
 	 * which holds the runtime's buffers too (MPI, BLAS, the CUDA
 	 * context, cuBLAS's and NCCL's). */
-	void (*memory)(struct backend *b, struct be_memory *m);
-	void (*close)(struct backend *b);
+	void (*memory)(struct backend *backend, struct be_memory *mem);
+	void (*close)(struct backend *backend);
 };
 
 struct backend {
@@ -181,14 +181,14 @@ struct backend {
 };
 
 /* Waits for an MPI request the way every wait here does: polling (spin,
- * then yield, then sleep in growing steps), asking the watchdog w (may
+ * then yield, then sleep in growing steps), asking the watchdog watch (may
  * be NULL) now and then; `what` names it in the watchdog's message. */
-enum pplan_status be_mpi_wait(const struct be_watch *w, MPI_Request *r,
-			      const char *what, struct perr *e);
+enum pplan_status be_mpi_wait(const struct be_watch *watch, MPI_Request *r,
+			      const char *what, struct perr *err);
 
 /* The CPU backend (fp32).  *out is the caller's (b->ops->close). */
 enum pplan_status be_cpu_open(int local_rank, struct backend **out,
-			      struct perr *e);
+			      struct perr *err);
 
 /* The CUDA backend, one GPU per rank of the node communicator `node` (the
  * node-local rank's, or the one GPU a launcher left each rank), with
@@ -197,7 +197,7 @@ enum pplan_status be_cpu_open(int local_rank, struct backend **out,
  * would share a GPU (the caller may fall back to the CPU). */
 enum pplan_status be_cuda_open(MPI_Comm node, enum kern_dtype dtype,
 			       MPI_Comm world, struct backend **out,
-			       struct perr *e);
+			       struct perr *err);
 
 /* ---- the MPI side every rank program shares (exec/bringup.c): pplan exec
  * and pplan calibrate bring MPI up with exec_mpi_init (exec.h) and agree
@@ -206,6 +206,6 @@ enum pplan_status be_cuda_open(MPI_Comm node, enum kern_dtype dtype,
 /* Every rank's status becomes the worst of them, with the sentence of the
  * lowest rank that failed; collective over comm. */
 enum pplan_status exec_agree_comm(MPI_Comm comm, enum pplan_status st,
-				  struct perr *e);
+				  struct perr *err);
 
 #endif

@@ -36,11 +36,11 @@ struct exec_fault {
 	double value;                /* slow: ms; gemm, message: relative change */
 };
 /* Parses spec ("" or NULL: no fault); a sentence and PPLAN_EINPUT if bad. */
-enum pplan_status exec_fault_parse(const char *spec, struct exec_fault *f, struct perr *e);
+enum pplan_status exec_fault_parse(const char *spec, struct exec_fault *fault, struct perr *err);
 /* Whether the run (size ranks, pp stages, steps with warm-up) has the
  * rank, the step and, for message:, a pipeline. */
-enum pplan_status exec_fault_supported(const struct exec_fault *f, int size, int pp,
-				       long steps, struct perr *e);
+enum pplan_status exec_fault_supported(const struct exec_fault *fault, int size, int pp,
+				       long steps, struct perr *err);
 
 struct exec_opts {
 	struct model_spec model;
@@ -61,7 +61,7 @@ struct exec_opts {
 	struct exec_fault fault;     /* --fault; kind FAULT_NONE without */
 };
 
-void exec_opts_default(struct exec_opts *o);
+void exec_opts_default(struct exec_opts *opts);
 
 
 /* Open MPI's all-reduce algorithms (ring), unless the environment says;
@@ -70,22 +70,22 @@ void exec_mpi_defaults(void);
 
 /* MPI_Init_thread; *rank and *size of the world.  Call first. */
 enum pplan_status exec_mpi_init(int *argc, char ***argv, int *rank, int *size,
-				struct perr *e);
+				struct perr *err);
 void exec_mpi_finalize(void);
 /* Every rank agrees on a status: the worst of all (PPLAN_OK if all are),
  * and rank 0's message is copied to every rank. */
-enum pplan_status exec_agree(enum pplan_status st, struct perr *e);
+enum pplan_status exec_agree(enum pplan_status st, struct perr *err);
 
 /* Memory one rank may use on this host, bytes, where it is known before
  * a backend is opened (the CPU: physical memory / ranks on the host);
  * NAN where it is not (a GPU: its backend checks its allocations). */
-double exec_rank_memory_bytes(const struct exec_opts *o);
+double exec_rank_memory_bytes(const struct exec_opts *opts);
 
 /* What the executor cannot run (yet), or what does not divide, for a
  * world of `size` ranks: PPLAN_EINPUT with a sentence (exec_open says
  * the same; the CLI asks before its memory check). */
-enum pplan_status exec_supported(const struct exec_opts *o, int size,
-				 struct perr *e);
+enum pplan_status exec_supported(const struct exec_opts *opts, int size,
+				 struct perr *err);
 
 typedef struct exec exec_t;
 
@@ -93,13 +93,13 @@ typedef struct exec exec_t;
  * match the world size, one the executor cannot run (cp > 1, ep > 1,
  * zero > 1, ...), or a model that does not divide gives PPLAN_EINPUT with
  * the same sentence on every rank. */
-enum pplan_status exec_open(const struct exec_opts *o, exec_t **out,
-			    struct perr *e);
-/* Warm-up and timed steps; results on rank 0 (r is zeroed elsewhere). */
-enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e);
+enum pplan_status exec_open(const struct exec_opts *opts, exec_t **out,
+			    struct perr *err);
+/* Warm-up and timed steps; results on rank 0 (measured is zeroed elsewhere). */
+enum pplan_status exec_run(exec_t *x, struct run_measured *measured, struct perr *err);
 /* Every rank's ops of the last step, on rank 0: out->stage[r] is rank
  * r's (with its pipeline stage in .stage). */
-enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *e);
+enum pplan_status exec_trace(exec_t *x, struct run_timeline *out, struct perr *err);
 /* The ranks of this rank's host. */
 int exec_ranks_per_host(const exec_t *x);
 /* The backend that exec_open took and why ("cpu: no GPU answered: ..."). */
@@ -113,7 +113,7 @@ void exec_close(exec_t *x);
  * set before exec_open, so that x kept step 1's gradients).  The other
  * ranks wait.  The verdict and the worst errors come back on rank 0. */
 enum pplan_status exec_check_run(exec_t *x, const struct run_measured *run,
-				 struct run_check *out, struct perr *e);
+				 struct run_check *out, struct perr *err);
 
 /* Ends every rank now: prints the sentence on this rank's stderr (with
  * rank and host) and aborts the job with exit status `code`. */

@@ -298,75 +298,75 @@ struct beat {
 };
 
 /* params.c: the global element index of local element (r, c) of t */
-uint64_t exec_global_index(const struct xtensor *t, long r, long c);
+uint64_t exec_global_index(const struct xtensor *tensor, long r, long c);
 /* grads.c: the part of tensor t in this rank's shard of its bucket: its
  * reduced gradients at *g, the first one's local element index in *first;
  * returns how many (0: none, *g and *first untouched) */
-long shard_part(struct exec *x, const struct xtensor *t, float **g, long *first);
+long shard_part(struct exec *exec, const struct xtensor *tensor, float **g, long *first);
 /* steps.c: every rank's len bytes to rank 0 (*all, *lens, *offs there) */
-enum pplan_status exec_gather_blobs(struct exec *x, const void *mine, int len,
-				    char **all, int **lens, int **offs, struct perr *e);
-/* gradcheck.c: step 1's gradients to rank 0's x->snap (collective); the
- * rounding bound for o's layout and dtype; the element-wise comparison */
-enum pplan_status gradcheck_capture(struct exec *x, struct perr *e);
-void gradcheck_free(struct grad_snap *s);
-double gradcheck_bound(const struct exec_opts *o);
+enum pplan_status exec_gather_blobs(struct exec *exec, const void *mine, int len,
+				    char **all, int **lens, int **offs, struct perr *err);
+/* gradcheck.c: step 1's gradients to rank 0's exec->snap (collective); the
+ * rounding bound for the layout and dtype of opts; the element-wise comparison */
+enum pplan_status gradcheck_capture(struct exec *exec, struct perr *err);
+void gradcheck_free(struct grad_snap *snap);
+double gradcheck_bound(const struct exec_opts *opts);
 void gradcheck_compare(const struct grad_snap *run, const struct grad_snap *ref, double bound,
 		       struct run_check *out);
 
 /* fault.c: at the start of each step (exits, crashes, hangs, sleeps or
  * arms a wrong value); the armed value applied to the middle of buf */
-void exec_fault_step(struct exec *x);
-void exec_fault_apply(struct exec *x, enum exec_fault_kind kind, void *buf, long count);
+void exec_fault_step(struct exec *exec);
+void exec_fault_apply(struct exec *exec, enum exec_fault_kind kind, void *buf, long count);
 
 /* watchdog.c */
-enum pplan_status watch_open(struct exec *x, struct perr *e);
-void watch_close(struct exec *x);
-void exec_heartbeat(struct exec *x, const struct sched_op *op);
-enum pplan_status exec_interrupted(struct exec *x, struct perr *e);
-enum pplan_status exec_wait_mpi(struct exec *x, MPI_Request *r, const char *what,
-				struct perr *e);
-enum pplan_status exec_barrier(struct exec *x, struct perr *e);
+enum pplan_status watch_open(struct exec *exec, struct perr *err);
+void watch_close(struct exec *exec);
+void exec_heartbeat(struct exec *exec, const struct sched_op *op);
+enum pplan_status exec_interrupted(struct exec *exec, struct perr *err);
+enum pplan_status exec_wait_mpi(struct exec *exec, MPI_Request *r, const char *what,
+				struct perr *err);
+enum pplan_status exec_barrier(struct exec *exec, struct perr *err);
 double exec_now(void);
 
 /* bringup.c: exec_open on any communicator (the check's reference runs
  * on MPI_COMM_SELF) */
-enum pplan_status exec_open_comm(const struct exec_opts *o, MPI_Comm world,
-				 exec_t **out, struct perr *e);
+enum pplan_status exec_open_comm(const struct exec_opts *opts, MPI_Comm world,
+				 exec_t **out, struct perr *err);
 
 /* clocks.c: every rank's clock against rank 0's (collective, at
  * bring-up); now on rank 0's clock */
-enum pplan_status exec_clock_sync(struct exec *x, struct perr *e);
-double exec_clock_rank0(const struct exec *x);
+enum pplan_status exec_clock_sync(struct exec *exec, struct perr *err);
+double exec_clock_rank0(const struct exec *exec);
 
 /* replay.c */
-enum pplan_status exec_step(struct exec *x, struct perr *e);
+enum pplan_status exec_step(struct exec *exec, struct perr *err);
 
 /* probe.c: the CPU as a device the cost model can price */
-void probe_cpu(struct exec *x);
-void probe_machine(const struct exec *x, struct cluster *c);
+void probe_cpu(struct exec *exec);
+void probe_machine(const struct exec *exec, struct cluster *cluster);
 
 /* timeline.c: the step's log */
-void tl_reset(struct exec *x);
-void tl_class(struct exec *x, int cls);        /* from now on, time is cls */
-int tl_op_begin(struct exec *x, int kind, int mb, int chunk, int cls);
-void tl_op_end(struct exec *x, int op);        /* back to idle */
+void tl_reset(struct exec *exec);
+void tl_class(struct exec *exec, int cls);        /* from now on, time is cls */
+int tl_op_begin(struct exec *exec, int kind, int mb, int chunk, int cls);
+void tl_op_end(struct exec *exec, int op);        /* back to idle */
 
 /* grads.c: gradient buckets as the backward pass finishes them, then
  * the reductions it could not overlap, and the update */
-void grads_ready(struct exec *x, int chunk, int upto_tensor);
-void grads_poll(struct exec *x);
-enum pplan_status grads_finish(struct exec *x, struct perr *e);
-enum pplan_status grads_update(struct exec *x, struct perr *e);
+void grads_ready(struct exec *exec, int chunk, int upto_tensor);
+void grads_poll(struct exec *exec);
+enum pplan_status grads_finish(struct exec *exec, struct perr *err);
+enum pplan_status grads_update(struct exec *exec, struct perr *err);
 
 /* params.c */
-void exec_tensor_name(const struct model_spec *m, int id, char *buf, size_t len);
+void exec_tensor_name(const struct model_spec *model, int id, char *buf, size_t len);
 double exec_gauss(uint64_t seed, uint64_t a, uint64_t b);
-long params_shard_begin(const struct exec *x, const struct bucket *b);
-long params_shard_len(const struct exec *x, const struct bucket *b);
-enum pplan_status params_build(struct exec *x, struct perr *e);
-void params_init(struct exec *x);
-void params_free(struct exec *x);
+long params_shard_begin(const struct exec *exec, const struct bucket *bucket);
+long params_shard_len(const struct exec *exec, const struct bucket *bucket);
+enum pplan_status params_build(struct exec *exec, struct perr *err);
+void params_init(struct exec *exec);
+void params_free(struct exec *exec);
 
 /* Where local chunk `chunk` of this stage sits in the model. */
 static inline int exec_first_vstage(const struct exec *x, int chunk)
@@ -383,45 +383,45 @@ enum bwd_part { BWD_ALL = 0, BWD_INPUT, BWD_WEIGHT };
 /* layer.c: one transformer layer, and the tensor-parallel regions
  * around its two halves (kind of tp_coll: 0 all-gather, 1
  * reduce-scatter, 2 all-reduce in place). */
-enum pplan_status tp_coll(struct exec *x, int kind, void *out, const void *in,
-			  long count, struct perr *e);
-enum pplan_status tp_enter(struct exec *x, const void *in, void *full,
-			   const void **out, struct perr *e);
-enum pplan_status tp_exit(struct exec *x, void *partial, void *out,
-			  struct perr *e);
-enum pplan_status tp_enter_bwd(struct exec *x, void *dfull, void *dout,
-			       struct perr *e);
-enum pplan_status tp_exit_bwd(struct exec *x, const void *d, void *dfull,
-			      const void **out, struct perr *e);
-enum pplan_status layer_fwd(struct exec *x, struct layer_params *p,
-			    struct layer_act *a, void *out, struct perr *e);
+enum pplan_status tp_coll(struct exec *exec, int kind, void *out, const void *in,
+			  long count, struct perr *err);
+enum pplan_status tp_enter(struct exec *exec, const void *in, void *full,
+			   const void **out, struct perr *err);
+enum pplan_status tp_exit(struct exec *exec, void *partial, void *out,
+			  struct perr *err);
+enum pplan_status tp_enter_bwd(struct exec *exec, void *dfull, void *dout,
+			       struct perr *err);
+enum pplan_status tp_exit_bwd(struct exec *exec, const void *d, void *dfull,
+			      const void **out, struct perr *err);
+enum pplan_status layer_fwd(struct exec *exec, struct layer_params *params,
+			    struct layer_act *acts, void *out, struct perr *err);
 /* dout (Tl,C) -> din (Tl,C), which may be dout itself; part BWD_ALL or
  * BWD_INPUT (which keeps the GEMMs' output gradients in a). */
-enum pplan_status layer_bwd(struct exec *x, struct layer_params *p,
-			    struct layer_act *a, const void *dout, void *din,
-			    enum bwd_part part, struct perr *e);
+enum pplan_status layer_bwd(struct exec *exec, struct layer_params *params,
+			    struct layer_act *acts, const void *dout, void *din,
+			    enum bwd_part part, struct perr *err);
 /* The four GEMMs' weight gradients from the kept output gradients. */
-enum pplan_status layer_wgrad(struct exec *x, struct layer_params *p,
-			      struct layer_act *a, const void *dqkv,
+enum pplan_status layer_wgrad(struct exec *exec, struct layer_params *params,
+			      struct layer_act *acts, const void *dqkv,
 			      const void *dproj, const void *dfc1,
-			      const void *dfc2, struct perr *e);
+			      const void *dfc2, struct perr *err);
 
 /* ring.c: context parallelism's attention core, a ring over the cp ranks
  * (q, k, v, ctx, lse of a in the half-major layout of ring.c) */
-enum pplan_status ring_attn_fwd(struct exec *x, struct layer_act *a, struct perr *e);
-enum pplan_status ring_attn_bwd(struct exec *x, struct layer_act *a, struct perr *e);
+enum pplan_status ring_attn_fwd(struct exec *exec, struct layer_act *acts, struct perr *err);
+enum pplan_status ring_attn_bwd(struct exec *exec, struct layer_act *acts, struct perr *err);
 
 /* chunk.c: forward and backward of one model chunk for one microbatch. */
-enum pplan_status chunk_forward(struct exec *x, struct slot *sl, int chunk,
-				const void *in, void *out, struct perr *e);
+enum pplan_status chunk_forward(struct exec *exec, struct slot *sl, int chunk,
+				const void *in, void *out, struct perr *err);
 /* dout: the gradient of the chunk's output (ignored on the last virtual
  * stage, whose slot holds the logits' gradient); din receives the input
  * gradient (ignored on the first).  last_mb: this is the chunk's last
  * backward of the step (its gradients are final: buckets may go). */
-enum pplan_status chunk_backward(struct exec *x, struct slot *sl, int chunk,
+enum pplan_status chunk_backward(struct exec *exec, struct slot *sl, int chunk,
 				 const void *dout, void *din, enum bwd_part part,
-				 int last_mb, struct perr *e);
-enum pplan_status acts_build(struct exec *x, struct perr *e);
-void acts_free(struct exec *x);
+				 int last_mb, struct perr *err);
+enum pplan_status acts_build(struct exec *exec, struct perr *err);
+void acts_free(struct exec *exec);
 
 #endif

@@ -16,14 +16,14 @@ struct topo_gather {
 };
 
 /* Initialises MPI if needed and gathers `mine` from every rank onto rank
- * 0.  g->hosts is owned by g (topo_gather_finish frees it).  MPI errors
+ * 0.  gather->hosts is owned by gather (topo_gather_finish frees it).  MPI errors
  * are PPLAN_ESYSTEM with host, rank, file and line. */
 enum pplan_status topo_gather_hosts(const struct host_topo *mine,
-				    struct topo_gather *g, struct perr *e);
+				    struct topo_gather *gather, struct perr *err);
 
 /* Gives every rank rank 0's status and message (so that all exit alike),
- * frees g->hosts and finalises MPI.  Returns the agreed status. */
-enum pplan_status topo_gather_finish(struct topo_gather *g,
-				     enum pplan_status st, struct perr *e);
+ * frees gather->hosts and finalises MPI.  Returns the agreed status. */
+enum pplan_status topo_gather_finish(struct topo_gather *gather,
+				     enum pplan_status st, struct perr *err);
 
 #endif

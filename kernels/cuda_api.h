@@ -107,48 +107,48 @@ struct pplan_cuda_api {
 	/* Makes dev current in this thread and opens its context; *out is
 	 * the caller's (ctx_close). */
 	int (*ctx_open)(int dev, struct pplan_cuda_ctx **out, char *why, size_t len);
-	void (*ctx_close)(struct pplan_cuda_ctx *c);
+	void (*ctx_close)(struct pplan_cuda_ctx *ctx);
 	/* The cudaStream_t of a stream, for the kernels' kstream. */
-	void *(*stream)(struct pplan_cuda_ctx *c, int stream);
+	void *(*stream)(struct pplan_cuda_ctx *ctx, int stream);
 
 	/* Device memory: zeroed on allocation; mem_zero and PCU_D2D copies
 	 * are ordered on the compute stream, PCU_H2D and PCU_D2H copies are
 	 * complete on return (after the compute stream's earlier work). */
-	int (*mem_alloc)(struct pplan_cuda_ctx *c, size_t bytes, void **out,
+	int (*mem_alloc)(struct pplan_cuda_ctx *ctx, size_t bytes, void **out,
 			 char *why, size_t len);
-	void (*mem_free)(struct pplan_cuda_ctx *c, void *p);
-	int (*mem_zero)(struct pplan_cuda_ctx *c, void *p, size_t bytes, char *why,
+	void (*mem_free)(struct pplan_cuda_ctx *ctx, void *p);
+	int (*mem_zero)(struct pplan_cuda_ctx *ctx, void *p, size_t bytes, char *why,
 			size_t len);
-	int (*mem_copy)(struct pplan_cuda_ctx *c, void *dst, const void *src,
+	int (*mem_copy)(struct pplan_cuda_ctx *ctx, void *dst, const void *src,
 			size_t bytes, int dir, char *why, size_t len);
 	/* cudaMemGetInfo. */
-	int (*mem_info)(struct pplan_cuda_ctx *c, size_t *free_bytes,
+	int (*mem_info)(struct pplan_cuda_ctx *ctx, size_t *free_bytes,
 			size_t *total_bytes);
 
 	/* cuBLAS on the compute stream. */
-	int (*gemm)(struct pplan_cuda_ctx *c, const struct pcu_gemm *g, char *why,
+	int (*gemm)(struct pplan_cuda_ctx *ctx, const struct pcu_gemm *g, char *why,
 		    size_t len);
 
 	/* Events: timing ones for marks, the others for completion. */
 	int (*event_create)(void **ev, int timing, char *why, size_t len);
 	void (*event_destroy)(void *ev);
-	int (*event_record)(struct pplan_cuda_ctx *c, void *ev, int stream,
+	int (*event_record)(struct pplan_cuda_ctx *ctx, void *ev, int stream,
 			    char *why, size_t len);
 	/* 0 done, PCU_PENDING not yet, -1 failed (the device's sticky error). */
 	int (*event_query)(void *ev, char *why, size_t len);
 	/* Seconds from event a to event b, both done. */
 	int (*event_seconds)(void *a, void *b, double *seconds);
 	/* Work issued later on stream waits for ev. */
-	int (*stream_wait)(struct pplan_cuda_ctx *c, int stream, void *ev,
+	int (*stream_wait)(struct pplan_cuda_ctx *ctx, int stream, void *ev,
 			   char *why, size_t len);
 	/* The first kernel argument or launch error since the last call
 	 * (then cleared): -1 with the sentence, else 0. */
-	int (*check)(struct pplan_cuda_ctx *c, char *why, size_t len);
+	int (*check)(struct pplan_cuda_ctx *ctx, char *why, size_t len);
 
 	/* NCCL.  Communicators are nonblocking: init, split, collectives and
 	 * group ends may return PCU_PENDING. */
 	int (*nccl_unique_id)(void *id, char *why, size_t len);
-	int (*nccl_init)(struct pplan_cuda_ctx *c, const void *id, int nranks,
+	int (*nccl_init)(struct pplan_cuda_ctx *ctx, const void *id, int nranks,
 			 int rank, void **comm, char *why, size_t len);
 	/* color < 0: this rank takes no part (*comm NULL); ranks ordered by
 	 * key, then by rank in the parent, as MPI_Comm_split orders them.
@@ -160,12 +160,12 @@ struct pplan_cuda_api {
 	 * error. */
 	int (*nccl_poll)(void *comm, char *why, size_t len);
 	int (*nccl_rank)(void *comm, int *rank, int *count);
-	int (*nccl_coll)(struct pplan_cuda_ctx *c, void *comm,
-			 const struct pcu_coll_args *a, char *why, size_t len);
+	int (*nccl_coll)(struct pplan_cuda_ctx *ctx, void *comm,
+			 const struct pcu_coll_args *args, char *why, size_t len);
 	/* start 1: ncclGroupStart; 0: ncclGroupEnd. */
 	int (*nccl_group)(int start, char *why, size_t len);
 	/* send 1: ncclSend, 0: ncclRecv; bytes as ncclUint8 elements. */
-	int (*nccl_p2p)(struct pplan_cuda_ctx *c, void *comm, int send, void *buf,
+	int (*nccl_p2p)(struct pplan_cuda_ctx *ctx, void *comm, int send, void *buf,
 			size_t bytes, int peer, char *why, size_t len);
 	/* Ends the communicator now, pending operations included. */
 	void (*nccl_abort)(void *comm);

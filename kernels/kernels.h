@@ -37,8 +37,8 @@ extern "C" {
 
 enum kern_dtype { KD_F32 = 0, KD_BF16, KD_F16 };
 
-const char *kern_dtype_name(enum kern_dtype d);
-int kern_dtype_size(enum kern_dtype d);
+const char *kern_dtype_name(enum kern_dtype dtype);
+int kern_dtype_size(enum kern_dtype dtype);
 
 typedef void kstream; /* a backend's stream; NULL on the CPU */
 

@@ -32,9 +32,9 @@ enum cmp_qty {
 	CQ_COUNT = CQ_CLASS0 + OC_COUNT
 };
 
-const char *cmp_qty_key(enum cmp_qty q);    /* JSON key: "step_time_s" */
-const char *cmp_qty_label(enum cmp_qty q);  /* table: "step time" */
-const char *cmp_qty_unit(enum cmp_qty q);   /* table unit: "s", "%" */
+const char *cmp_qty_key(enum cmp_qty qty);    /* JSON key: "step_time_s" */
+const char *cmp_qty_label(enum cmp_qty qty);  /* table: "step time" */
+const char *cmp_qty_unit(enum cmp_qty qty);   /* table unit: "s", "%" */
 
 struct cmp_value {
 	double predicted, measured;   /* in the JSON unit (fractions 0..1) */
@@ -65,22 +65,22 @@ struct comparison {
 	char warnings[4][512];
 };
 
-/* Computes the comparison of n >= 1 reports; *c is the caller's
+/* Computes the comparison of n >= 1 reports; *cmp is the caller's
  * (compare_free).  Fails only for lack of memory. */
 enum pplan_status compare_build(const struct runreport *reports, int n,
-				struct comparison *c, struct perr *e);
-void compare_free(struct comparison *c);
+				struct comparison *cmp, struct perr *err);
+void compare_free(struct comparison *cmp);
 
 /* Scale of a quantity from its JSON unit to the table's (100 for
  * fractions shown in percent, else 1). */
-double cmp_qty_scale(enum cmp_qty q);
+double cmp_qty_scale(enum cmp_qty qty);
 
 /* The table: '#' provenance lines (pplan version and git hash, the
  * command, one line per report), a names and a units row, one row per
  * report and quantity, then the summary over the reports. */
-void compare_print(FILE *f, const struct comparison *c, const char *command);
+void compare_print(FILE *f, const struct comparison *cmp, const char *command);
 
 /* pplan.comparison/1; the caller owns the tree (cJSON_Delete). */
-cJSON *compare_json(const struct comparison *c, const char *command);
+cJSON *compare_json(const struct comparison *cmp, const char *command);
 
 #endif

@@ -21,7 +21,7 @@
 enum emit_format { EMIT_MEGATRON = 0, EMIT_NEMO, EMIT_TORCHTITAN, EMIT_DEEPSPEED,
 		   EMIT_BRIDGE, EMIT_COUNT };
 
-const char *emit_format_name(enum emit_format f);
+const char *emit_format_name(enum emit_format format);
 /* "megatron", "nemo", "torchtitan", "deepspeed", "bridge"; 0 on
  * success, -1 if not. */
 int emit_format_parse(const char *s, enum emit_format *out);

@@ -18,19 +18,19 @@ struct notes {
 	int n;
 };
 
-void emit_note(struct notes *n, const char *s);
+void emit_note(struct notes *notes, const char *s);
 
 /* The job's rank order is pplan's default (rank_order_default), or
  * tp-cp-pp-dp (Megatron's use_tp_pp_dp_mapping). */
-int emit_default_order(const struct train_opts *o);
-int emit_alt_order(const struct train_opts *o);
+int emit_default_order(const struct train_opts *opts);
+int emit_alt_order(const struct train_opts *opts);
 
 /* The lines every output opens with, each after `lead` ("#"): a warning
  * when the layout does not fit, pplan's version, the job, the layout, what
  * format fmt was checked against and the prediction. */
 void emit_header(FILE *f, const char *lead, const struct emit_input *in, const char *what,
 		 enum emit_format fmt);
-void emit_comment_notes(FILE *f, const char *lead, const struct notes *n);
+void emit_comment_notes(FILE *f, const char *lead, const struct notes *notes);
 
 /* emit_recipe.c */
 void emit_nemo(FILE *f, const struct emit_input *in);

@@ -13,6 +13,7 @@
 
 #include "html_internal.h"
 #include "jsonio.h"
+#include "search_out.h"
 #include "version.h"
 
 
@@ -148,18 +149,18 @@ static enum pplan_status input_load(struct input *in, const char *path,
 	if (!cJSON_IsString(schema)) {
 		cJSON_Delete(doc);
 		return perr_set(e, PPLAN_EINPUT,
-				"%s: no \"schema\" key; report html draws %s and pplan.search/1 documents",
-				path, RUNREPORT_SCHEMA);
+				"%s: no \"schema\" key; report html draws %s and %s documents",
+				path, RUNREPORT_SCHEMA, SEARCH_SCHEMA);
 	}
-	if (strcmp(schema->valuestring, "pplan.search/1") == 0) {
+	if (strcmp(schema->valuestring, SEARCH_SCHEMA) == 0) {
 		in->search = doc;
 		in->loaded = 1;
 		return PPLAN_OK;
 	}
 	if (strcmp(schema->valuestring, RUNREPORT_SCHEMA) != 0) {
 		st = perr_set(e, PPLAN_EINPUT,
-			      "%s: schema is \"%.80s\", but report html draws only %s and pplan.search/1 documents",
-			      path, schema->valuestring, RUNREPORT_SCHEMA);
+			      "%s: schema is \"%.80s\", but report html draws only %s and %s documents",
+			      path, schema->valuestring, RUNREPORT_SCHEMA, SEARCH_SCHEMA);
 		cJSON_Delete(doc);
 		return st;
 	}

@@ -25,6 +25,6 @@
 /* Writes the page for the n files at paths to out.  `command` is the
  * command line, shown in the page's provenance. */
 enum pplan_status html_write(char *const *paths, int n, const char *out,
-			     const char *command, struct perr *e);
+			     const char *command, struct perr *err);
 
 #endif

@@ -23,24 +23,24 @@ const char *html_grade_pct(double pct);
 const char *html_grade_pts(double diff);
 
 /* The colour of an op class, and of a strategy family (enum family). */
-const char *html_class_color(enum op_class c);
+const char *html_class_color(enum op_class cls);
 const char *html_family_color(int family);
 
 /* One section of the page for an executed run (html_exec.c); id is the
  * section's anchor. */
-void html_exec_section(struct sbuf *b, const struct runreport *r,
-		       const struct comparison *c, const char *id);
+void html_exec_section(struct sbuf *buf, const struct runreport *report,
+		       const struct comparison *cmp, const char *id);
 
 /* The overview of several runs (html_overview.c): step time and bubble
  * predicted beside measured per run, and the MAPE over the runs. */
-void html_overview_section(struct sbuf *b, const struct comparison *c);
+void html_overview_section(struct sbuf *buf, const struct comparison *cmp);
 
 /* One section for a pplan.search/1 document (html_search.c).  Fails with
  * a sentence naming the file and the key for a document it cannot draw;
  * then nothing was appended. */
-enum pplan_status html_search_section(struct sbuf *b, const cJSON *doc,
+enum pplan_status html_search_section(struct sbuf *buf, const cJSON *doc,
 				      const char *path, const char *id,
-				      struct perr *e);
+				      struct perr *err);
 
 /* Seconds in the unit a plot uses: ms below 2 s, else s. */
 double html_time_scale(double max_s, const char **unit);

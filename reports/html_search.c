@@ -14,163 +14,34 @@
 #include <string.h>
 
 #include "html_internal.h"
-#include "jsonio.h"
+#include "search_out.h"
 
-#define N_FAMILIES 8        /* enum family of sim/search.h */
-#define MARK_OOM N_FAMILIES /* the mark of out-of-memory layouts */
-#define MAX_POINTS 10000000
-
-/* What the section draws, read from the document. */
-struct sdoc {
-	const char *path;
-	char model[96], cluster[96], gpu[64];
-	long gpus, evaluated, feasible;
-	double cap_gib;                 /* NAN: unknown */
-	char family_names[N_FAMILIES][32];
-	int n_points;
-	float (*points)[2];             /* step time (s), memory (GiB) */
-	unsigned char *marks;           /* family, or MARK_OOM */
-	const cJSON *layouts, *families;
-};
-
-static enum pplan_status bad(struct perr *e, const char *path, const char *what)
-{
-	return perr_set(e, PPLAN_EINPUT, "%s: %s", path, what);
-}
-
-static void copy_str(const cJSON *o, const char *key, char *buf, size_t len)
-{
-	const cJSON *it = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-	snprintf(buf, len, "%s", cJSON_IsString(it) ? it->valuestring : "?");
-}
-
-static double get_num(const cJSON *o, const char *key)
-{
-	const cJSON *it = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-	return cJSON_IsNumber(it) && isfinite(it->valuedouble) ? it->valuedouble : NAN;
-}
-
-/* A count for the page's text: 0 when absent, not a number or out of
- * range (a NaN cast to long is undefined; found by fuzz_report). */
-static long get_count(const cJSON *o, const char *key)
-{
-	double v = get_num(o, key);
-	return v >= 0 && v <= 9e15 ? (long)v : 0;
-}
-
-static enum pplan_status read_points(struct sdoc *d, const cJSON *doc, struct perr *e)
-{
-	const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points");
-	const cJSON *fields = cJSON_GetObjectItemCaseSensitive(doc, "point_fields");
-	static const char *const want[4] = { "step_time_s", "memory_gib", "feasible", "family" };
-	const cJSON *row;
-	int i = 0;
-
-	if (!pts)
-		return PPLAN_OK;  /* an older search document: no scatter */
-	if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) > MAX_POINTS)
-		return bad(e, d->path, "points must be an array of at most 10 million rows");
-	if (!cJSON_IsArray(fields) || cJSON_GetArraySize(fields) != 4)
-		return bad(e, d->path, "point_fields must name the 4 columns of points");
-	for (int k = 0; k < 4; k++) {
-		const cJSON *f = cJSON_GetArrayItem(fields, k);
-		if (!cJSON_IsString(f) || strcmp(f->valuestring, want[k]) != 0)
-			return bad(e, d->path,
-				   "point_fields must be [\"step_time_s\", \"memory_gib\", \"feasible\", \"family\"]");
-	}
-	d->n_points = cJSON_GetArraySize(pts);
-	if (d->n_points == 0)
-		return PPLAN_OK;
-	d->points = calloc((size_t)d->n_points, sizeof *d->points);
-	d->marks = calloc((size_t)d->n_points, 1);
-	if (!d->points || !d->marks)
-		return perr_set(e, PPLAN_ENOMEM, "%s: out of memory for %d points", d->path,
-				d->n_points);
-	cJSON_ArrayForEach(row, pts) {
-		double v[4];
-		if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 4)
-			return perr_set(e, PPLAN_EINPUT, "%s: points[%d] must be 4 numbers", d->path, i);
-		for (int k = 0; k < 4; k++) {
-			const cJSON *x = cJSON_GetArrayItem(row, k);
-			if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-				return perr_set(e, PPLAN_EINPUT, "%s: points[%d] must be 4 numbers",
-						d->path, i);
-			v[k] = x->valuedouble;
-		}
-		if (!(v[0] > 0) || !(v[1] > 0) || v[3] < 0 || v[3] >= N_FAMILIES ||
-		    v[3] != floor(v[3]) || (v[2] != 0 && v[2] != 1))
-			return perr_set(e, PPLAN_EINPUT,
-					"%s: points[%d] needs a positive step time and memory, feasible 0 or 1 and a family 0..%d",
-					d->path, i, N_FAMILIES - 1);
-		d->points[i][0] = (float)v[0];
-		d->points[i][1] = (float)v[1];
-		d->marks[i] = v[2] ? (unsigned char)v[3] : MARK_OOM;
-		i++;
-	}
-	return PPLAN_OK;
-}
-
-static enum pplan_status sdoc_read(struct sdoc *d, const cJSON *doc, const char *path,
-				   struct perr *e)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "model");
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cluster");
-	const cJSON *names = cJSON_GetObjectItemCaseSensitive(doc, "family_names");
-	memset(d, 0, sizeof *d);
-	d->path = path;
-	copy_str(m, "name", d->model, sizeof d->model);
-	copy_str(c, "name", d->cluster, sizeof d->cluster);
-	copy_str(c, "gpu", d->gpu, sizeof d->gpu);
-	d->gpus = get_count(c, "gpus");
-	d->evaluated = get_count(doc, "evaluated");
-	d->feasible = get_count(doc, "feasible");
-	d->cap_gib = get_num(doc, "memory_cap_gib");
-	d->layouts = cJSON_GetObjectItemCaseSensitive(doc, "layouts");
-	d->families = cJSON_GetObjectItemCaseSensitive(doc, "families");
-	if (!cJSON_IsArray(d->layouts))
-		return bad(e, path, "layouts must be an array (is this pplan search --json output?)");
-	if (d->families && !cJSON_IsObject(d->families))
-		return bad(e, path, "families must be an object");
-	for (int f = 0; f < N_FAMILIES; f++) {
-		const cJSON *n = cJSON_IsArray(names) ? cJSON_GetArrayItem(names, f) : NULL;
-		snprintf(d->family_names[f], sizeof d->family_names[f], "%s",
-			 cJSON_IsString(n) ? n->valuestring : "?");
-	}
-	return read_points(d, doc, e);
-}
-
-static void sdoc_free(struct sdoc *d)
-{
-	free(d->points);
-	free(d->marks);
-	d->points = NULL;
-	d->marks = NULL;
-}
+#define MARK_OOM SEARCH_DOC_FAMILIES /* the mark of out-of-memory layouts */
 
 /* "tp4 pp2 dp32 cp2 vp8 mbs1 sp+ rc-none z1 interleaved" from a layout object. */
 static void short_layout(const cJSON *l, char *buf, size_t len)
 {
 	char rc[24], sched[24];
-	double cp = get_num(l, "cp"), ep = get_num(l, "ep");
+	double cp = search_doc_num(l, "cp"), ep = search_doc_num(l, "ep");
 	const cJSON *sp = cJSON_GetObjectItemCaseSensitive(l, "sp");
 	size_t n;
-	copy_str(l, "recompute", rc, sizeof rc);
-	copy_str(l, "schedule", sched, sizeof sched);
-	n = (size_t)snprintf(buf, len, "tp%g pp%g dp%g", get_num(l, "tp"), get_num(l, "pp"),
-			     get_num(l, "dp"));
+	search_doc_str(l, "recompute", rc, sizeof rc);
+	search_doc_str(l, "schedule", sched, sizeof sched);
+	n = (size_t)snprintf(buf, len, "tp%g pp%g dp%g", search_doc_num(l, "tp"), search_doc_num(l, "pp"),
+			     search_doc_num(l, "dp"));
 	if (cp > 1 && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " cp%g", cp);
 	if (ep > 1 && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " ep%g", ep);
 	if (n < len)
-		snprintf(buf + n, len - n, " vp%g mbs%g sp%s rc-%s z%g %s", get_num(l, "vp"),
-			 get_num(l, "mbs"), cJSON_IsTrue(sp) ? "+" : "-",
-			 strcmp(rc, "selective") == 0 ? "sel" : rc, get_num(l, "zero"), sched);
+		snprintf(buf + n, len - n, " vp%g mbs%g sp%s rc-%s z%g %s", search_doc_num(l, "vp"),
+			 search_doc_num(l, "mbs"), cJSON_IsTrue(sp) ? "+" : "-",
+			 strcmp(rc, "selective") == 0 ? "sel" : rc, search_doc_num(l, "zero"), sched);
 }
 
 /* ---- the scatter ------------------------------------------------------------- */
 
-static void scatter(struct sbuf *b, const struct sdoc *d)
+static void scatter(struct sbuf *b, const struct search_doc *d)
 {
 	const double left = 96, right = 28, top = 46, bottom = 470;
 	const cJSON *best = cJSON_GetArrayItem(d->layouts, 0);
@@ -178,11 +49,11 @@ static void scatter(struct sbuf *b, const struct sdoc *d)
 	double tlo = INFINITY, thi = 0, mlo = INFINITY, mhi = 0;
 	struct axis ax, ay;
 	unsigned char *seen;
-	int w = HTML_PLOT_W, h = (int)bottom + 60, order[N_FAMILIES + 1];
+	int w = HTML_PLOT_W, h = (int)bottom + 60, order[SEARCH_DOC_FAMILIES + 1];
 
 	if (best) {
-		best_t = get_num(best, "step_time_s");
-		best_m = get_num(cJSON_GetObjectItemCaseSensitive(best, "memory_gib"), "total");
+		best_t = search_doc_num(best, "step_time_s");
+		best_m = search_doc_num(cJSON_GetObjectItemCaseSensitive(best, "memory_gib"), "total");
 	}
 	for (int i = 0; i < d->n_points; i++) {
 		tlo = fmin(tlo, d->points[i][0]), thi = fmax(thi, d->points[i][0]);
@@ -220,11 +91,11 @@ static void scatter(struct sbuf *b, const struct sdoc *d)
 	/* One path per mark; each pixel once.  Out of memory first, then the
 	 * families from the most numerous, so that small ones stay visible. */
 	{
-		long count[N_FAMILIES + 1] = { 0 };
+		long count[SEARCH_DOC_FAMILIES + 1] = { 0 };
 		for (int i = 0; i < d->n_points; i++)
 			count[d->marks[i]]++;
 		order[0] = MARK_OOM;
-		for (int f = 0; f < N_FAMILIES; f++) {
+		for (int f = 0; f < SEARCH_DOC_FAMILIES; f++) {
 			int k = f + 1;
 			while (k > 1 && count[order[k - 1]] < count[f]) {
 				order[k] = order[k - 1];
@@ -234,7 +105,7 @@ static void scatter(struct sbuf *b, const struct sdoc *d)
 		}
 	}
 	seen = calloc((size_t)w * (size_t)h, 1);
-	for (int oi = 0; oi <= N_FAMILIES && seen; oi++) {
+	for (int oi = 0; oi <= SEARCH_DOC_FAMILIES && seen; oi++) {
 		int any = 0, mark = order[oi];
 		memset(seen, 0, (size_t)w * (size_t)h);
 		for (int i = 0; i < d->n_points; i++) {
@@ -291,7 +162,7 @@ static void scatter(struct sbuf *b, const struct sdoc *d)
 	{
 		double x = left + 4;
 		sbuf_printf(b, "<g class=\"legend\">");
-		for (int f = 0; f < N_FAMILIES; f++) {
+		for (int f = 0; f < SEARCH_DOC_FAMILIES; f++) {
 			sbuf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
 				    x + 5, 18.0, html_family_color(f), x + 14, 22.0);
 			sbuf_esc(b, d->family_names[f]);
@@ -307,19 +178,19 @@ static void scatter(struct sbuf *b, const struct sdoc *d)
 
 /* ---- the families ------------------------------------------------------------- */
 
-static void families(struct sbuf *b, const struct sdoc *d)
+static void families(struct sbuf *b, const struct search_doc *d)
 {
 	const double left = 130, top = 16, row_h = 42;
 	double tmax = 0, best = INFINITY;
 	struct axis ax;
-	int n = N_FAMILIES;
+	int n = SEARCH_DOC_FAMILIES;
 	double height = top + n * row_h + 50;
 
 	if (!d->families)
 		return;
 	for (int f = 0; f < n; f++) {
 		const cJSON *fr = cJSON_GetObjectItemCaseSensitive(d->families, d->family_names[f]);
-		double t = get_num(fr, "step_time_s");
+		double t = search_doc_num(fr, "step_time_s");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fr, "found")) && isfinite(t)) {
 			tmax = fmax(tmax, t);
 			best = fmin(best, t);
@@ -339,8 +210,8 @@ static void families(struct sbuf *b, const struct sdoc *d)
 		sbuf_esc(b, d->family_names[f]);
 		sbuf_printf(b, "</text>");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fr, "found"))) {
-			double t = get_num(fr, "step_time_s"), mfu = get_num(fr, "mfu");
-			double mem = get_num(fr, "memory_gib"), x1 = axis_px(&ax, t);
+			double t = search_doc_num(fr, "step_time_s"), mfu = search_doc_num(fr, "mfu");
+			double mem = search_doc_num(fr, "memory_gib"), x1 = axis_px(&ax, t);
 			char lb[160];
 			short_layout(cJSON_GetObjectItemCaseSensitive(fr, "layout"), lb, sizeof lb);
 			sbuf_printf(b, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"26\" rx=\"2\" fill=\"%s\"/>",
@@ -360,7 +231,7 @@ static void families(struct sbuf *b, const struct sdoc *d)
 			sbuf_esc(b, lb);
 			sbuf_printf(b, "</text>");
 		} else {
-			double need = get_num(fr, "min_memory_gib");
+			double need = search_doc_num(fr, "min_memory_gib");
 			const cJSON *why = cJSON_GetObjectItemCaseSensitive(fr, "why");
 			sbuf_printf(b, "<text class=\"tmuted\" x=\"%.1f\" y=\"%.1f\">",
 				    x0 + 6, y + 25);
@@ -378,7 +249,7 @@ static void families(struct sbuf *b, const struct sdoc *d)
 	sbuf_printf(b, "</svg>\n");
 }
 
-static void top_table(struct sbuf *b, const struct sdoc *d)
+static void top_table(struct sbuf *b, const struct search_doc *d)
 {
 	const cJSON *it;
 	int i = 0;
@@ -392,9 +263,9 @@ static void top_table(struct sbuf *b, const struct sdoc *d)
 		sbuf_printf(b, "<tr><td>%d</td><td class=\"l\"><code>", i);
 		sbuf_esc(b, lb);
 		sbuf_printf(b, "</code></td><td>%.4g</td><td>%.0f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n",
-			    get_num(it, "step_time_s"), get_num(it, "tokens_per_s"),
-			    100 * get_num(it, "mfu"), 100 * get_num(it, "bubble_fraction"),
-			    get_num(cJSON_GetObjectItemCaseSensitive(it, "memory_gib"), "total"));
+			    search_doc_num(it, "step_time_s"), search_doc_num(it, "tokens_per_s"),
+			    100 * search_doc_num(it, "mfu"), 100 * search_doc_num(it, "bubble_fraction"),
+			    search_doc_num(cJSON_GetObjectItemCaseSensitive(it, "memory_gib"), "total"));
 	}
 	sbuf_printf(b, "</tbody></table>\n");
 }
@@ -403,10 +274,10 @@ enum pplan_status html_search_section(struct sbuf *b, const cJSON *doc,
 				      const char *path, const char *id,
 				      struct perr *e)
 {
-	struct sdoc d;
-	enum pplan_status st = sdoc_read(&d, doc, path, e);
+	struct search_doc d;
+	enum pplan_status st = search_doc_read(&d, doc, path, e);
 	if (st != PPLAN_OK) {
-		sdoc_free(&d);
+		search_doc_free(&d);
 		return st;
 	}
 	sbuf_printf(b, "<section id=\"%s\">\n<h2><span class=\"kind search\">search</span>", id);
@@ -425,6 +296,6 @@ enum pplan_status html_search_section(struct sbuf *b, const cJSON *doc,
 	families(b, &d);
 	top_table(b, &d);
 	sbuf_printf(b, "</section>\n");
-	sdoc_free(&d);
+	search_doc_free(&d);
 	return PPLAN_OK;
 }

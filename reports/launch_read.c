@@ -545,15 +545,14 @@ static enum pplan_status read_torchtitan(struct reader *r, const struct words *w
 static enum pplan_status ds_long(struct reader *r, const cJSON *obj, const char *path,
 				 const char *key, long lo, long *out, int *had)
 {
-	const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-	*had = v != NULL;
-	if (!v)
-		return PPLAN_OK;
-	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
-	    v->valuedouble < lo || v->valuedouble > (double)LAYOUT_MAX_GBS)
+	struct perr typed = { "" }; /* the sentence is ours: it names the path */
+	enum pplan_status st = obj ? json_get_long_in(obj, key, lo, LAYOUT_MAX_GBS, out, r->where,
+						      &typed)
+				   : PPLAN_ENOTFOUND;
+	*had = st != PPLAN_ENOTFOUND;
+	if (st == PPLAN_EINPUT)
 		return perr_set(r->e, PPLAN_EINPUT, "%s: %s%s must be a whole number of at least %ld",
 				r->where, path, key, lo);
-	*out = (long)v->valuedouble;
 	return PPLAN_OK;
 }
 
@@ -653,19 +652,14 @@ out:
  * places it (sim/MODEL.md 9); its extra LM head and loss are not. */
 static enum pplan_status mtp_as_layers(struct reader *r)
 {
-	struct model_spec *m = &r->out->model;
-	int n = r->out->mtp_layers;
-	if (m->mixers[0] || m->ffns[0])
-		return perr_set(r->e, PPLAN_EINPUT,
-				"%s: the pipeline layout counts %d multi-token-prediction layer%s as layers of a hybrid stack, which pplan cannot price",
-				r->where, n, n == 1 ? "" : "s");
-	if (m->layers + n > MODEL_MAX_COUNT)
-		return perr_set(r->e, PPLAN_EINPUT, "%s: %d layers and %d MTP layers are too many",
-				r->where, m->layers, n);
-	m->layers += n;
-	lr_say(r, "the layout's %d multi-token-prediction layer%s (m) priced as transformer layer%s after the model's %d, where the layout counts %s with the loss (%s extra LM head not priced)",
-	       n, n == 1 ? "" : "s", n == 1 ? "" : "s", m->layers - n, n == 1 ? "it" : "them",
-	       n == 1 ? "its" : "their");
+	char note[320];
+	enum pplan_status st = model_add_mtp_layers(&r->out->model, r->out->mtp_layers, note,
+						    sizeof note, r->e);
+	if (st != PPLAN_OK) {
+		perr_prefix(r->e, r->where);
+		return st;
+	}
+	lr_say(r, "the layout's %s", note);
 	return PPLAN_OK;
 }
 

@@ -56,11 +56,11 @@ struct launch_job {
  * experts). */
 enum pplan_status launch_read(enum emit_format fmt, const char *src,
 			      const struct model_spec *given, struct launch_job *out,
-			      struct perr *e);
+			      struct perr *err);
 
 /* The same, from text already in memory; `where` names it in sentences. */
 enum pplan_status launch_read_text(enum emit_format fmt, const char *text,
 				   const char *where, const struct model_spec *given,
-				   struct launch_job *out, struct perr *e);
+				   struct launch_job *out, struct perr *err);
 
 #endif

@@ -12,27 +12,27 @@
 
 #include "cost.h"
 
-cJSON *report_model_json(const struct model_spec *m);
-cJSON *report_cluster_json(const struct cluster *c);
-cJSON *report_layout_json(const struct layout *l, const struct train_opts *o);
+cJSON *report_model_json(const struct model_spec *model);
+cJSON *report_cluster_json(const struct cluster *cluster);
+cJSON *report_layout_json(const struct layout *layout, const struct train_opts *opts);
 
 /* The framework row, its resolved behaviour and the hand switches. */
-cJSON *report_framework_json(const struct train_opts *o);
+cJSON *report_framework_json(const struct train_opts *opts);
 
 /* The prediction fields of pplan.prediction/1 (no schema, no inputs). */
-cJSON *report_prediction_fields(const struct prediction *p);
+cJSON *report_prediction_fields(const struct prediction *pred);
 
-/* How far to trust p (sim/accuracy.h): the band of the GPU generation
- * and precision, and, with p, its step time, MFU and memory ranges and
- * whether its MFU is above the best published; p NULL: the band alone. */
-cJSON *report_accuracy_json(const struct cluster *c, const struct train_opts *o,
-			    const struct prediction *p);
+/* How far to trust pred (sim/accuracy.h): the band of the GPU generation
+ * and precision, and, with pred, its step time, MFU and memory ranges and
+ * whether its MFU is above the best published; pred NULL: the band alone. */
+cJSON *report_accuracy_json(const struct cluster *cluster, const struct train_opts *opts,
+			    const struct prediction *pred);
 
 /* A whole pplan.prediction/1 document (with its "accuracy"). */
-cJSON *report_prediction_json(const struct model_spec *m,
-			      const struct cluster *c, const struct layout *l,
-			      const struct train_opts *o,
-			      const struct prediction *p);
+cJSON *report_prediction_json(const struct model_spec *model,
+			      const struct cluster *cluster, const struct layout *layout,
+			      const struct train_opts *opts,
+			      const struct prediction *pred);
 
 
 #endif

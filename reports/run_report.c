@@ -175,7 +175,7 @@ cJSON *report_run_json(const struct run_report *r)
 	time_t now = time(NULL);
 	struct tm tm;
 
-	cJSON_AddStringToObject(doc, "schema", "pplan.report/1");
+	cJSON_AddStringToObject(doc, "schema", RUNREPORT_SCHEMA);
 	cJSON_AddStringToObject(doc, "status", r->status);
 	if (r->failure) {
 		o = cJSON_AddObjectToObject(doc, "failure");
@@ -379,13 +379,12 @@ static enum pplan_status bad(struct perr *e, const struct where *w,
 static enum pplan_status num(const cJSON *o, const char *key, double *out,
 			     const struct where *w, struct perr *e)
 {
-	const cJSON *it = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-	*out = NAN;
-	if (!it || cJSON_IsNull(it))
-		return PPLAN_OK;
-	if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble))
+	struct perr typed = { "" }; /* the sentence is ours: it names the path */
+	enum pplan_status st = o ? json_get_number(o, key, out, w->file, &typed) : PPLAN_ENOTFOUND;
+	if (st == PPLAN_ENOTFOUND)
+		*out = NAN;
+	if (st == PPLAN_EINPUT)
 		return bad(e, w, key, "must be a number or null");
-	*out = it->valuedouble;
 	return PPLAN_OK;
 }
 

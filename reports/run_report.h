@@ -50,7 +50,7 @@ struct run_report {
 	const char *version, *git_hash;
 };
 
-cJSON *report_run_json(const struct run_report *r);
+cJSON *report_run_json(const struct run_report *report);
 
 /* Chrome trace of one measured step: one process per rank (ranks[i] is
  * rank i's ops, its stage in .stage), a compute and a communication
@@ -130,13 +130,13 @@ struct runreport {
 	char devices[256];      /* provenance.devices joined by ", " */
 };
 
-/* Reads and checks the file at path into *r (zeroed first).  A file that
+/* Reads and checks the file at path into *report (zeroed first).  A file that
  * is not a pplan.report/1 document, or has a key of the wrong type, gives
- * one sentence naming the file and the key, PPLAN_EINPUT.  On failure *r
+ * one sentence naming the file and the key, PPLAN_EINPUT.  On failure *report
  * holds nothing to free. */
-enum pplan_status runreport_load(const char *path, struct runreport *r,
-				 struct perr *e);
+enum pplan_status runreport_load(const char *path, struct runreport *report,
+				 struct perr *err);
 
-void runreport_free(struct runreport *r);
+void runreport_free(struct runreport *report);
 
 #endif

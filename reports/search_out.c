@@ -1,7 +1,8 @@
 /*
  * search_out.c: `pplan search` as pplan.search/1 JSON (with every priced
- * layout's point for `pplan report html`, and the origin of each default)
- * and as CSV, one row per ranked layout.
+ * layout's point for `pplan report html`, and the origin of each default),
+ * that document read back for the page, and the CSV, one row per ranked
+ * layout.
  */
 #include "search_out.h"
 
@@ -38,7 +39,7 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 	enum reject rej[REJECT_COUNT];
 	int n_rej = search_rejects_sorted(r, rej);
 
-	cJSON_AddStringToObject(doc, "schema", "pplan.search/1");
+	cJSON_AddStringToObject(doc, "schema", SEARCH_SCHEMA);
 	cJSON_AddItemToObject(doc, "model", report_model_json(&in->model));
 	cJSON_AddItemToObject(doc, "cluster", report_cluster_json(&in->cluster));
 	cJSON_AddNumberToObject(doc, "global_batch", (double)in->global_batch);
@@ -169,5 +170,128 @@ enum pplan_status search_out_csv(const char *path, const struct job *in,
 	st = text_write_atomic(path, buf, e);
 	free(buf);
 	return st;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+#define MAX_POINTS 10000000
+#define N_FAMILIES SEARCH_DOC_FAMILIES
+#define MARK_OOM SEARCH_DOC_FAMILIES
+
+static enum pplan_status bad(struct perr *e, const char *path, const char *what)
+{
+	return perr_set(e, PPLAN_EINPUT, "%s: %s", path, what);
+}
+
+void search_doc_str(const cJSON *o, const char *key, char *buf, size_t len)
+{
+	const cJSON *it = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	snprintf(buf, len, "%s", cJSON_IsString(it) ? it->valuestring : "?");
+}
+
+double search_doc_num(const cJSON *o, const char *key)
+{
+	struct perr ignored = { "" }; /* the page draws what it can */
+	double v = NAN;
+	if (!o || json_get_number(o, key, &v, "", &ignored) != PPLAN_OK)
+		return NAN;
+	return v;
+}
+
+/* A count for the page's text: 0 when absent, not a number or out of
+ * range (a NaN cast to long is undefined; found by fuzz_report). */
+static long get_count(const cJSON *o, const char *key)
+{
+	double v = search_doc_num(o, key);
+	return v >= 0 && v <= 9e15 ? (long)v : 0;
+}
+
+static enum pplan_status read_points(struct search_doc *d, const cJSON *doc, struct perr *e)
+{
+	const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points");
+	const cJSON *fields = cJSON_GetObjectItemCaseSensitive(doc, "point_fields");
+	static const char *const want[4] = { "step_time_s", "memory_gib", "feasible", "family" };
+	const cJSON *row;
+	int i = 0;
+
+	if (!pts)
+		return PPLAN_OK;  /* an older search document: no scatter */
+	if (!cJSON_IsArray(pts) || cJSON_GetArraySize(pts) > MAX_POINTS)
+		return bad(e, d->path, "points must be an array of at most 10 million rows");
+	if (!cJSON_IsArray(fields) || cJSON_GetArraySize(fields) != 4)
+		return bad(e, d->path, "point_fields must name the 4 columns of points");
+	for (int k = 0; k < 4; k++) {
+		const cJSON *f = cJSON_GetArrayItem(fields, k);
+		if (!cJSON_IsString(f) || strcmp(f->valuestring, want[k]) != 0)
+			return bad(e, d->path,
+				   "point_fields must be [\"step_time_s\", \"memory_gib\", \"feasible\", \"family\"]");
+	}
+	d->n_points = cJSON_GetArraySize(pts);
+	if (d->n_points == 0)
+		return PPLAN_OK;
+	d->points = calloc((size_t)d->n_points, sizeof *d->points);
+	d->marks = calloc((size_t)d->n_points, 1);
+	if (!d->points || !d->marks)
+		return perr_set(e, PPLAN_ENOMEM, "%s: out of memory for %d points", d->path,
+				d->n_points);
+	cJSON_ArrayForEach(row, pts) {
+		double v[4];
+		if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != 4)
+			return perr_set(e, PPLAN_EINPUT, "%s: points[%d] must be 4 numbers", d->path, i);
+		for (int k = 0; k < 4; k++) {
+			const cJSON *x = cJSON_GetArrayItem(row, k);
+			if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+				return perr_set(e, PPLAN_EINPUT, "%s: points[%d] must be 4 numbers",
+						d->path, i);
+			v[k] = x->valuedouble;
+		}
+		if (!(v[0] > 0) || !(v[1] > 0) || v[3] < 0 || v[3] >= N_FAMILIES ||
+		    v[3] != floor(v[3]) || (v[2] != 0 && v[2] != 1))
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: points[%d] needs a positive step time and memory, feasible 0 or 1 and a family 0..%d",
+					d->path, i, N_FAMILIES - 1);
+		d->points[i][0] = (float)v[0];
+		d->points[i][1] = (float)v[1];
+		d->marks[i] = v[2] ? (unsigned char)v[3] : MARK_OOM;
+		i++;
+	}
+	return PPLAN_OK;
+}
+
+enum pplan_status search_doc_read(struct search_doc *d, const cJSON *doc, const char *path,
+				   struct perr *e)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "model");
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "cluster");
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(doc, "family_names");
+	memset(d, 0, sizeof *d);
+	d->path = path;
+	search_doc_str(m, "name", d->model, sizeof d->model);
+	search_doc_str(c, "name", d->cluster, sizeof d->cluster);
+	search_doc_str(c, "gpu", d->gpu, sizeof d->gpu);
+	d->gpus = get_count(c, "gpus");
+	d->evaluated = get_count(doc, "evaluated");
+	d->feasible = get_count(doc, "feasible");
+	d->cap_gib = search_doc_num(doc, "memory_cap_gib");
+	d->layouts = cJSON_GetObjectItemCaseSensitive(doc, "layouts");
+	d->families = cJSON_GetObjectItemCaseSensitive(doc, "families");
+	if (!cJSON_IsArray(d->layouts))
+		return bad(e, path, "layouts must be an array (is this pplan search --json output?)");
+	if (d->families && !cJSON_IsObject(d->families))
+		return bad(e, path, "families must be an object");
+	for (int f = 0; f < N_FAMILIES; f++) {
+		const cJSON *n = cJSON_IsArray(names) ? cJSON_GetArrayItem(names, f) : NULL;
+		snprintf(d->family_names[f], sizeof d->family_names[f], "%s",
+			 cJSON_IsString(n) ? n->valuestring : "?");
+	}
+	return read_points(d, doc, e);
+}
+
+void search_doc_free(struct search_doc *d)
+{
+	free(d->points);
+	free(d->marks);
+	d->points = NULL;
+	d->marks = NULL;
 }
 

@@ -20,11 +20,11 @@ struct sbuf {
 	int failed;
 };
 
-void sbuf_printf(struct sbuf *b, const char *fmt, ...)
+void sbuf_printf(struct sbuf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Appends s with & < > " escaped. */
-void sbuf_esc(struct sbuf *b, const char *s);
-void sbuf_free(struct sbuf *b);
+void sbuf_esc(struct sbuf *buf, const char *s);
+void sbuf_free(struct sbuf *buf);
 
 /* An axis maps data values in [lo, hi] to pixels [px0, px1] (px1 < px0
  * for a y axis pointing up). */
@@ -34,12 +34,12 @@ struct axis {
 	int log;            /* base-10 logarithmic */
 };
 
-double axis_px(const struct axis *a, double v);
+double axis_px(const struct axis *axis, double v);
 
 /* Round tick values for [lo, hi]: 1, 2 or 5 x 10^k steps, at most max
  * ticks (linear); on a log axis 1, 2, 5 of each decade (or the decades
  * alone when there are many).  Returns the number written to out. */
-int axis_ticks(const struct axis *a, int max, double *out, int out_len);
+int axis_ticks(const struct axis *axis, int max, double *out, int out_len);
 
 /* Widens [*lo, *hi] to round numbers (linear: a multiple of the tick
  * step from 0 or below; log: whole decades, or 1/2/5 marks). */
@@ -51,13 +51,13 @@ void axis_label(double v, char *buf, size_t len);
 /* Draws the axis line, ticks, tick labels and the axis title; horizontal
  * axes at y = at, vertical ones at x = at.  `grid_to` draws light grid
  * lines across the plot to that coordinate (NAN: none). */
-void svg_axis_x(struct sbuf *b, const struct axis *a, double at, double grid_to,
+void svg_axis_x(struct sbuf *buf, const struct axis *axis, double at, double grid_to,
 		const char *title);
-void svg_axis_y(struct sbuf *b, const struct axis *a, double at, double grid_to,
+void svg_axis_y(struct sbuf *buf, const struct axis *axis, double at, double grid_to,
 		const char *title);
 
 /* A legend swatch and its text at (x, y); returns the x after it. */
-double svg_legend_item(struct sbuf *b, double x, double y, const char *fill,
+double svg_legend_item(struct sbuf *buf, double x, double y, const char *fill,
 		       const char *text);
 
 #endif

@@ -23,20 +23,20 @@
 #include "status.h"
 
 /* Builds the trace document; the caller owns it (cJSON_Delete).  NULL
- * with a sentence in e when r has no op times or memory runs out. */
-cJSON *trace_build(const struct pipe_schedule *s, const struct des_result *r,
-		   struct perr *e);
+ * with a sentence in e when result has no op times or memory runs out. */
+cJSON *trace_build(const struct pipe_schedule *sched, const struct des_result *result,
+		   struct perr *err);
 
 /* Writes trace_build's document to path (temporary file, then rename). */
-enum pplan_status trace_write(const char *path, const struct pipe_schedule *s,
-			      const struct des_result *r, struct perr *e);
+enum pplan_status trace_write(const char *path, const struct pipe_schedule *sched,
+			      const struct des_result *result, struct perr *err);
 
 /* Prints the text timeline of the pipeline span to f, at most max_cols
  * columns of time: digits 0-9 are forwards of microbatch (mb mod 10),
  * a-j backwards (input gradient for zb-h1), A-J weight gradients (W),
  * '.' idle.  One column is the shortest compute op unless that makes the
  * row wider than max_cols. */
-void trace_timeline_print(FILE *f, const struct pipe_schedule *s,
-			  const struct des_result *r, int max_cols);
+void trace_timeline_print(FILE *f, const struct pipe_schedule *sched,
+			  const struct des_result *result, int max_cols);
 
 #endif

@@ -29,16 +29,16 @@ struct accuracy {
 	const char *published_run;
 };
 
-/* The band for a job on arch at precision p. */
-void accuracy_for(enum gpu_arch arch, enum precision p, struct accuracy *out);
+/* The band for a job on arch at precision prec. */
+void accuracy_for(enum gpu_arch arch, enum precision prec, struct accuracy *out);
 
 /* The measured value a predicted one falls within, 80 % of the time:
  * step time (or any time), MFU (its inverse) and memory. */
-void accuracy_time(const struct accuracy *a, double predicted_s, double *lo, double *hi);
-void accuracy_mfu(const struct accuracy *a, double predicted, double *lo, double *hi);
-void accuracy_memory(const struct accuracy *a, double predicted, double *lo, double *hi);
+void accuracy_time(const struct accuracy *acc, double predicted_s, double *lo, double *hi);
+void accuracy_mfu(const struct accuracy *acc, double predicted, double *lo, double *hi);
+void accuracy_memory(const struct accuracy *acc, double predicted, double *lo, double *hi);
 
 /* Is a predicted MFU above the best published for its GPU and precision? */
-int accuracy_above_published(const struct accuracy *a, double mfu);
+int accuracy_above_published(const struct accuracy *acc, double mfu);
 
 #endif

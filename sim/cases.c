@@ -73,42 +73,26 @@ int vcase_opt_long(const cJSON *o, const char *key, long min, long max,
 		    long *v, const char *where, enum pplan_status *st,
 		    struct perr *e)
 {
-	long x = 0;
 	enum pplan_status s;
-
 	if (*st != PPLAN_OK)
 		return 0;
-	s = json_get_long(o, key, &x, min, where, e);
-	if (s == PPLAN_OK && x > max)
-		s = perr_set(e, PPLAN_EINPUT, "%s: %s must be at most %ld, got %ld",
-			     where, key, max, x);
+	s = json_get_long_in(o, key, min, max, v, where, e);
 	if (s == PPLAN_EINPUT)
 		*st = s;
-	if (s != PPLAN_OK)
-		return 0;
-	*v = x;
-	return 1;
+	return s == PPLAN_OK;
 }
 
 int vcase_opt_positive(const cJSON *o, const char *key, double max, const char *unit,
 			double *v, const char *where, enum pplan_status *st,
 			struct perr *e)
 {
-	double x = 0;
 	enum pplan_status s;
-
 	if (*st != PPLAN_OK)
 		return 0;
-	s = json_get_number(o, key, &x, where, e);
-	if (s == PPLAN_OK && !(x > 0 && x <= max))
-		s = perr_set(e, PPLAN_EINPUT, "%s: %s must be more than 0 and at most %g %s, got %g",
-			     where, key, max, unit, x);
+	s = json_get_number_in(o, key, 0, max, unit, v, where, e);
 	if (s == PPLAN_EINPUT)
 		*st = s;
-	if (s != PPLAN_OK)
-		return 0;
-	*v = x;
-	return 1;
+	return s == PPLAN_OK;
 }
 
 /* ---- the framework ----------------------------------------------------- */
@@ -295,6 +279,7 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	const struct framework *fw = vc->opts.fw;
 	enum pplan_status st = PPLAN_OK;
 	const char *s = NULL;
+	unsigned given = 0;  /* LK_ keys the source gives */
 	long v;
 	int b;
 	char w[300];
@@ -306,9 +291,7 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 		l->pp_loss = b;
 	if (json_get_bool(jl, "sequence_parallel", &b, where, e) == PPLAN_OK) {
 		l->sp = b && l->tp > 1;
-	} else {
-		l->sp = fw->layout.sp && l->tp > 1;
-		vcase_note(vc, "sp=%s", l->sp ? "on" : "off");
+		given |= LK_SP;
 	}
 	if ((st = load_modules(jl, "recompute_modules", recompute_modules_parse,
 			       &l->recompute_modules, where, e)) != PPLAN_OK ||
@@ -332,34 +315,41 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 	}
 	/* Megatron's --recompute-num-layers (the block method) and
 	 * --cpu-offloading-num-layers, as the recipes name them. */
-	if (vcase_opt_long(jl, "recompute_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
+	if (vcase_opt_long(jl, "recompute_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e)) {
 		l->recompute_layers = (int)v;
-	if (st == PPLAN_OK &&
-	    vcase_opt_long(jl, "cpu_offloading_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e))
+		given |= LK_RECOMPUTE_LAYERS;
+	}
+	if (vcase_opt_long(jl, "cpu_offloading_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e)) {
 		l->offload_layers = (int)v;
+		given |= LK_OFFLOAD_LAYERS;
+	}
 	if (st != PPLAN_OK)
 		return st;
+	if (l->recompute_modules)
+		given |= LK_RECOMPUTE_MODULES;
 	if (json_get_string(jl, "recompute", &s, where, e) == PPLAN_OK) {
 		if (recompute_parse(s, &l->recompute) != 0)
 			return perr_set(e, PPLAN_EINPUT, "%s: layout.recompute '%s' is unknown",
 					where, s);
-	} else if (l->recompute_modules) {
-		l->recompute = RECOMPUTE_SELECTIVE;
-	} else if (l->recompute_layers > 0 || l->offload_layers > 0) {
-		l->recompute = l->recompute_layers > 0 ? RECOMPUTE_FULL : RECOMPUTE_NONE;
-	} else {
-		l->recompute = fw->layout.recompute;
-		vc->recompute_unknown = 1;
-		vcase_note(vc, "recompute=%s", recompute_name(l->recompute));
+		given |= LK_RECOMPUTE;
 	}
 	if (vcase_opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
 		l->zero = (int)v;
-	} else if (st == PPLAN_OK) {
-		l->zero = l->dp * l->cp > 1 ? fw->layout.zero : 0;
-		vcase_note(vc, "zero=%d", l->zero);
+		given |= LK_ZERO;
 	}
 	if (st != PPLAN_OK)
 		return st;
+	/* what the source leaves out: the framework's, as for any job */
+	framework_fill_layout(fw, given, l);
+	if (!(given & LK_SP))
+		vcase_note(vc, "sp=%s", l->sp ? "on" : "off");
+	if (!(given & (LK_RECOMPUTE | LK_RECOMPUTE_MODULES | LK_RECOMPUTE_LAYERS |
+		       LK_OFFLOAD_LAYERS))) {
+		vc->recompute_unknown = 1;
+		vcase_note(vc, "recompute=%s", recompute_name(l->recompute));
+	}
+	if (!(given & LK_ZERO))
+		vcase_note(vc, "zero=%d", l->zero);
 	if (json_get_string(jl, "precision", &s, where, e) == PPLAN_OK) {
 		const char *pnote = NULL;
 		if (precision_parse_recipe(s, &vc->opts.precision, &pnote) != 0)
@@ -502,6 +492,8 @@ static void megatron_split(struct vcase *vc)
 	struct layout *l = &vc->layout;
 	int L = vc->model.layers;
 	enum megatron_split how = layout_split_megatron(l, L);
+	struct perr why = { "" }; /* a hybrid stack: no MTP split */
+	char note[320];
 	if (how == SPLIT_EDGES) {
 		vcase_note(vc, "embedding and loss as pipeline layers: %d layers + 2 over pp x vp = %d chunks (--account-for-embedding/loss-in-pipeline-split)",
 		     L, l->pp * l->vp);
@@ -515,11 +507,10 @@ static void megatron_split(struct vcase *vc)
 	/* Neither: the run's pipeline layout held the model's MTP layers too
 	 * (Megatron places them with the loss on the last stage). */
 	l->pp_embed = l->pp_loss = 1;
-	if (vc->mtp_layers > 0 && layout_edge_split_ok(l, L + vc->mtp_layers)) {
-		vc->model.layers = L + vc->mtp_layers;
-		vcase_note(vc, "the %d multi-token-prediction layer%s priced as MoE layer%s after the %d: %d + %d + 2 units over pp x vp = %d chunks (its extra LM head is not priced)",
-		     vc->mtp_layers, vc->mtp_layers > 1 ? "s" : "", vc->mtp_layers > 1 ? "s" : "",
-		     L, L, vc->mtp_layers, l->pp * l->vp);
+	if (vc->mtp_layers > 0 && layout_edge_split_ok(l, L + vc->mtp_layers) &&
+	    model_add_mtp_layers(&vc->model, vc->mtp_layers, note, sizeof note, &why) == PPLAN_OK) {
+		vcase_note(vc, "the %s: %d + %d + 2 units over pp x vp = %d chunks", note, L,
+			   vc->mtp_layers, l->pp * l->vp);
 		return;
 	}
 	l->pp_embed = l->pp_loss = 0;

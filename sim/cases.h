@@ -55,17 +55,17 @@ struct vcase {
  * returned, those pplan cannot read or model with predictable = 0 and
  * the reason. */
 enum pplan_status cases_load(const char *path, struct vcase **out, int *n,
-			     struct perr *e);
+			     struct perr *err);
 
 /* Predicts vc.  When the source gives no recomputation and the
  * framework's default does not fit although the run did, the next
  * recomputation that fits is taken and noted in vc->assumed (at most
  * once per case).  vc->opts.use_des decides the pipeline model. */
-enum pplan_status vcase_predict(struct vcase *vc, struct prediction *p,
-				struct perr *e);
+enum pplan_status vcase_predict(struct vcase *vc, struct prediction *pred,
+				struct perr *err);
 
 /* The predicted step time to compare with measured_step_s, on the
  * source's FLOP convention when the measurement was a throughput. */
-double vcase_predicted_tflops(const struct vcase *vc, const struct prediction *p);
+double vcase_predicted_tflops(const struct vcase *vc, const struct prediction *pred);
 
 #endif

@@ -13,20 +13,19 @@ void vcase_note(struct vcase *vc, const char *fmt, ...) __attribute__((format(pr
 /* Marks the case not predictable, with the reason (the first one stands). */
 void vcase_skip(struct vcase *vc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Reads a whole number in [min, max] that may be null; returns 1 if
- * present.  A value out of range sets *st (the first error is kept) with
- * a sentence naming where, the key and the bound. */
+/* jsonio.h's json_get_long_in and json_get_number_in (over (0, max]) for
+ * a case's optional fields: 1 if present; a value out of range or of the
+ * wrong type sets *st, and once *st is set later reads do nothing, so a
+ * loader reads its fields in a row and checks *st once. */
 int vcase_opt_long(const cJSON *o, const char *key, long min, long max, long *v,
-		   const char *where, enum pplan_status *st, struct perr *e);
-/* A number that may be null but must be more than 0 and at most max when
- * given; returns 1 if present. */
+		   const char *where, enum pplan_status *st, struct perr *err);
 int vcase_opt_positive(const cJSON *o, const char *key, double max, const char *unit,
-		       double *v, const char *where, enum pplan_status *st, struct perr *e);
+		       double *v, const char *where, enum pplan_status *st, struct perr *err);
 
 /* The model: an hf_config object (a config.json's keys) or the flat keys;
  * the run's seq_length, dropout and name; the parameter count checked
  * (cases_model.c). */
 enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc, const char *where,
-				   struct perr *e);
+				   struct perr *err);
 
 #endif

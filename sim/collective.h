@@ -40,8 +40,8 @@ const struct coll_info *coll_info(enum coll_op op);
 double coll_busbw_factor(enum coll_op op, int n);
 
 /* Predicted time (s) of one collective of nccl-tests size `bytes` over n
- * ranks on link l: alpha-beta, alpha = ring steps x latency, beta = the
+ * ranks on link link: alpha-beta, alpha = ring steps x latency, beta = the
  * bus bytes at the link's achieved bus bandwidth. */
-double coll_time(enum coll_op op, double bytes, int n, const struct link *l);
+double coll_time(enum coll_op op, double bytes, int n, const struct link *link);
 
 #endif

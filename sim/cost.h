@@ -64,39 +64,39 @@ struct prediction {
 	double offload_d2h_s, offload_adam_s, offload_h2d_s;
 };
 
-/* Predicts l for m on c.  Infeasible layouts (out of memory, invalid)
- * give PPLAN_OK with p->feasible = 0 and a reason; PPLAN_EINPUT only for
+/* Predicts layout for model on cluster.  Infeasible layouts (out of memory, invalid)
+ * give PPLAN_OK with pred->feasible = 0 and a reason; PPLAN_EINPUT only for
  * requests that make no sense (e.g. a layout for another GPU count). */
-enum pplan_status cost_predict(const struct model_spec *m,
-			       const struct cluster *c,
-			       const struct layout *l,
-			       const struct train_opts *o,
-			       struct prediction *p, struct perr *e);
+enum pplan_status cost_predict(const struct model_spec *model,
+			       const struct cluster *cluster,
+			       const struct layout *layout,
+			       const struct train_opts *opts,
+			       struct prediction *pred, struct perr *err);
 
-/* The links the layout's groups use under o->order (sim/MODEL.md,
+/* The links the layout's groups use under opts->order (sim/MODEL.md,
  * "Collectives"): tp, cp, the dp x cp gradient reduction, pp and ep. */
 struct group_links {
 	struct link tp, cp, dp, pp, ep;
 	long tp_stride, cp_stride, dp_stride, pp_stride, ep_stride;
 };
-void cost_group_links(const struct cluster *c, const struct layout *l,
-		      const struct train_opts *o, struct group_links *out);
+void cost_group_links(const struct cluster *cluster, const struct layout *layout,
+		      const struct train_opts *opts, struct group_links *out);
 
 /* Bytes the forward element-wise kernels of one dense layer move for
  * `tokens` tokens (norms, residuals, bias and activation, Q/K/V layout:
  * sim/MODEL.md 4.3), as the cost model counts them; the backward counts
  * twice that.  `pplan calibrate` states the measured rate of those
  * kernels in these bytes. */
-double cost_layer_elementwise_bytes(const struct model_spec *m, double tokens, int tp,
-				    int sp, enum precision p);
+double cost_layer_elementwise_bytes(const struct model_spec *model, double tokens, int tp,
+				    int sp, enum precision prec);
 
 /* Model FLOPs of one step (forward + backward, no recompute), generalised
  * for GQA, gated MLPs, MoE and MLA (sim/MODEL.md section 2). */
-double cost_model_flops(const struct model_spec *m, long seq, long gbs);
+double cost_model_flops(const struct model_spec *model, long seq, long gbs);
 
 /* The share of full causal attention work that sliding windows keep,
- * over the layers of m at sequence length s (1: no window).  Model
+ * over the layers of model at sequence length s (1: no window).  Model
  * FLOPs (and so MFU) count full attention, as Megatron-LM does. */
-double cost_window_share(const struct model_spec *m, double s);
+double cost_window_share(const struct model_spec *model, double s);
 
 #endif

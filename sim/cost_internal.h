@@ -47,18 +47,19 @@ struct cost_ctx {
 /* The network and NVLink efficiency scales of the cost parameters
  * applied to a link (capped at 1). */
 struct link cost_link_scaled(struct link k, const struct cost_params *cp);
-void cost_ctx_init(struct cost_ctx *x, const struct model_spec *m, const struct cluster *c,
-		   const struct layout *l, const struct train_opts *o);
+void cost_ctx_init(struct cost_ctx *ctx, const struct model_spec *model,
+		   const struct cluster *cluster,
+		   const struct layout *layout, const struct train_opts *opts);
 /* Forward + data-gradient + weight-gradient time of one linear layer
  * with `tokens` rows, input width k, output width n, added to lc. */
-void cost_linear(const struct gemm_rate *r, double tokens, double n, double k,
+void cost_linear(const struct gemm_rate *rate, double tokens, double n, double k,
 		 struct layer_cost *lc);
 /* One collective: from the measured curves where the profile has them
  * for this link class, else the alpha-beta model (collective.h). */
-double cost_coll(const struct cost_ctx *x, enum coll_op op, double bytes, int n,
-		 const struct link *l);
+double cost_coll(const struct cost_ctx *ctx, enum coll_op op, double bytes, int n,
+		 const struct link *link);
 /* One layer: an MoE layer when moe is set, else a dense one. */
-void cost_layer(const struct cost_ctx *x, int moe, struct layer_cost *lc);
+void cost_layer(const struct cost_ctx *ctx, int moe, struct layer_cost *lc);
 /* out = nd dense layers + nm MoE layers. */
 void cost_layers_sum(const struct layer_cost *dense, double nd, const struct layer_cost *moe,
 		     double nm, struct layer_cost *out);

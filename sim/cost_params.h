@@ -79,9 +79,9 @@ struct cost_param_info {
 const struct cost_param_info *cost_param_table(int *n);
 /* The entry named `name` (exact), or NULL. */
 const struct cost_param_info *cost_param_find(const char *name);
-/* The field of p that info describes. */
-double *cost_param_ref(struct cost_params *p, const struct cost_param_info *info);
-double cost_param_get(const struct cost_params *p, const struct cost_param_info *info);
+/* The field of params that info describes. */
+double *cost_param_ref(struct cost_params *params, const struct cost_param_info *info);
+double cost_param_get(const struct cost_params *params, const struct cost_param_info *info);
 
 /* The embedded defaults (the fit on the calibration set). */
 const struct cost_params *cost_params_default(void);
@@ -103,14 +103,14 @@ enum { UNFIT_MOE = 1, UNFIT_EP_OVERLAP = 2 };
  * UNFIT_ bits `what`: an MoE model, the 1F1B A2A overlap) and that no
  * measured run fitted, as "name value" pairs joined by ", " into buf;
  * returns how many (0: buf ""). */
-int cost_params_unfitted(const struct cost_params *p, enum gpu_arch arch,
+int cost_params_unfitted(const struct cost_params *params, enum gpu_arch arch,
 			 enum precision prec, unsigned what, char *buf, size_t len);
 
-/* Sets the constant `name` of p to v.  An unknown name is PPLAN_EINPUT
+/* Sets the constant `name` of params to v.  An unknown name is PPLAN_EINPUT
  * with the list of names (and "did you mean" for a close one); a value
  * outside the range is PPLAN_EINPUT with the range.  `where` prefixes the
  * sentence (a file and key). */
-enum pplan_status cost_param_set(struct cost_params *p, const char *name, double v,
-				 const char *where, struct perr *e);
+enum pplan_status cost_param_set(struct cost_params *params, const char *name, double v,
+				 const char *where, struct perr *err);
 
 #endif

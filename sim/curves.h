@@ -50,11 +50,11 @@ struct curve_tiles {
 
 /* The share of a GEMM's padded work that is real: the product over the
  * dimensions of d / (tile * ceil(d / tile)). */
-double curve_tile_fit(const struct curve_tiles *t, double m, double n, double k);
+double curve_tile_fit(const struct curve_tiles *tiles, double m, double n, double k);
 
 /* Seconds of C (m,n) = A (m,k) B (k,n) from n_pts measured points (> 0). */
 double curve_gemm_time(const struct curve_gemm_pt *pts, int n_pts,
-		       const struct curve_tiles *t, double m, double n, double k);
+		       const struct curve_tiles *tiles, double m, double n, double k);
 
 /* Seconds to stream `bytes` (read and written) from points sorted by bytes. */
 double curve_stream_time(const struct curve_bw_pt *pts, int n_pts, double bytes);
@@ -109,19 +109,19 @@ struct curve_set {
 	struct curve_coll coll[CURVE_MAX_COLL];
 };
 
-/* The curves of p (points of other precisions than the first GEMM's are
+/* The curves of profile (points of other precisions than the first GEMM's are
  * left out; more points than the arrays hold, too). */
-void curve_set_from_profile(struct curve_set *cs, const struct profile *p);
+void curve_set_from_profile(struct curve_set *cs, const struct profile *profile);
 
 /* 1 when cs holds no measured point at all. */
 int curve_set_empty(const struct curve_set *cs);
 
 /* The measured GEMM of fewest FLOPs (NULL: none). */
 const struct curve_gemm_pt *curve_set_gemm_smallest(const struct curve_set *cs,
-						    enum precision p);
+						    enum precision prec);
 
 /* Negative where cs has nothing for the question. */
-double curve_set_gemm(const struct curve_set *cs, enum precision p, double batch, double m,
+double curve_set_gemm(const struct curve_set *cs, enum precision prec, double batch, double m,
 		      double n, double k);
 /* Seconds for `bytes` read and written by kernels of that kind. */
 double curve_set_bw(const struct curve_set *cs, enum curve_bw kind, double bytes);
@@ -129,7 +129,7 @@ double curve_set_coll(const struct curve_set *cs, enum coll_op op, double bytes,
 		      int net);
 /* The attention core of `heads` query heads (batch included), seq_q
  * queries against seq_k keys, head_dim: forward and backward seconds. */
-int curve_set_attention(const struct curve_set *cs, enum precision p, int fused,
+int curve_set_attention(const struct curve_set *cs, enum precision prec, int fused,
 			double heads, double seq_q, double seq_k, double head_dim,
 			double *fwd_s, double *bwd_s);
 
@@ -137,7 +137,8 @@ int curve_set_attention(const struct curve_set *cs, enum precision p, int fused,
  * `ranks` devices on one host, the measured sgemm peak, memory per rank,
  * the fastest streaming rate, and shared-memory MPI as the node's links
  * at the all-reduce's measured alpha and bus bandwidth. */
-enum pplan_status curve_cpu_cluster(const struct profile *p, long ranks, struct cluster *c,
-				    struct perr *e);
+enum pplan_status curve_cpu_cluster(const struct profile *profile, long ranks,
+				    struct cluster *cluster,
+				    struct perr *err);
 
 #endif

@@ -44,9 +44,9 @@ struct batch_default {
 	char origin[192];        /* one clause: where the figure comes from */
 };
 
-/* The default global batch of m at `seq` tokens per sequence on `gpus`
+/* The default global batch of model at `seq` tokens per sequence on `gpus`
  * GPUs. */
-void defaults_global_batch(const struct model_spec *m, long seq, long gpus,
+void defaults_global_batch(const struct model_spec *model, long seq, long gpus,
 			   struct batch_default *out);
 
 /* Rounds a token count to a number of sequences of `seq` tokens that
@@ -56,6 +56,6 @@ void defaults_global_batch(const struct model_spec *m, long seq, long gpus,
 long defaults_round_sequences(double tokens, long seq, long gpus);
 
 /* The default usable memory per GPU, GiB. */
-double defaults_memory_cap_gib(const struct gpu_spec *g);
+double defaults_memory_cap_gib(const struct gpu_spec *gpu);
 
 #endif

@@ -68,10 +68,10 @@ struct des_costs {
 				  * (the parameter all-gather's exposed part) */
 };
 
-/* Copies the durations of p (cost.h) into out; dp_buckets = 4 and
+/* Copies the durations of pred (cost.h) into out; dp_buckets = 4 and
  * dp_overlap = 1 (Megatron-LM's --overlap-grad-reduce) unless the caller
  * changes them afterwards. */
-void des_costs_from_prediction(const struct prediction *p,
+void des_costs_from_prediction(const struct prediction *pred,
 			       struct des_costs *out);
 
 struct des_stage {
@@ -109,26 +109,26 @@ struct des_result {
 
 enum des_flags { DES_TIMES = 1 };
 
-/* Simulates schedule s with costs c.  r's arrays are owned by the caller
+/* Simulates schedule s with costs.  result's arrays are owned by the caller
  * (des_result_free); on failure nothing is left to free.  A schedule that
  * deadlocks gives PPLAN_EINPUT and names the stage. */
-enum pplan_status des_run(const struct pipe_schedule *s,
-			  const struct des_costs *c, unsigned flags,
-			  struct des_result *r, struct perr *e);
+enum pplan_status des_run(const struct pipe_schedule *sched,
+			  const struct des_costs *costs, unsigned flags,
+			  struct des_result *result, struct perr *err);
 
-void des_result_free(struct des_result *r);
+void des_result_free(struct des_result *result);
 
-/* Builds the schedule of l for m microbatches, simulates it, frees it:
- * what the cost model and search call.  Durations come from c; byte
+/* Builds the schedule of layout for m microbatches, simulates it, frees it:
+ * what the cost model and search call.  Durations come from costs; byte
  * counts are not needed for timing. */
-enum pplan_status des_simulate(const struct layout *l, long m,
-			       const struct des_costs *c,
-			       struct des_result *r, struct perr *e);
+enum pplan_status des_simulate(const struct layout *layout, long m,
+			       const struct des_costs *costs,
+			       struct des_result *result, struct perr *err);
 
-/* Folds a simulation of p's layout into a copy q of p: step time,
+/* Folds a simulation of pred's layout into a copy q of pred: step time,
  * bubble (time and fraction), exposed DP and p2p, and the throughput
- * figures scaled to the simulated step.  q may be p. */
-void des_apply(const struct prediction *p, const struct des_result *r,
+ * figures scaled to the simulated step.  q may be pred. */
+void des_apply(const struct prediction *pred, const struct des_result *result,
 	       struct prediction *q);
 
 /* The papers' bubble share of the step with uniform op durations and

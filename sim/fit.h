@@ -37,7 +37,7 @@ void fit_options_default(struct fit_options *fo);
  * 0 for the rest.  An unknown name or an empty list is PPLAN_EINPUT
  * naming it (with "did you mean" for a close one). */
 enum pplan_status fit_mask_parse(const char *list, unsigned char mask[FIT_MAX_CONSTANTS],
-				 struct perr *e);
+				 struct perr *err);
 
 struct fit_result {
 	struct cost_params params;
@@ -55,7 +55,7 @@ struct fit_result {
  * opts.params is left NULL.  PPLAN_EINPUT if no case has a measurement. */
 enum pplan_status fit_run(struct vcase *cases, int n, const unsigned char *use,
 			  const struct cost_params *start, const struct fit_options *fo,
-			  struct fit_result *out, struct perr *e);
+			  struct fit_result *out, struct perr *err);
 
 /* The objective's parts for params on the cases in use (no prior term). */
 void fit_errors(struct vcase *cases, int n, const unsigned char *use,

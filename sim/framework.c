@@ -889,6 +889,19 @@ void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 		 b->bf16_moments ? ", bf16 Adam moments (precision-aware optimizer)" : "");
 }
 
+void framework_fill_layout(const struct framework *fw, unsigned given, struct layout *l)
+{
+	if (!(given & LK_SP))
+		l->sp = fw->layout.sp && l->tp > 1;
+	if (!(given & LK_ZERO))
+		l->zero = l->dp * l->cp > 1 ? fw->layout.zero : 0;
+	if (!(given & LK_RECOMPUTE))
+		l->recompute = (given & LK_RECOMPUTE_MODULES) ? RECOMPUTE_SELECTIVE
+			       : (given & LK_RECOMPUTE_LAYERS) ? RECOMPUTE_FULL
+			       : (given & LK_OFFLOAD_LAYERS)   ? RECOMPUTE_NONE
+							       : fw->layout.recompute;
+}
+
 enum reject framework_check_layout(const struct framework *fw, enum precision p,
 				   const struct layout *l)
 {

@@ -158,7 +158,7 @@ struct fw_switches {
 	int precision_aware_opt;               /* -1, 0, 1 */
 };
 
-void fw_switches_none(struct fw_switches *s);
+void fw_switches_none(struct fw_switches *switches);
 
 /* A MoE dispatcher's name: "alltoall" 0, "flex" (or its backends
  * "deepep", "hybridep") 1, "allgather" 2; -1 for any other. */
@@ -185,47 +185,55 @@ const struct framework *framework_executor(void);
  * PPLAN_EINPUT with a sentence listing what is known. */
 enum pplan_status framework_lookup(const char *name, const char *version, int year,
 				   const struct framework **out, char *note,
-				   size_t note_len, struct perr *e);
+				   size_t note_len, struct perr *err);
 
 /* As framework_lookup, but a version no row lists as given is
  * PPLAN_EINPUT with a sentence listing the known versions (NULL: by
  * `year`; year <= 0: the newest row). */
 enum pplan_status framework_find(const char *name, const char *version,
 				 int year, const struct framework **out,
-				 struct perr *e);
+				 struct perr *err);
 
 /* Parses "NAME[:VERSION]" and looks it up (framework_lookup); `note` as
  * there.  framework_parse drops the note. */
 enum pplan_status framework_parse_note(const char *arg, const struct framework **out,
-				       char *note, size_t note_len, struct perr *e);
+				       char *note, size_t note_len, struct perr *err);
 enum pplan_status framework_parse(const char *arg,
-				  const struct framework **out, struct perr *e);
+				  const struct framework **out, struct perr *err);
 
 /* True when `name` names some row. */
 int framework_known(const char *name);
 
-/* The behaviour of fw for a run in precision p with switches s.  A switch
+/* The behaviour of fw for a run in precision prec with switches s.  A switch
  * the framework does not have is PPLAN_EINPUT with a sentence. */
 enum pplan_status framework_resolve(const struct framework *fw,
-				    enum precision p,
-				    const struct fw_switches *s,
-				    struct fw_behaviour *out, struct perr *e);
+				    enum precision prec,
+				    const struct fw_switches *switches,
+				    struct fw_behaviour *out, struct perr *err);
 
 /* Writes the known names ("megatron-lm, megatron-core, ...") into buf. */
 void framework_names(char *buf, size_t len);
 
-/* One line of what b does ("flash attention, TP overlap pipelined, ..."). */
-void framework_describe(const struct fw_behaviour *b, char *buf, size_t len);
+/* One line of what behaviour does ("flash attention, TP overlap pipelined, ..."). */
+void framework_describe(const struct fw_behaviour *behaviour, char *buf, size_t len);
 
-/* What fw cannot run of l in precision p (REJECT_NONE: it can). */
-enum reject framework_check_layout(const struct framework *fw, enum precision p,
-				   const struct layout *l);
+/* The framework's defaults for what a layout leaves out, `given` its
+ * LK_ keys (layout.h): sequence parallelism (with tp > 1), the ZeRO stage
+ * (with dp x cp > 1) and recomputation, which recompute_modules makes
+ * selective, recompute_layers full (the block method) and offload_layers
+ * none (offloading excludes it).  Every command's job (job.c) and every
+ * validation case (cases.c) is completed by it. */
+void framework_fill_layout(const struct framework *fw, unsigned given, struct layout *layout);
 
-const char *fw_attention_name(enum fw_attention a);
-const char *fw_tp_overlap_name(enum fw_tp_overlap t);
-const char *fw_pipe_name(enum fw_pipe p);
-const char *fw_sharding_name(enum fw_sharding s);
+/* What fw cannot run of layout in precision prec (REJECT_NONE: it can). */
+enum reject framework_check_layout(const struct framework *fw, enum precision prec,
+				   const struct layout *layout);
+
+const char *fw_attention_name(enum fw_attention attention);
+const char *fw_tp_overlap_name(enum fw_tp_overlap overlap);
+const char *fw_pipe_name(enum fw_pipe pipe);
+const char *fw_sharding_name(enum fw_sharding sharding);
 /* "fp32", "bf16" or "fp16" for a gradient dtype in bytes. */
-const char *fw_grad_dtype_name(int bytes, enum precision p);
+const char *fw_grad_dtype_name(int bytes, enum precision prec);
 
 #endif

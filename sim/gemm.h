@@ -30,23 +30,23 @@ struct gemm_rate {
 	enum precision prec;
 };
 
-void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,
-		    enum precision p, const struct cost_params *cp);
+void gemm_rate_init(struct gemm_rate *rate, const struct gpu_spec *gpu,
+		    enum precision prec, const struct cost_params *cp);
 
 /* Seconds for C[m,n] = A[m,k] B[k,n].  0 for an empty GEMM. */
-double gemm_time(const struct gemm_rate *r, double m, double n, double k);
+double gemm_time(const struct gemm_rate *rate, double m, double n, double k);
 
 /* Seconds for `batch` independent GEMMs of one shape in one batched
  * launch (cuBLAS strided-batched): the batch fills the GPU as one GEMM of
  * the summed FLOPs would, each matrix still wasting its tiles. */
-double gemm_time_batched(const struct gemm_rate *r, double batch, double m, double n,
+double gemm_time_batched(const struct gemm_rate *rate, double batch, double m, double n,
 			 double k);
 
 /* The efficiency (fraction of dense peak) that gemm_time implies before
  * the HBM bound. */
-double gemm_efficiency(const struct gemm_rate *r, double m, double n, double k);
+double gemm_efficiency(const struct gemm_rate *rate, double m, double n, double k);
 
 /* Seconds to stream `bytes` through HBM (memory-bound kernels). */
-double hbm_time(const struct gemm_rate *r, double bytes);
+double hbm_time(const struct gemm_rate *rate, double bytes);
 
 #endif

@@ -56,10 +56,10 @@ struct goodput {
  * PPLAN_EINPUT when interruptions come faster than the job can restart
  * and redo its work (no progress), or --goodput is set with the terms
  * it replaces. */
-enum pplan_status goodput_compute(const struct goodput_opts *o, long gpus,
-				  double params, struct goodput *out, struct perr *e);
+enum pplan_status goodput_compute(const struct goodput_opts *opts, long gpus,
+				  double params, struct goodput *out, struct perr *err);
 
-/* Wall-clock seconds to train `tokens` at `tokens_per_s` with goodput g. */
-double goodput_train_seconds(const struct goodput *g, double tokens, double tokens_per_s);
+/* Wall-clock seconds to train `tokens` at `tokens_per_s` with goodput. */
+double goodput_train_seconds(const struct goodput *goodput, double tokens, double tokens_per_s);
 
 #endif

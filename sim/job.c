@@ -460,12 +460,13 @@ static enum pplan_status apply_pp_layout(struct job *in, struct layout *l, unsig
 	in->pp_layout = in->pp_layout_arg;
 	in->pp_layout_note[0] = '\0';
 	if (pl.mtp_as_layers) {
+		char note[sizeof in->pp_layout_note - 8];
+		if (model_add_mtp_layers(&in->model, pl.mtp, note, sizeof note, e) != PPLAN_OK) {
+			perr_prefix(e, "--pipeline-layout");
+			return PPLAN_EINPUT;
+		}
 		in->mtp_layers = pl.mtp;
-		in->model.layers += pl.mtp;
-		snprintf(in->pp_layout_note, sizeof in->pp_layout_note,
-			 "its %d multi-token-prediction layer%s priced as transformer layer%s after the model's %d, where the layout counts %s with the loss (extra LM head not priced)",
-			 pl.mtp, pl.mtp == 1 ? "" : "s", pl.mtp == 1 ? "" : "s",
-			 in->model.layers - pl.mtp, pl.mtp == 1 ? "it" : "them");
+		snprintf(in->pp_layout_note, sizeof in->pp_layout_note, "its %s", note);
 	} else if (pl.mtp > 0) {
 		snprintf(in->pp_layout_note, sizeof in->pp_layout_note,
 			 "its %d multi-token-prediction layer%s (m) not priced", pl.mtp,
@@ -492,18 +493,7 @@ enum pplan_status job_resolve_parsed(struct job *in, struct layout *l, unsigned 
 		return perr_set(e, PPLAN_EINPUT,
 				"the layout uses %ld ranks (tp %d x pp %d x dp %d x cp %d) but %ld were started: run it with mpirun -np %ld",
 				layout_gpus(l), l->tp, l->pp, l->dp, l->cp, in->gpus, layout_gpus(l));
-	/* The framework's defaults for what the string leaves out. */
-	if (!(set & LK_SP))
-		l->sp = in->opts.fw->layout.sp && l->tp > 1;
-	if (!(set & LK_ZERO))
-		l->zero = l->dp * l->cp > 1 ? in->opts.fw->layout.zero : 0;
-	/* recompute_modules says selective, recompute_layers full (the block
-	 * method) and offload_layers none (offloading excludes recomputation). */
-	if (!(set & LK_RECOMPUTE))
-		l->recompute = (set & LK_RECOMPUTE_MODULES) ? RECOMPUTE_SELECTIVE
-			       : (set & LK_RECOMPUTE_LAYERS) ? RECOMPUTE_FULL
-			       : (set & LK_OFFLOAD_LAYERS)   ? RECOMPUTE_NONE
-							     : in->opts.fw->layout.recompute;
+	framework_fill_layout(in->opts.fw, set, l);
 	if (!(set & LK_GBS) && in->opts.fw->batch_microbatches > 0 && !in->gbs &&
 	    !in->tokens_per_step) {
 		l->gbs = (long)l->mbs * l->dp * l->pp * in->opts.fw->batch_microbatches;

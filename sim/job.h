@@ -82,18 +82,18 @@ struct job {
 };
 
 /* Empty: nothing given, every switch the framework's. */
-void job_init(struct job *j);
+void job_init(struct job *job);
 
 /* --params picks the nearest dense zoo model only within this ratio. */
 #define PARAMS_MAX_RATIO 1.2
 
 /* Resolves model, cluster and options; `need_gpus` demands a size
  * (--gpus, --nodes, or a cluster file that sizes itself). */
-enum pplan_status job_resolve(struct job *j, int need_gpus, struct perr *e);
+enum pplan_status job_resolve(struct job *job, int need_gpus, struct perr *err);
 
 /* The job says how many GPUs it has: --gpus, --nodes, a cluster file
  * (which sizes itself) or a profile (its ranks). */
-int job_names_size(const struct job *j);
+int job_names_size(const struct job *job);
 
 /* Parses the layout string, sizes the cluster from it when no size is
  * given, resolves the job (job_resolve), applies --pipeline-layout (its
@@ -101,20 +101,20 @@ int job_names_size(const struct job *j);
  * completes the layout with the framework's defaults (sp, zero,
  * recompute, and the global batch: the framework's rule, or the batch
  * options; both is a conflict) and checks it against the model. */
-enum pplan_status job_resolve_layout(struct job *j, const char *layout_arg,
-				     struct layout *l, struct perr *e);
+enum pplan_status job_resolve_layout(struct job *job, const char *layout_arg,
+				     struct layout *layout, struct perr *err);
 /* The same for a layout already parsed, `set` its LK_ keys (layout.h). */
-enum pplan_status job_resolve_parsed(struct job *j, struct layout *l, unsigned set,
-				     struct perr *e);
+enum pplan_status job_resolve_parsed(struct job *job, struct layout *layout, unsigned set,
+				     struct perr *err);
 
 /* The machine the job runs on, once it is known: pplan exec's measured
  * CPU ranks (when no profile describes them) or the GPU it found (when
  * --gpu did not name one).  The training options are resolved again for
  * it.  PPLAN_EINPUT when the device is not a known GPU. */
-enum pplan_status job_set_cpu_machine(struct job *j, const struct cluster *measured,
-				      struct perr *e);
-enum pplan_status job_set_gpu_found(struct job *j, const char *device, long ranks,
-				    struct perr *e);
+enum pplan_status job_set_cpu_machine(struct job *job, const struct cluster *measured,
+				      struct perr *err);
+enum pplan_status job_set_gpu_found(struct job *job, const char *device, long ranks,
+				    struct perr *err);
 
 /* One priced layout: the prediction, and for the report the predicted
  * timeline of one step and each pipeline stage's memory. */
@@ -124,19 +124,19 @@ struct job_price {
 	struct mem_breakdown *stage_mem; /* [pp], the job's own */
 };
 
-/* Prices l for j: predict_layout (the event simulation folded in unless
- * j->opts.use_des is 0), then the timeline and the stages' memory when
+/* Prices layout for job: predict_layout (the event simulation folded in unless
+ * job->opts.use_des is 0), then the timeline and the stages' memory when
  * `timeline`.  job_price_free releases what it holds. */
-enum pplan_status job_price(const struct job *j, const struct layout *l, int timeline,
-			    struct job_price *out, struct perr *e);
+enum pplan_status job_price(const struct job *job, const struct layout *layout, int timeline,
+			    struct job_price *out, struct perr *err);
 void job_price_free(struct job_price *pr);
 
-/* What training j->train_tokens tokens at p's throughput takes: wall-clock
+/* What training job->train_tokens tokens at pred's throughput takes: wall-clock
  * seconds with the job's goodput, GPU-hours of wall-clock time, and their
  * cost when a price was given (else 0). */
 struct job_train_time {
 	double seconds, gpu_hours, cost;
 };
-struct job_train_time job_train_time(const struct job *j, const struct prediction *p);
+struct job_train_time job_train_time(const struct job *job, const struct prediction *pred);
 
 #endif

@@ -48,7 +48,7 @@ void offload_modules_format(unsigned mods, char *buf, size_t len, const char *se
 
 /* "core_attn", "moe_act" ...; the modules of a "+"- or space-separated
  * list into *out (0 and -1 for a name it does not know). */
-const char *recompute_module_name(enum recompute_module m);
+const char *recompute_module_name(enum recompute_module module);
 int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len);
 /* "layernorm+moe_act" (the names in the bits' order). */
 void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *sep);
@@ -60,8 +60,8 @@ enum stage_partition {
 	PART_DEEPSPEED,     /* partition_uniform over layers + 2 embedding units */
 };
 
-const char *recompute_name(enum recompute r);
-const char *schedule_name(enum schedule s);
+const char *recompute_name(enum recompute recompute);
+const char *schedule_name(enum schedule sched);
 int recompute_parse(const char *s, enum recompute *out);
 int schedule_parse(const char *s, enum schedule *out);
 
@@ -117,7 +117,7 @@ enum layout_key {
 
 /* Defaults: degrees 1, mbs 1, sp on when tp > 1, recompute none, zero 1
  * when dp > 1, schedule 1f1b (interleaved when vp > 1). */
-void layout_default(struct layout *l);
+void layout_default(struct layout *layout);
 
 /* Megatron-Core's --pipeline-model-parallel-layout, read over pp ranks:
  * "Et|(tt|)*30mL" is E the embedding, t a transformer layer, m an MTP
@@ -137,46 +137,46 @@ struct pp_layout {
 };
 /* 0, or -1 with the reason in why. */
 int layout_pp_layout(const char *s, int pp, struct pp_layout *out, char *why, size_t len);
-/* The layout string s as l's split of a model of `layers` over l->pp:
- * l->vp from its stages, then the split pplan prices that puts every
+/* The layout string s as layout's split of a model of `layers` over layout->pp:
+ * layout->vp from its stages, then the split pplan prices that puts every
  * virtual stage's layers where s does: even, the embedding and the loss
  * counted as layers (pp_embed, pp_loss), or uneven first and last stages
  * (pp_first, pp_last) with each stage's chunks alike; a string with MTP
  * layers (m) only as the edge split of the layers and the MTP layers
  * together (out->mtp_as_layers).  0, or -1 with the reason in why (a
  * split none of them gives). */
-int layout_apply_pp_layout(const char *s, int layers, struct layout *l, struct pp_layout *out,
+int layout_apply_pp_layout(const char *s, int layers, struct layout *layout, struct pp_layout *out,
 			   char *why, size_t len);
 
 /* Parses a layout string; *set receives the LK_ bits given.  Unknown keys,
  * repeated keys and bad values give a sentence and PPLAN_EINPUT. */
-enum pplan_status layout_parse(const char *s, struct layout *l, unsigned *set,
-			       struct perr *e);
+enum pplan_status layout_parse(const char *s, struct layout *layout, unsigned *set,
+			       struct perr *err);
 
 /* Fills the keys not in `set` (dp from gpus, sp, schedule ...) so that the
  * layout is complete for `gpus` GPUs. */
-void layout_complete(struct layout *l, unsigned set, long gpus);
+void layout_complete(struct layout *layout, unsigned set, long gpus);
 
 /* Writes the canonical string (every key) into buf. */
-void layout_format(const struct layout *l, char *buf, size_t len);
+void layout_format(const struct layout *layout, char *buf, size_t len);
 
-long layout_gpus(const struct layout *l);
+long layout_gpus(const struct layout *layout);
 /* The modules a selective layout recomputes (core_attn when none given);
  * 0 unless recompute=selective. */
-unsigned layout_recompute_modules(const struct layout *l);
+unsigned layout_recompute_modules(const struct layout *layout);
 
 /* Of a pipeline stage's n transformer layers, those whose forward the
  * backward replays in full (n with recompute=full, recompute_layers per
  * chunk with the block method, 0 otherwise), and those whose
  * activations are offloaded to host memory. */
-int layout_recomputed_layers(const struct layout *l, int n);
-int layout_offloaded_layers(const struct layout *l, int n);
+int layout_recomputed_layers(const struct layout *layout, int n);
+int layout_offloaded_layers(const struct layout *layout, int n);
 
 /* The expert tensor-parallel degree (etp, or tp when etp is 0). */
-int layout_etp(const struct layout *l);
+int layout_etp(const struct layout *layout);
 /* The replicas of each expert shard: tp*dp*cp / (ep*etp), the group its
  * gradients are reduced over. */
-double layout_expert_dp(const struct layout *l);
+double layout_expert_dp(const struct layout *layout);
 
 /* Transformer layers on pipeline stage `stage` for a model of `layers`
  * layers split as `part` says: evenly; with pp_first / pp_last set, those
@@ -189,24 +189,24 @@ double layout_expert_dp(const struct layout *l);
  * -1 (and 0, 0) when there is none. */
 int layout_split_uneven(int layers, int pp, int vp, int *first, int *last);
 
-int layout_stage_layers(const struct layout *l, int layers, enum stage_partition part,
+int layout_stage_layers(const struct layout *layout, int layers, enum stage_partition part,
 			int stage);
 /* With pp_embed / pp_loss: the transformer layers of virtual stage v
  * (chunk c of stage i is v = c*pp + i) and the first of them; 0 when
  * the units do not split evenly. */
-int layout_edge_chunk(const struct layout *l, int layers, int v, int *first);
+int layout_edge_chunk(const struct layout *layout, int layers, int v, int *first);
 /* Does layers + pp_embed + pp_loss split evenly over pp x vp chunks? */
-int layout_edge_split_ok(const struct layout *l, int layers);
+int layout_edge_split_ok(const struct layout *layout, int layers);
 
 enum megatron_split { SPLIT_EVEN = 0, SPLIT_EDGES, SPLIT_UNEVEN, SPLIT_NONE };
-/* How Megatron splits `layers` over l's pp x vp chunks, set in l: evenly
+/* How Megatron splits `layers` over layout's pp x vp chunks, set in layout: evenly
  * (nothing set), else with the embedding and the loss as layers of the
  * split (pp_embed, pp_loss), else with uneven first and last stages
  * (pp_first, pp_last) where pp does not divide the layers; SPLIT_NONE
  * (and nothing set) when none of them does. */
-enum megatron_split layout_split_megatron(struct layout *l, int layers);
+enum megatron_split layout_split_megatron(struct layout *layout, int layers);
 /* Microbatches per step per pipeline (gbs / (mbs * dp)). */
-long layout_microbatches(const struct layout *l);
+long layout_microbatches(const struct layout *layout);
 
 /* Why a layout is rejected.  Each reason has a stable key (JSON, tests:
  * reject_key) and a sentence with the layout's numbers (reject_describe);
@@ -262,12 +262,12 @@ enum reject {
 };
 
 /* The stable short key ("tp does not divide heads" ...). */
-const char *reject_key(enum reject r);
+const char *reject_key(enum reject reason);
 
-/* One sentence for r about layout l of model m on `gpus` GPUs (the
+/* The sentence that says `reason` of layout and model on `gpus` GPUs (the
  * numbers that do not divide), written into buf. */
-void reject_describe(enum reject r, const struct layout *l,
-		     const struct model_spec *m, long gpus, char *buf,
+void reject_describe(enum reject reason, const struct layout *layout,
+		     const struct model_spec *model, long gpus, char *buf,
 		     size_t len);
 
 /* Checks the layout against the model and the GPU count: products, what
@@ -277,13 +277,13 @@ void reject_describe(enum reject r, const struct layout *l,
  * Megatron does (PART_FIRST_LAST); layout_check_part as `part` says.
  * What a framework cannot run (zero-2/3 with pipelines, a schedule ...)
  * is framework_check_layout's (framework.h). */
-enum pplan_status layout_check(const struct layout *l,
-			       const struct model_spec *m, long gpus,
-			       enum reject *why, struct perr *e);
-enum pplan_status layout_check_part(const struct layout *l,
-				    const struct model_spec *m, long gpus,
+enum pplan_status layout_check(const struct layout *layout,
+			       const struct model_spec *model, long gpus,
+			       enum reject *why, struct perr *err);
+enum pplan_status layout_check_part(const struct layout *layout,
+				    const struct model_spec *model, long gpus,
 				    enum stage_partition part,
-				    enum reject *why, struct perr *e);
+				    enum reject *why, struct perr *err);
 
 /* ---- the rank map ---- */
 enum dim { DIM_TP = 0, DIM_CP, DIM_DP, DIM_PP, DIM_COUNT };
@@ -293,24 +293,24 @@ struct rank_order {
 };
 
 /* "tp-cp-dp-pp" (the default, innermost first). */
-void rank_order_default(struct rank_order *o);
+void rank_order_default(struct rank_order *order);
 /* "tp-cp-dp-pp" into buf. */
-void rank_order_format(const struct rank_order *o, char *buf, size_t len);
+void rank_order_format(const struct rank_order *order, char *buf, size_t len);
 int rank_order_eq(const struct rank_order *a, const struct rank_order *b);
-enum pplan_status rank_order_parse(const char *s, struct rank_order *o,
-				   struct perr *e);
+enum pplan_status rank_order_parse(const char *s, struct rank_order *order,
+				   struct perr *err);
 
 struct rank_coords {
 	int c[DIM_COUNT]; /* indexed by enum dim */
 };
 
-void layout_rank_coords(const struct layout *l, const struct rank_order *o,
+void layout_rank_coords(const struct layout *layout, const struct rank_order *order,
 			long rank, struct rank_coords *out);
-long layout_coords_rank(const struct layout *l, const struct rank_order *o,
+long layout_coords_rank(const struct layout *layout, const struct rank_order *order,
 			const struct rank_coords *rc);
 /* Distance in ranks between neighbours of one group of dimension d. */
-long layout_dim_stride(const struct layout *l, const struct rank_order *o,
-		       enum dim d);
-int layout_dim_size(const struct layout *l, enum dim d);
+long layout_dim_stride(const struct layout *layout, const struct rank_order *order,
+		       enum dim dim);
+int layout_dim_size(const struct layout *layout, enum dim dim);
 
 #endif

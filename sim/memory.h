@@ -30,55 +30,55 @@ struct stage_params {
 	int has_embedding, has_lm_head;
 };
 
-void memory_stage_params(const struct model_spec *m, const struct layout *l,
-			 const struct train_opts *o, int stage,
+void memory_stage_params(const struct model_spec *model, const struct layout *layout,
+			 const struct train_opts *opts, int stage,
 			 struct stage_params *out);
 /* The same split for one transformer layer (an MoE one when moe is set):
  * attention, the dense MLP or the MoE layer's shared part over tp into
  * *dense, the routed experts over ep x etp into *expert. */
-void memory_layer_params(const struct model_spec *m, const struct layout *l, int moe,
+void memory_layer_params(const struct model_spec *model, const struct layout *layout, int moe,
 			 double *dense, double *expert);
 
 /* Transformer layers on pipeline stage `stage`, split as the framework
  * does (layout_stage_layers): evenly, with Megatron's first/last stage
  * counts, or DeepSpeed's partition of layers and embeddings. */
-int memory_stage_layers(const struct model_spec *m, const struct layout *l,
-			const struct train_opts *o, int stage);
+int memory_stage_layers(const struct model_spec *model, const struct layout *layout,
+			const struct train_opts *opts, int stage);
 
 /* The MoE layers among them (a model's leading dense layers sit on the
  * first stage's first chunk). */
-int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
-			    const struct train_opts *o, int stage);
+int memory_stage_moe_layers(const struct model_spec *model, const struct layout *layout,
+			    const struct train_opts *opts, int stage);
 
 /* The bytes one layer and microbatch moves to host memory and back on one
  * GPU under the layout's offload modules (0 without). */
-double memory_layer_offloaded(const struct model_spec *m, const struct layout *l,
-			      const struct train_opts *o, int moe);
+double memory_layer_offloaded(const struct model_spec *model, const struct layout *layout,
+			      const struct train_opts *opts, int moe);
 /* Whether recompute=selective is op-level selective checkpointing for
  * this layer: the framework's (torchtitan), on a dense, non-MLA layer. */
-int memory_op_sac(const struct model_spec *m, const struct train_opts *o, int moe);
+int memory_op_sac(const struct model_spec *model, const struct train_opts *opts, int moe);
 /* Activation bytes of one transformer layer (an MoE layer when moe is
  * set, else a dense one) for one microbatch on one GPU, kept for the
  * backward pass, given recomputation, offloading and SP. */
-double memory_layer_activations(const struct model_spec *m,
-				const struct layout *l,
-				const struct train_opts *o, int moe);
+double memory_layer_activations(const struct model_spec *model,
+				const struct layout *layout,
+				const struct train_opts *opts, int moe);
 /* ... and of all of stage `stage`'s layers. */
-double memory_stage_activations(const struct model_spec *m, const struct layout *l,
-				const struct train_opts *o, int stage);
+double memory_stage_activations(const struct model_spec *model, const struct layout *layout,
+				const struct train_opts *opts, int stage);
 
 /* Microbatches (in units of a whole stage's layers) whose activations
  * stage `stage` holds at its peak under the layout's schedule. */
-double memory_inflight(const struct layout *l, long microbatches, int stage);
+double memory_inflight(const struct layout *layout, long microbatches, int stage);
 
 /* Memory of one GPU of `stage`, term by term, in bytes. */
-void memory_stage(const struct model_spec *m, const struct cluster *c,
-		  const struct layout *l, const struct train_opts *o,
+void memory_stage(const struct model_spec *model, const struct cluster *cluster,
+		  const struct layout *layout, const struct train_opts *opts,
 		  int stage, struct mem_breakdown *out);
 
 /* The most-loaded stage's breakdown. */
-void memory_peak(const struct model_spec *m, const struct cluster *c,
-		 const struct layout *l, const struct train_opts *o,
+void memory_peak(const struct model_spec *model, const struct cluster *cluster,
+		 const struct layout *layout, const struct train_opts *opts,
 		 struct mem_breakdown *out);
 
 #endif

@@ -565,6 +565,24 @@ enum pplan_status model_check_keys(const struct model_spec *m,
 	return check_moe_mla(m, where, k, e);
 }
 
+enum pplan_status model_add_mtp_layers(struct model_spec *m, int n, char *note, size_t len,
+				       struct perr *e)
+{
+	if (m->mixers[0] || m->ffns[0])
+		return perr_set(e, PPLAN_EINPUT,
+				"the pipeline layout counts %d multi-token-prediction layer%s as layers of %s, a hybrid stack, which pplan cannot price",
+				n, n == 1 ? "" : "s", m->name);
+	if ((long)m->layers + n > MODEL_MAX_COUNT)
+		return perr_set(e, PPLAN_EINPUT, "%d layers and %d MTP layers are too many",
+				m->layers, n);
+	m->layers += n;
+	snprintf(note, len,
+		 "%d multi-token-prediction layer%s (m) priced as transformer layer%s after the model's %d, where the layout counts %s with the loss (%s extra LM head not priced)",
+		 n, n == 1 ? "" : "s", n == 1 ? "" : "s", m->layers - n, n == 1 ? "it" : "them",
+		 n == 1 ? "its" : "their");
+	return PPLAN_OK;
+}
+
 enum pplan_status model_check(const struct model_spec *m, const char *where,
 			      struct perr *e)
 {

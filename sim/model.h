@@ -22,9 +22,9 @@ enum mlp_kind {
 
 enum norm_kind { NORM_LAYERNORM = 0, NORM_RMSNORM };
 
-const char *mlp_kind_name(enum mlp_kind k);
+const char *mlp_kind_name(enum mlp_kind kind);
 int mlp_kind_parse(const char *s, enum mlp_kind *out);
-int mlp_is_gated(enum mlp_kind k);
+int mlp_is_gated(enum mlp_kind kind);
 
 /* What a model file may say (docs/limits.md): counts (layers, heads,
  * key/value heads, experts, top_k) up to MODEL_MAX_COUNT, sizes (hidden,
@@ -111,15 +111,15 @@ struct model_spec {
 
 
 /* Layers: is layer i (0-based) an MoE layer; how many are. */
-int model_layer_is_moe(const struct model_spec *m, int i);
-int model_moe_layers(const struct model_spec *m);
+int model_layer_is_moe(const struct model_spec *model, int i);
+int model_moe_layers(const struct model_spec *model);
 /* MoE layers among layers [first, first + n). */
-int model_moe_layers_in(const struct model_spec *m, int first, int n);
+int model_moe_layers_in(const struct model_spec *model, int first, int n);
 /* The routed expert's and the shared expert's MLP widths. */
-long model_expert_ffn(const struct model_spec *m);
-long model_shared_ffn(const struct model_spec *m);
+long model_expert_ffn(const struct model_spec *model);
+long model_shared_ffn(const struct model_spec *model);
 /* Multi-head latent attention? */
-int model_is_mla(const struct model_spec *m);
+int model_is_mla(const struct model_spec *model);
 
 /* A layer kind's mean make-up: of the model's dense-FFN layers (moe 0,
  * with the layers that have no FFN) or of its MoE layers (moe 1), the
@@ -128,54 +128,64 @@ int model_is_mla(const struct model_spec *m);
 struct layer_mix {
 	double attn, mamba, gdn, ffn;
 };
-void model_layer_mix(const struct model_spec *m, int moe, struct layer_mix *out);
-/* Set m's layers from Megatron's hybrid_override_pattern (key names it
+void model_layer_mix(const struct model_spec *model, int moe, struct layer_mix *out);
+/* Set model's layers from Megatron's hybrid_override_pattern (key names it
  * in the sentence): one character a layer, M Mamba-2, * attention, - an
- * MLP, E an MoE, each layer one block; its length m->layers. */
-enum pplan_status model_set_hybrid_pattern(struct model_spec *m, const char *pat,
-					   const char *where, const char *key, struct perr *e);
+ * MLP, E an MoE, each layer one block; its length model->layers. */
+enum pplan_status model_set_hybrid_pattern(struct model_spec *model, const char *pat,
+					   const char *where, const char *key, struct perr *err);
 /* Every every-th layer attention, the others Gated DeltaNet, each with
  * its FFN as dense_layers and moe_every place the MoE ones; refused (where
  * names the source) past MODEL_MAX_PATTERN layers. */
-enum pplan_status model_set_gdn_every(struct model_spec *m, int every, const char *where,
-				      struct perr *e);
+enum pplan_status model_set_gdn_every(struct model_spec *model, int every, const char *where,
+				      struct perr *err);
 /* ffns from dense_layers and moe_every (mixers untouched). */
-void model_set_ffns_from_moe(struct model_spec *m);
-/* Is m a hybrid stack (a mixer other than attention, or a layer without one)? */
-int model_is_hybrid(const struct model_spec *m);
+void model_set_ffns_from_moe(struct model_spec *model);
+/* Is model a hybrid stack (a mixer other than attention, or a layer without one)? */
+int model_is_hybrid(const struct model_spec *model);
 /* Mamba-2's inner width (heads x head_dim) and its in_proj's output
  * (z, x, B, C and dt); Gated DeltaNet's key and value widths. */
-double model_mamba_inner(const struct model_spec *m);
-double model_mamba_in_proj(const struct model_spec *m);
-double model_gdn_key(const struct model_spec *m);
-double model_gdn_value(const struct model_spec *m);
+double model_mamba_inner(const struct model_spec *model);
+double model_mamba_in_proj(const struct model_spec *model);
+double model_gdn_key(const struct model_spec *model);
+double model_gdn_value(const struct model_spec *model);
 /* One mixer's parameters, with its norm. */
-double model_params_mamba_mixer(const struct model_spec *m);
-double model_params_gdn_mixer(const struct model_spec *m);
+double model_params_mamba_mixer(const struct model_spec *model);
+double model_params_gdn_mixer(const struct model_spec *model);
 /* A layer of kind moe's mixers, as its mean make-up weighs them. */
-double model_params_mixers(const struct model_spec *m, int moe);
+double model_params_mixers(const struct model_spec *model, int moe);
 
 /* Parameter counts (exact for the architecture; biases and norms counted). */
-double model_params_attn_layer(const struct model_spec *m);
-double model_params_dense_mlp(const struct model_spec *m);  /* a dense layer's MLP */
-double model_params_expert(const struct model_spec *m);     /* one routed expert */
+double model_params_attn_layer(const struct model_spec *model);
+double model_params_dense_mlp(const struct model_spec *model);  /* a dense layer's MLP */
+double model_params_expert(const struct model_spec *model);     /* one routed expert */
 /* An MoE layer's MLP with all routed experts: the routed experts alone,
  * and the rest (shared experts, router, gate, norm) that every token uses. */
-double model_params_moe_routed(const struct model_spec *m);
-double model_params_moe_common(const struct model_spec *m);
-double model_params_mlp_layer(const struct model_spec *m);   /* an MoE layer's (all experts), else dense */
-double model_params_layer(const struct model_spec *m);      /* attention + model_params_mlp_layer */
-double model_params_embedding(const struct model_spec *m);   /* one h x V */
-double model_params_positions(const struct model_spec *m);   /* pos_embedding x h */
-double model_params_total(const struct model_spec *m);
-double model_params_active(const struct model_spec *m);      /* per token */
+double model_params_moe_routed(const struct model_spec *model);
+double model_params_moe_common(const struct model_spec *model);
+/* an MoE layer's (all experts), else dense */
+double model_params_mlp_layer(const struct model_spec *model);
+double model_params_layer(const struct model_spec *model);      /* attention + MLP */
+double model_params_embedding(const struct model_spec *model); /* one h x V */
+double model_params_positions(const struct model_spec *model); /* pos_embedding x h */
+double model_params_total(const struct model_spec *model);
+double model_params_active(const struct model_spec *model);      /* per token */
 /* Active without the input embedding (a lookup, not a product), as
  * OpenAI and DeepSeek count activated parameters; tied tables stay. */
-double model_params_active_compute(const struct model_spec *m);
+double model_params_active_compute(const struct model_spec *model);
+
+/* Multi-token-prediction layers a pipeline layout counts as layers
+ * (Megatron-Core's `m`, placed with the loss after the model's own):
+ * priced as n more layers of the model's kind, added to model->layers; note
+ * receives "N multi-token-prediction layer(s) (m) priced as ..." for the
+ * caller to prefix.  A hybrid stack (whose layer kinds the layout does
+ * not name) and a count past MODEL_MAX_COUNT are PPLAN_EINPUT. */
+enum pplan_status model_add_mtp_layers(struct model_spec *model, int n, char *note, size_t len,
+				       struct perr *err);
 
 /* Checks sizes are positive and consistent; a sentence names the field. */
-enum pplan_status model_check(const struct model_spec *m, const char *where,
-			      struct perr *e);
+enum pplan_status model_check(const struct model_spec *model, const char *where,
+			      struct perr *err);
 
 /* The zoo. */
 const struct model_spec *model_zoo(int *n);
@@ -184,11 +194,11 @@ const struct model_spec *model_find(const char *name);
 const struct model_spec *model_nearest(double params);
 
 /* Reads a pplan.model/1 JSON file or a Hugging Face config.json. */
-enum pplan_status model_load(const char *path, struct model_spec *m,
-			     struct perr *e);
+enum pplan_status model_load(const char *path, struct model_spec *model,
+			     struct perr *err);
 
 /* A zoo name or a file path. */
-enum pplan_status model_resolve(const char *name_or_file, struct model_spec *m,
-				struct perr *e);
+enum pplan_status model_resolve(const char *name_or_file, struct model_spec *model,
+				struct perr *err);
 
 #endif

@@ -143,21 +143,6 @@ static void hf_name(const cJSON *root, const char *path, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)len, base);
 }
 
-static enum pplan_status opt_bool(const cJSON *o, const char *key, int *out,
-				  const char *path, struct perr *e)
-{
-	enum pplan_status st = json_get_bool(o, key, out, path, e);
-	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
-}
-
-/* Optional whole number that may be null; *out untouched when absent. */
-static enum pplan_status opt_count(const cJSON *o, const char *key, long min, long max,
-				   long *out, const char *path, struct perr *e)
-{
-	enum pplan_status st = mj_opt_long(o, key, min, max, out, path, e);
-	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
-}
-
 static enum pplan_status read_shape(const cJSON *c, const char *type, struct model_spec *m,
 				    struct keynames *k, const char *path, struct perr *e)
 {
@@ -174,21 +159,21 @@ static enum pplan_status read_shape(const cJSON *c, const char *type, struct mod
 	int mq = 0;
 	enum pplan_status st;
 
-	TRY(mj_need_first(c, k_hidden, 1, MAX_DIM, &m->hidden, &k->hidden, path, e));
-	TRY(mj_need_first(c, k_layers, 1, MAX_COUNT, &v, &k->layers, path, e));
+	TRY(json_required(json_get_first_long(c, k_hidden, 1, MAX_DIM, &m->hidden, &k->hidden, path, e), k_hidden[0], path, e));
+	TRY(json_required(json_get_first_long(c, k_layers, 1, MAX_COUNT, &v, &k->layers, path, e), k_layers[0], path, e));
 	m->layers = (int)v;
-	TRY(mj_need_first(c, k_heads, 1, MAX_COUNT, &v, &k->heads, path, e));
+	TRY(json_required(json_get_first_long(c, k_heads, 1, MAX_COUNT, &v, &k->heads, path, e), k_heads[0], path, e));
 	m->heads = m->kv_heads = (int)v;
-	st = mj_get_first(c, k_kv, 1, MAX_COUNT, &v, &k->kv_heads, path, e);
+	st = json_get_first_long(c, k_kv, 1, MAX_COUNT, &v, &k->kv_heads, path, e);
 	if (st == PPLAN_OK)
 		m->kv_heads = (int)v;
 	else if (st != PPLAN_ENOTFOUND)
 		return st;
-	TRY(opt_bool(c, "multi_query", &mq, path, e));
+	TRY(json_optional(json_get_bool(c, "multi_query", &mq, path, e)));
 	if (st == PPLAN_ENOTFOUND && mq)
 		m->kv_heads = 1;
-	TRY(opt_count(c, "head_dim", 1, MAX_DIM, &m->head_dim, path, e));
-	st = mj_get_first(c, k_ffn, 1, MAX_DIM, &m->ffn, &k->ffn, path, e);
+	TRY(json_optional(json_get_long_in(c, "head_dim", 1, MAX_DIM, &m->head_dim, path, e)));
+	st = json_get_first_long(c, k_ffn, 1, MAX_DIM, &m->ffn, &k->ffn, path, e);
 	if (st == PPLAN_ENOTFOUND) {
 		if (!mj_in_list(type, hf_gpt_style) && !mj_in_list(type, hf_falcon) &&
 		    strcmp(k->hidden, "hidden_size") == 0)
@@ -220,7 +205,7 @@ static enum pplan_status read_length(const cJSON *c, struct model_spec *m,
 			return st;
 	}
 	if (st == PPLAN_ENOTFOUND) {
-		st = mj_get_first(c, k_seq, 1, LONG_MAX, &m->seq, &k->seq, path, e);
+		st = json_get_first_long(c, k_seq, 1, LONG_MAX, &m->seq, &k->seq, path, e);
 		if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
 			return st;
 	}
@@ -241,9 +226,9 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 			  ? NORM_RMSNORM
 			  : NORM_LAYERNORM;
 	m->tied_embeddings = !mj_in_list(type, hf_untied);
-	TRY(opt_bool(c, "tie_word_embeddings", &m->tied_embeddings, path, e));
+	TRY(json_optional(json_get_bool(c, "tie_word_embeddings", &m->tied_embeddings, path, e)));
 	m->linear_bias = mj_in_list(type, hf_gpt_style);
-	TRY(opt_bool(c, "enable_bias", &m->linear_bias, path, e)); /* OPT */
+	TRY(json_optional(json_get_bool(c, "enable_bias", &m->linear_bias, path, e))); /* OPT */
 	m->qkv_bias = mj_in_list(type, hf_qkv_bias);
 	m->qk_norm = mj_in_list(type, hf_qk_norm);
 	{
@@ -257,14 +242,14 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 		TRY(mj_dropout(c, k_drop, &found, &on, path, e));
 		m->no_dropout = !on;
 	}
-	TRY(opt_bool(c, "attention_bias", &m->attn_bias, path, e));
-	TRY(opt_bool(c, "mlp_bias", &m->mlp_bias, path, e));
+	TRY(json_optional(json_get_bool(c, "attention_bias", &m->attn_bias, path, e)));
+	TRY(json_optional(json_get_bool(c, "mlp_bias", &m->mlp_bias, path, e)));
 	if (m->attn_bias || m->mlp_bias)
 		m->linear_bias = 0; /* the explicit keys say where the biases are */
 	if (mj_in_list(type, hf_falcon)) {
-		TRY(opt_bool(c, "bias", &bias, path, e));
-		TRY(opt_bool(c, "parallel_attn", &parallel, path, e));
-		TRY(opt_bool(c, "new_decoder_architecture", &new_arch, path, e));
+		TRY(json_optional(json_get_bool(c, "bias", &bias, path, e)));
+		TRY(json_optional(json_get_bool(c, "parallel_attn", &parallel, path, e)));
+		TRY(json_optional(json_get_bool(c, "new_decoder_architecture", &new_arch, path, e)));
 		m->linear_bias = bias;
 		if (parallel && !new_arch)
 			m->norms_per_layer = 1;
@@ -276,14 +261,14 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 		static const char *const k_pos[] = {"n_positions", "max_position_embeddings",
 						    NULL};
 		const char *used;
-		if (mj_get_first(c, k_pos, 1, MAX_DIM, &pos, &used, path, e) == PPLAN_EINPUT)
+		if (json_get_first_long(c, k_pos, 1, MAX_DIM, &pos, &used, path, e) == PPLAN_EINPUT)
 			return PPLAN_EINPUT;
 		m->pos_embedding = pos;
 	} else if (strcmp(type, "opt") == 0) {
 		long proj = 0;
-		TRY(opt_count(c, "max_position_embeddings", 1, MAX_DIM, &pos, path, e));
+		TRY(json_optional(json_get_long_in(c, "max_position_embeddings", 1, MAX_DIM, &pos, path, e)));
 		m->pos_embedding = pos > 0 ? pos + OPT_POSITION_OFFSET : 0;
-		TRY(opt_count(c, "word_embed_proj_dim", 1, MAX_DIM, &proj, path, e));
+		TRY(json_optional(json_get_long_in(c, "word_embed_proj_dim", 1, MAX_DIM, &proj, path, e)));
 		if (proj && proj != m->hidden)
 			return perr_set(e, PPLAN_EINPUT,
 					"%s: word_embed_proj_dim %ld differs from hidden_size %ld: OPT's embedding projection is not modelled",
@@ -301,36 +286,36 @@ static enum pplan_status read_moe(const cJSON *c, const char *type, struct model
 					    "moe_top_k", NULL};
 	const cJSON *dense_list = cJSON_GetObjectItemCaseSensitive(c, "mlp_only_layers");
 	long v = 0, shared_ffn = 0;
-	enum pplan_status st = mj_get_first(c, k_experts, 0, MAX_COUNT, &v, &k->experts, path, e);
+	enum pplan_status st = json_get_first_long(c, k_experts, 0, MAX_COUNT, &v, &k->experts, path, e);
 
 	if (st == PPLAN_ENOTFOUND || (st == PPLAN_OK && v == 0))
 		return PPLAN_OK;
 	TRY(st);
 	m->num_experts = (int)v;
-	TRY(mj_need_first(c, k_top, 1, MAX_COUNT, &v, &k->top_k, path, e));
+	TRY(json_required(json_get_first_long(c, k_top, 1, MAX_COUNT, &v, &k->top_k, path, e), k_top[0], path, e));
 	m->top_k = (int)v;
-	TRY(opt_count(c, "moe_intermediate_size", 1, MAX_DIM, &m->moe_ffn, path, e));
-	TRY(opt_count(c, "n_shared_experts", 0, MAX_COUNT, &v, path, e));
+	TRY(json_optional(json_get_long_in(c, "moe_intermediate_size", 1, MAX_DIM, &m->moe_ffn, path, e)));
+	TRY(json_optional(json_get_long_in(c, "n_shared_experts", 0, MAX_COUNT, &v, path, e)));
 	m->shared_experts = cJSON_HasObjectItem(c, "n_shared_experts") ? (int)v : 0;
-	TRY(opt_count(c, "shared_expert_intermediate_size", 0, MAX_DIM, &shared_ffn, path, e));
+	TRY(json_optional(json_get_long_in(c, "shared_expert_intermediate_size", 0, MAX_DIM, &shared_ffn, path, e)));
 	if (shared_ffn > 0) { /* Qwen2-MoE: one gated shared expert */
 		m->shared_experts = 1;
 		m->shared_ffn = shared_ffn;
 		m->shared_gate = 1;
 	}
 	shared_ffn = 0; /* Nemotron-H: n_shared_experts of this width, no gate */
-	TRY(opt_count(c, "moe_shared_expert_intermediate_size", 0, MAX_DIM, &shared_ffn, path, e));
+	TRY(json_optional(json_get_long_in(c, "moe_shared_expert_intermediate_size", 0, MAX_DIM, &shared_ffn, path, e)));
 	if (shared_ffn > 0) {
 		if (m->shared_experts < 1)
 			m->shared_experts = 1;
 		m->shared_ffn = shared_ffn / m->shared_experts;
 	}
 	v = 0;
-	TRY(opt_count(c, "first_k_dense_replace", 0, MAX_COUNT, &v, path, e));
+	TRY(json_optional(json_get_long_in(c, "first_k_dense_replace", 0, MAX_COUNT, &v, path, e)));
 	m->dense_layers = (int)v;
 	v = 0;
-	TRY(opt_count(c, "moe_layer_freq", 1, MAX_COUNT, &v, path, e));
-	TRY(opt_count(c, "decoder_sparse_step", 1, MAX_COUNT, &v, path, e));
+	TRY(json_optional(json_get_long_in(c, "moe_layer_freq", 1, MAX_COUNT, &v, path, e)));
+	TRY(json_optional(json_get_long_in(c, "decoder_sparse_step", 1, MAX_COUNT, &v, path, e)));
 	m->moe_every = (int)v;
 	if (cJSON_IsArray(dense_list) && cJSON_GetArraySize(dense_list) > 0)
 		return perr_set(e, PPLAN_EINPUT,
@@ -353,8 +338,8 @@ static enum pplan_status read_window(const cJSON *c, const char *type, struct mo
 	const cJSON *types = cJSON_GetObjectItemCaseSensitive(c, "layer_types");
 	long w = 0, n = m->layers, v;
 	int use = 1;
-	TRY(opt_count(c, "sliding_window", 1, MAX_DIM, &w, path, e));
-	TRY(opt_bool(c, "use_sliding_window", &use, path, e));
+	TRY(json_optional(json_get_long_in(c, "sliding_window", 1, MAX_DIM, &w, path, e)));
+	TRY(json_optional(json_get_bool(c, "use_sliding_window", &use, path, e)));
 	if (w <= 0 || !use)
 		return PPLAN_OK;
 	if (cJSON_IsArray(types)) {
@@ -366,11 +351,11 @@ static enum pplan_status read_window(const cJSON *c, const char *type, struct mo
 		n = (m->layers + 1) / 2;
 	} else if (strncmp(type, "gemma3", 6) == 0) {
 		v = 6;
-		TRY(opt_count(c, "sliding_window_pattern", 1, MAX_COUNT, &v, path, e));
+		TRY(json_optional(json_get_long_in(c, "sliding_window_pattern", 1, MAX_COUNT, &v, path, e)));
 		n = m->layers - m->layers / v;
 	} else if (strncmp(type, "qwen2", 5) == 0) {
 		v = 0;
-		TRY(opt_count(c, "max_window_layers", 0, MAX_COUNT, &v, path, e));
+		TRY(json_optional(json_get_long_in(c, "max_window_layers", 0, MAX_COUNT, &v, path, e)));
 		n = v < m->layers ? m->layers - v : 0;
 	}
 	if (n > m->layers)
@@ -419,15 +404,15 @@ static enum pplan_status read_nemotron_h(const cJSON *c, struct model_spec *m,
 				path);
 	if (!has_mamba)
 		return PPLAN_OK;
-	TRY(mj_need_long(c, "mamba_num_heads", 1, MAX_COUNT, &m->mamba_heads, path, e));
-	TRY(mj_need_long(c, "mamba_head_dim", 1, MAX_DIM, &m->mamba_head_dim, path, e));
-	TRY(mj_need_long(c, "ssm_state_size", 1, MAX_DIM, &m->mamba_state, path, e));
+	TRY(json_required(json_get_long_in(c, "mamba_num_heads", 1, MAX_COUNT, &m->mamba_heads, path, e), "mamba_num_heads", path, e));
+	TRY(json_required(json_get_long_in(c, "mamba_head_dim", 1, MAX_DIM, &m->mamba_head_dim, path, e), "mamba_head_dim", path, e));
+	TRY(json_required(json_get_long_in(c, "ssm_state_size", 1, MAX_DIM, &m->mamba_state, path, e), "ssm_state_size", path, e));
 	m->mamba_groups = 1;
 	m->mamba_conv = 4;
 	m->mamba_chunk = 128; /* Megatron-Core's MambaMixer and HF's default */
-	TRY(opt_count(c, "n_groups", 1, MAX_COUNT, &m->mamba_groups, path, e));
-	TRY(opt_count(c, "conv_kernel", 1, MAX_COUNT, &m->mamba_conv, path, e));
-	TRY(opt_count(c, "chunk_size", 1, MAX_DIM, &m->mamba_chunk, path, e));
+	TRY(json_optional(json_get_long_in(c, "n_groups", 1, MAX_COUNT, &m->mamba_groups, path, e)));
+	TRY(json_optional(json_get_long_in(c, "conv_kernel", 1, MAX_COUNT, &m->mamba_conv, path, e)));
+	TRY(json_optional(json_get_long_in(c, "chunk_size", 1, MAX_DIM, &m->mamba_chunk, path, e)));
 	return PPLAN_OK;
 }
 
@@ -440,7 +425,7 @@ static enum pplan_status read_gdn(const cJSON *c, struct model_spec *m, const ch
 	const cJSON *types = cJSON_GetObjectItemCaseSensitive(c, "layer_types");
 	long every = 4;
 	int gate = 1;
-	TRY(opt_count(c, "full_attention_interval", 1, MAX_COUNT, &every, path, e));
+	TRY(json_optional(json_get_long_in(c, "full_attention_interval", 1, MAX_COUNT, &every, path, e)));
 	TRY(model_set_gdn_every(m, (int)every, path, e));
 	if (cJSON_IsArray(types)) /* the list, where given, names each layer */
 		for (int i = 0; i < m->layers; i++) {
@@ -448,13 +433,13 @@ static enum pplan_status read_gdn(const cJSON *c, struct model_spec *m, const ch
 			m->mixers[i] = t && cJSON_IsString(t) &&
 				       !strcmp(t->valuestring, "full_attention") ? 'A' : 'G';
 		}
-	TRY(mj_need_long(c, "linear_num_key_heads", 1, MAX_COUNT, &m->gdn_k_heads, path, e));
-	TRY(mj_need_long(c, "linear_num_value_heads", 1, MAX_COUNT, &m->gdn_v_heads, path, e));
-	TRY(mj_need_long(c, "linear_key_head_dim", 1, MAX_DIM, &m->gdn_k_dim, path, e));
-	TRY(mj_need_long(c, "linear_value_head_dim", 1, MAX_DIM, &m->gdn_v_dim, path, e));
+	TRY(json_required(json_get_long_in(c, "linear_num_key_heads", 1, MAX_COUNT, &m->gdn_k_heads, path, e), "linear_num_key_heads", path, e));
+	TRY(json_required(json_get_long_in(c, "linear_num_value_heads", 1, MAX_COUNT, &m->gdn_v_heads, path, e), "linear_num_value_heads", path, e));
+	TRY(json_required(json_get_long_in(c, "linear_key_head_dim", 1, MAX_DIM, &m->gdn_k_dim, path, e), "linear_key_head_dim", path, e));
+	TRY(json_required(json_get_long_in(c, "linear_value_head_dim", 1, MAX_DIM, &m->gdn_v_dim, path, e), "linear_value_head_dim", path, e));
 	m->gdn_conv = 4;
-	TRY(opt_count(c, "linear_conv_kernel_dim", 1, MAX_COUNT, &m->gdn_conv, path, e));
-	TRY(opt_bool(c, "attn_output_gate", &gate, path, e));
+	TRY(json_optional(json_get_long_in(c, "linear_conv_kernel_dim", 1, MAX_COUNT, &m->gdn_conv, path, e)));
+	TRY(json_optional(json_get_bool(c, "attn_output_gate", &gate, path, e)));
 	m->attn_out_gate = gate;
 	return PPLAN_OK;
 }
@@ -462,13 +447,13 @@ static enum pplan_status read_gdn(const cJSON *c, struct model_spec *m, const ch
 static enum pplan_status read_mla(const cJSON *c, struct model_spec *m, const char *path,
 				  struct perr *e)
 {
-	TRY(opt_count(c, "kv_lora_rank", 1, MAX_DIM, &m->kv_lora_rank, path, e));
+	TRY(json_optional(json_get_long_in(c, "kv_lora_rank", 1, MAX_DIM, &m->kv_lora_rank, path, e)));
 	if (m->kv_lora_rank <= 0)
 		return PPLAN_OK;
-	TRY(opt_count(c, "q_lora_rank", 1, MAX_DIM, &m->q_lora_rank, path, e));
-	TRY(mj_need_long(c, "qk_rope_head_dim", 1, MAX_DIM, &m->qk_rope_dim, path, e));
-	TRY(mj_need_long(c, "qk_nope_head_dim", 1, MAX_DIM, &m->qk_nope_dim, path, e));
-	TRY(mj_need_long(c, "v_head_dim", 1, MAX_DIM, &m->v_head_dim, path, e));
+	TRY(json_optional(json_get_long_in(c, "q_lora_rank", 1, MAX_DIM, &m->q_lora_rank, path, e)));
+	TRY(json_required(json_get_long_in(c, "qk_rope_head_dim", 1, MAX_DIM, &m->qk_rope_dim, path, e), "qk_rope_head_dim", path, e));
+	TRY(json_required(json_get_long_in(c, "qk_nope_head_dim", 1, MAX_DIM, &m->qk_nope_dim, path, e), "qk_nope_head_dim", path, e));
+	TRY(json_required(json_get_long_in(c, "v_head_dim", 1, MAX_DIM, &m->v_head_dim, path, e), "v_head_dim", path, e));
 	/* After the up-projection every head has its own K and V. */
 	m->kv_heads = m->heads;
 	m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
@@ -499,9 +484,9 @@ enum pplan_status model_load_hf(const cJSON *root, const char *path,
 	hf_name(root, path, m->name, sizeof m->name);
 	TRY(read_shape(c, type, m, &k, path, e));
 	{
-		enum pplan_status st = mj_opt_long(c, "vocab_size", 1, MAX_DIM, &m->vocab, path, e);
+		enum pplan_status st = json_get_long_in(c, "vocab_size", 1, MAX_DIM, &m->vocab, path, e);
 		if (st == PPLAN_ENOTFOUND) /* a multimodal config may keep it outside */
-			st = mj_need_long(root, "vocab_size", 1, MAX_DIM, &m->vocab, path, e);
+			st = json_required(json_get_long_in(root, "vocab_size", 1, MAX_DIM, &m->vocab, path, e), "vocab_size", path, e);
 		TRY(st);
 	}
 	TRY(read_length(c, m, &k, path, e));

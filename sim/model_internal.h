@@ -31,48 +31,30 @@ extern const struct keynames model_pplan_keys;
 			return st_;             \
 	} while (0)
 
-/* model_check with the key names k uses in its messages. */
-enum pplan_status model_check_keys(const struct model_spec *m,
-				   const char *where, const struct keynames *k,
-				   struct perr *e);
+/* model_check with the key names keys uses in its messages. */
+enum pplan_status model_check_keys(const struct model_spec *model,
+				   const char *where, const struct keynames *keys,
+				   struct perr *err);
 
-/* JSON readers shared by the two formats (model_load.c).  mj_get_first
- * reads the first of keys[] (NULL-terminated) that obj has, as a whole
- * number in [min, max]; *used names the key found (or keys[0]).
- * mj_opt_long leaves *out untouched when the key is absent; the need_
- * forms make a missing key an error naming it. */
-enum pplan_status mj_get_first(const cJSON *obj, const char *const *keys, long min,
-			       long max, long *out, const char **used, const char *where,
-			       struct perr *e);
-enum pplan_status mj_opt_long(const cJSON *obj, const char *key, long min, long max,
-			      long *out, const char *where, struct perr *e);
-enum pplan_status mj_need_first(const cJSON *obj, const char *const *keys, long min,
-				long max, long *out, const char **used, const char *where,
-				struct perr *e);
-enum pplan_status mj_need_long(const cJSON *obj, const char *key, long min, long max,
-			       long *out, const char *where, struct perr *e);
+/* Whether s is one of list[] (NULL-terminated). */
 int mj_in_list(const char *s, const char *const *list);
 /* The dropout probabilities among keys[] (NULL-terminated) that obj has,
  * each a number in [0, 1): *found says whether any was there, *any_on
  * whether any is above 0.  Also read by cases.c for a case's model. */
 enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *found,
-			     int *any_on, const char *where, struct perr *e);
+			     int *any_on, const char *where, struct perr *err);
 
-/* The first of keys[] (NULL-terminated) that obj has, as a number in
- * (lo, hi]; *out untouched when none is there. */
-enum pplan_status mj_opt_number(const cJSON *obj, const char *const *keys, double lo,
-				double hi, double *out, const char *where, struct perr *e);
 /* Positions and the norms' epsilon, as both formats name them:
  * rope_theta (HF also rotary_emb_base), rope_percent (HF
  * partial_rotary_factor, rotary_pct), rope_scaling { type or rope_type,
  * factor }, norm_eps (HF rms_norm_eps, layer_norm_eps,
  * layer_norm_epsilon, norm_epsilon), alibi. */
-enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model_spec *m,
-			       struct perr *e);
+enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model_spec *model,
+			       struct perr *err);
 
 /* A Hugging Face config.json (model_hf.c). */
 enum pplan_status model_load_hf(const cJSON *root, const char *path,
-				struct model_spec *m, struct perr *e);
+				struct model_spec *model, struct perr *err);
 
 /* Case-insensitive string equality. */
 int model_name_eq(const char *a, const char *b);

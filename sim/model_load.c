@@ -21,65 +21,6 @@
 
 /* ---- Reading files ----------------------------------------------------------- */
 
-/* Reads the first of keys[] (NULL-terminated) that obj has, as a whole
- * number in [min, max].  *used names the key found (or keys[0]). */
-enum pplan_status mj_get_first(const cJSON *obj, const char *const *keys,
-				   long min, long max, long *out,
-				   const char **used, const char *where,
-				   struct perr *e)
-{
-	*used = keys[0];
-	for (; *keys; keys++) {
-		enum pplan_status st =
-			json_get_long(obj, *keys, out, min, where, e);
-		if (st == PPLAN_ENOTFOUND)
-			continue;
-		*used = *keys;
-		if (st == PPLAN_OK && *out > max)
-			st = perr_set(e, PPLAN_EINPUT,
-				      "%s: %s must be at most %ld, got %ld",
-				      where, *keys, max, *out);
-		return st;
-	}
-	return PPLAN_ENOTFOUND;
-}
-
-/* As get_first for one key; *out untouched when it is absent. */
-enum pplan_status mj_opt_long(const cJSON *obj, const char *key, long min,
-				  long max, long *out, const char *where,
-				  struct perr *e)
-{
-	const char *keys[] = {key, NULL}, *used;
-	long v;
-	enum pplan_status st =
-		mj_get_first(obj, keys, min, max, &v, &used, where, e);
-	if (st == PPLAN_OK)
-		*out = v;
-	return st;
-}
-
-/* As get_first for keys of which one must be present. */
-enum pplan_status mj_need_first(const cJSON *obj, const char *const *keys,
-				    long min, long max, long *out,
-				    const char **used, const char *where,
-				    struct perr *e)
-{
-	enum pplan_status st =
-		mj_get_first(obj, keys, min, max, out, used, where, e);
-	if (st == PPLAN_ENOTFOUND)
-		return perr_set(e, PPLAN_EINPUT, "%s: %s is missing", where,
-				keys[0]);
-	return st;
-}
-
-enum pplan_status mj_need_long(const cJSON *obj, const char *key,
-				   long min, long max, long *out,
-				   const char *where, struct perr *e)
-{
-	const char *keys[] = {key, NULL}, *used;
-	return mj_need_first(obj, keys, min, max, out, &used, where, e);
-}
-
 int mj_in_list(const char *s, const char *const *list)
 {
 	for (; s && *list; list++)
@@ -110,25 +51,6 @@ enum pplan_status mj_dropout(const cJSON *obj, const char *const *keys, int *fou
 	return PPLAN_OK;
 }
 
-enum pplan_status mj_opt_number(const cJSON *obj, const char *const *keys, double lo,
-				double hi, double *out, const char *where, struct perr *e)
-{
-	for (; *keys; keys++) {
-		double v;
-		enum pplan_status st = json_get_number(obj, *keys, &v, where, e);
-		if (st == PPLAN_ENOTFOUND)
-			continue;
-		if (st != PPLAN_OK)
-			return st;
-		if (!(v > lo && v <= hi))
-			return perr_set(e, PPLAN_EINPUT, "%s: %s must be a number above %g and at most %g, got %g",
-					where, *keys, lo, hi, v);
-		*out = v;
-		return PPLAN_OK;
-	}
-	return PPLAN_OK;
-}
-
 enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model_spec *m,
 			       struct perr *e)
 {
@@ -142,9 +64,9 @@ enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model
 	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(obj, "rope_scaling");
 	enum pplan_status st;
 
-	TRY(mj_opt_number(obj, k_theta, 1.0, 1e12, &m->rope_theta, where, e));
-	TRY(mj_opt_number(obj, k_percent, 0.0, 1.0, &m->rope_percent, where, e));
-	TRY(mj_opt_number(obj, k_eps, 0.0, 0.1, &m->norm_eps, where, e));
+	TRY(json_optional(json_get_first_number(obj, k_theta, 1.0, 1e12, "", &m->rope_theta, where, e)));
+	TRY(json_optional(json_get_first_number(obj, k_percent, 0.0, 1.0, "", &m->rope_percent, where, e)));
+	TRY(json_optional(json_get_first_number(obj, k_eps, 0.0, 0.1, "", &m->norm_eps, where, e)));
 	st = json_get_bool(obj, "alibi", &m->alibi, where, e);
 	if (st != PPLAN_OK && st != PPLAN_ENOTFOUND)
 		return st;
@@ -159,7 +81,7 @@ enum pplan_status mj_positions(const cJSON *obj, const char *where, struct model
 		}
 		if (type && strlen(type) < sizeof m->rope_scaling && strcmp(type, "default") != 0)
 			snprintf(m->rope_scaling, sizeof m->rope_scaling, "%s", type);
-		TRY(mj_opt_number(sc, k_factor, 0.0, 1e6, &m->rope_factor, w, e));
+		TRY(json_optional(json_get_first_number(sc, k_factor, 0.0, 1e6, "", &m->rope_factor, w, e)));
 	} else if (sc && !cJSON_IsNull(sc)) {
 		return perr_set(e, PPLAN_EINPUT, "%s: rope_scaling must be an object or null", where);
 	}
@@ -216,21 +138,6 @@ static enum pplan_status need_string(const cJSON *obj, const char *key,
 	return st;
 }
 
-static enum pplan_status opt_bool(const cJSON *obj, const char *key, int *out,
-				  const char *where, struct perr *e)
-{
-	enum pplan_status st = json_get_bool(obj, key, out, where, e);
-	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
-}
-
-/* Optional whole number; *out untouched when absent. */
-static enum pplan_status opt_num(const cJSON *obj, const char *key, long min, long max,
-				 long *out, const char *where, struct perr *e)
-{
-	enum pplan_status st = mj_opt_long(obj, key, min, max, out, where, e);
-	return st == PPLAN_ENOTFOUND ? PPLAN_OK : st;
-}
-
 /* An optional object member: NULL when absent or null. */
 static enum pplan_status opt_object(const cJSON *root, const char *key,
 				    const char *const *allowed, const cJSON **out,
@@ -255,20 +162,20 @@ static enum pplan_status load_pplan_moe(const cJSON *moe, const char *where,
 {
 	long v = 0;
 
-	TRY(mj_need_long(moe, "num_experts", 1, MAX_COUNT, &v, where, e));
+	TRY(json_required(json_get_long_in(moe, "num_experts", 1, MAX_COUNT, &v, where, e), "num_experts", where, e));
 	m->num_experts = (int)v;
-	TRY(mj_need_long(moe, "top_k", 1, MAX_COUNT, &v, where, e));
+	TRY(json_required(json_get_long_in(moe, "top_k", 1, MAX_COUNT, &v, where, e), "top_k", where, e));
 	m->top_k = (int)v;
-	TRY(opt_num(moe, "ffn_hidden_size", 1, MAX_DIM, &m->moe_ffn, where, e));
+	TRY(json_optional(json_get_long_in(moe, "ffn_hidden_size", 1, MAX_DIM, &m->moe_ffn, where, e)));
 	v = 0;
-	TRY(opt_num(moe, "shared_experts", 0, MAX_COUNT, &v, where, e));
+	TRY(json_optional(json_get_long_in(moe, "shared_experts", 0, MAX_COUNT, &v, where, e)));
 	m->shared_experts = (int)v;
-	TRY(opt_num(moe, "shared_ffn_hidden_size", 1, MAX_DIM, &m->shared_ffn, where, e));
+	TRY(json_optional(json_get_long_in(moe, "shared_ffn_hidden_size", 1, MAX_DIM, &m->shared_ffn, where, e)));
 	v = 0;
-	TRY(opt_num(moe, "dense_layers", 0, MAX_COUNT, &v, where, e));
+	TRY(json_optional(json_get_long_in(moe, "dense_layers", 0, MAX_COUNT, &v, where, e)));
 	m->dense_layers = (int)v;
 	v = 0;
-	TRY(opt_num(moe, "layer_freq", 1, MAX_COUNT, &v, where, e));
+	TRY(json_optional(json_get_long_in(moe, "layer_freq", 1, MAX_COUNT, &v, where, e)));
 	m->moe_every = (int)v;
 	return PPLAN_OK;
 }
@@ -277,11 +184,11 @@ static enum pplan_status load_pplan_moe(const cJSON *moe, const char *where,
 static enum pplan_status load_pplan_mla(const cJSON *mla, const char *where,
 					struct model_spec *m, struct perr *e)
 {
-	TRY(mj_need_long(mla, "kv_lora_rank", 1, MAX_DIM, &m->kv_lora_rank, where, e));
-	TRY(opt_num(mla, "q_lora_rank", 1, MAX_DIM, &m->q_lora_rank, where, e));
-	TRY(mj_need_long(mla, "qk_rope_head_dim", 1, MAX_DIM, &m->qk_rope_dim, where, e));
-	TRY(mj_need_long(mla, "qk_nope_head_dim", 1, MAX_DIM, &m->qk_nope_dim, where, e));
-	TRY(mj_need_long(mla, "v_head_dim", 1, MAX_DIM, &m->v_head_dim, where, e));
+	TRY(json_required(json_get_long_in(mla, "kv_lora_rank", 1, MAX_DIM, &m->kv_lora_rank, where, e), "kv_lora_rank", where, e));
+	TRY(json_optional(json_get_long_in(mla, "q_lora_rank", 1, MAX_DIM, &m->q_lora_rank, where, e)));
+	TRY(json_required(json_get_long_in(mla, "qk_rope_head_dim", 1, MAX_DIM, &m->qk_rope_dim, where, e), "qk_rope_head_dim", where, e));
+	TRY(json_required(json_get_long_in(mla, "qk_nope_head_dim", 1, MAX_DIM, &m->qk_nope_dim, where, e), "qk_nope_head_dim", where, e));
+	TRY(json_required(json_get_long_in(mla, "v_head_dim", 1, MAX_DIM, &m->v_head_dim, where, e), "v_head_dim", where, e));
 	if (m->head_dim == 0)
 		m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
 	return PPLAN_OK;
@@ -305,21 +212,21 @@ static enum pplan_status load_pplan(const cJSON *root, const char *path,
 				"%s: name must be at most %zu characters",
 				path, sizeof m->name - 1);
 	strcpy(m->name, name);
-	TRY(mj_need_long(root, "num_layers", 1, MAX_COUNT, &v, path, e));
+	TRY(json_required(json_get_long_in(root, "num_layers", 1, MAX_COUNT, &v, path, e), "num_layers", path, e));
 	m->layers = (int)v;
-	TRY(mj_need_long(root, "hidden_size", 1, MAX_DIM, &m->hidden, path, e));
-	TRY(mj_need_long(root, "ffn_hidden_size", 1, MAX_DIM, &m->ffn, path, e));
-	TRY(mj_need_long(root, "num_attention_heads", 1, MAX_COUNT, &v, path, e));
+	TRY(json_required(json_get_long_in(root, "hidden_size", 1, MAX_DIM, &m->hidden, path, e), "hidden_size", path, e));
+	TRY(json_required(json_get_long_in(root, "ffn_hidden_size", 1, MAX_DIM, &m->ffn, path, e), "ffn_hidden_size", path, e));
+	TRY(json_required(json_get_long_in(root, "num_attention_heads", 1, MAX_COUNT, &v, path, e), "num_attention_heads", path, e));
 	m->heads = m->kv_heads = (int)v;
-	if (mj_opt_long(root, "num_kv_heads", 1, MAX_COUNT, &v, path, e) ==
+	if (json_get_long_in(root, "num_kv_heads", 1, MAX_COUNT, &v, path, e) ==
 	    PPLAN_EINPUT)
 		return PPLAN_EINPUT;
 	m->kv_heads = (int)v; /* v still holds the heads when absent */
-	if (mj_opt_long(root, "head_dim", 1, MAX_DIM, &m->head_dim, path, e) ==
+	if (json_get_long_in(root, "head_dim", 1, MAX_DIM, &m->head_dim, path, e) ==
 	    PPLAN_EINPUT)
 		return PPLAN_EINPUT;
-	TRY(mj_need_long(root, "vocab_size", 1, MAX_DIM, &m->vocab, path, e));
-	TRY(mj_need_long(root, "seq_length", 1, MAX_DIM, &m->seq, path, e));
+	TRY(json_required(json_get_long_in(root, "vocab_size", 1, MAX_DIM, &m->vocab, path, e), "vocab_size", path, e));
+	TRY(json_required(json_get_long_in(root, "seq_length", 1, MAX_DIM, &m->seq, path, e), "seq_length", path, e));
 	TRY(need_string(root, "mlp", &s, path, e));
 	if (mlp_kind_parse(s, &m->mlp) != 0)
 		return perr_set(e, PPLAN_EINPUT,
@@ -338,13 +245,13 @@ static enum pplan_status load_pplan(const cJSON *root, const char *path,
 		      e));
 	TRY(need_bool(root, "linear_bias", &m->linear_bias, path, e));
 
-	TRY(opt_num(root, "pos_embedding", 1, MAX_DIM, &m->pos_embedding, path, e));
-	TRY(opt_bool(root, "qkv_bias", &m->qkv_bias, path, e));
-	TRY(opt_bool(root, "qk_norm", &m->qk_norm, path, e));
-	TRY(opt_num(root, "sliding_window", 1, MAX_DIM, &m->sliding_window, path, e));
+	TRY(json_optional(json_get_long_in(root, "pos_embedding", 1, MAX_DIM, &m->pos_embedding, path, e)));
+	TRY(json_optional(json_get_bool(root, "qkv_bias", &m->qkv_bias, path, e)));
+	TRY(json_optional(json_get_bool(root, "qk_norm", &m->qk_norm, path, e)));
+	TRY(json_optional(json_get_long_in(root, "sliding_window", 1, MAX_DIM, &m->sliding_window, path, e)));
 	{
 		long wl = m->sliding_window > 0 ? m->layers : 0;
-		TRY(opt_num(root, "window_layers", 0, m->layers, &wl, path, e));
+		TRY(json_optional(json_get_long_in(root, "window_layers", 0, m->layers, &wl, path, e)));
 		if (wl > 0 && m->sliding_window <= 0)
 			return perr_set(e, PPLAN_EINPUT,
 					"%s: window_layers needs sliding_window (the window in tokens)",

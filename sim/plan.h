@@ -49,7 +49,7 @@ int plan_sizes(long gpn, long max_gpus, long *out, int cap);
  * must be set.  PPLAN_EINPUT for what the job's resolver refuses at every
  * size (an unknown model, a conflict). */
 enum pplan_status plan_run(const struct job *given, const struct plan_request *rq,
-			   struct plan_result *out, struct perr *e);
+			   struct plan_result *out, struct perr *err);
 
 void plan_free(struct plan_result *res);
 

@@ -116,24 +116,24 @@ struct profile {
 };
 
 /* An empty measured profile: no sections, every number NAN. */
-void profile_init(struct profile *p);
-void profile_free(struct profile *p);
+void profile_init(struct profile *profile);
+void profile_free(struct profile *profile);
 
 /* Reads and checks path.  A violation is PPLAN_EINPUT with one sentence
  * naming the file and the key; nothing is left to free on failure. */
-enum pplan_status profile_load(const char *path, struct profile *p, struct perr *e);
+enum pplan_status profile_load(const char *path, struct profile *profile, struct perr *err);
 
-/* Writes p to path (temporary file, then rename).  Sections without
+/* Writes profile to path (temporary file, then rename).  Sections without
  * entries are left out; `constants` are written when has_constants, every
  * fitted constant and those that differ from the embedded defaults. */
-enum pplan_status profile_save(const struct profile *p, const char *path, struct perr *e);
+enum pplan_status profile_save(const struct profile *profile, const char *path, struct perr *err);
 
 /* The commands that take a profile refuse one for another GPU: device
  * name must be the cluster's GPU, PROFILE_ANY_DEVICE, or "cpu" with the
  * CPU backend (cpu_backend != 0). */
-enum pplan_status profile_check_device(const struct profile *p, const char *path,
-				       const struct cluster *c, int cpu_backend,
-				       struct perr *e);
+enum pplan_status profile_check_device(const struct profile *profile, const char *path,
+				       const struct cluster *cluster, int cpu_backend,
+				       struct perr *err);
 
 /* Where a run's conditions (now, on a host of cores_now cores) differ
  * from those a profile was measured under (then, cores_then), as one
@@ -144,7 +144,7 @@ enum pplan_status profile_check_device(const struct profile *p, const char *path
  * 5 %. */
 int run_conditions_differ(const struct run_conditions *then, long cores_then,
 			  const struct run_conditions *now, long cores_now, char *buf, size_t len);
-/* Whether c records anything (older profiles do not). */
-int run_conditions_known(const struct run_conditions *c);
+/* Whether cond records anything (older profiles do not). */
+int run_conditions_known(const struct run_conditions *cond);
 
 #endif

@@ -28,11 +28,11 @@ enum op_class {
 };
 
 /* JSON key of a class: "forward", "tp_comm", "dp_comm_exposed", ... */
-const char *op_class_key(enum op_class c);
+const char *op_class_key(enum op_class cls);
 /* Short label for tables: "fwd", "tp", "dp_exp", ... */
-const char *op_class_label(enum op_class c);
+const char *op_class_label(enum op_class cls);
 /* Its name for people, in reports and pages: "forward", "TP comm", ... */
-const char *op_class_name(enum op_class c);
+const char *op_class_name(enum op_class cls);
 /* The class of a JSON key, or OC_COUNT when it is none. */
 enum op_class op_class_from_key(const char *key);
 
@@ -68,7 +68,7 @@ struct run_timeline {
 	struct run_stage *stage;  /* [stages], owned */
 };
 
-void run_timeline_free(struct run_timeline *t);
+void run_timeline_free(struct run_timeline *timeline);
 
 /* What a run measured (rank 0 of `pplan exec`): plain data, owned by the
  * struct (run_measured_free). */
@@ -105,7 +105,7 @@ struct run_measured {
 	struct cluster machine;      /* what the prediction should price */
 };
 
-void run_measured_free(struct run_measured *r);
+void run_measured_free(struct run_measured *measured);
 
 /* `pplan exec --check`: the run against one rank computing the same. */
 struct run_check {
@@ -125,14 +125,14 @@ struct run_check {
 /* Fills per-stage busy, idle and bubble from the ops (F/B/Bi/W count as
  * busy; the span runs from the first forward to the last backward of
  * any stage), and the classes' means over stages. */
-void run_timeline_summarise(struct run_timeline *t);
+void run_timeline_summarise(struct run_timeline *timeline);
 
-/* The predicted timeline of prediction p: the schedule s simulated with
- * DES_TIMES into r; each op's class split by the prediction's terms. */
-enum pplan_status run_timeline_predicted(const struct prediction *p,
-					 const struct pipe_schedule *s,
-					 const struct des_result *r,
+/* The predicted timeline of prediction pred: the schedule s simulated with
+ * DES_TIMES into result; each op's class split by the prediction's terms. */
+enum pplan_status run_timeline_predicted(const struct prediction *pred,
+					 const struct pipe_schedule *sched,
+					 const struct des_result *result,
 					 struct run_timeline *out,
-					 struct perr *e);
+					 struct perr *err);
 
 #endif

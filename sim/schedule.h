@@ -55,8 +55,8 @@ enum op_kind {
 	OP_KIND_COUNT
 };
 
-const char *op_kind_name(enum op_kind k);   /* "F", "B", "Bi", "W", ... */
-int op_is_compute(enum op_kind k);
+const char *op_kind_name(enum op_kind kind);   /* "F", "B", "Bi", "W", ... */
+int op_is_compute(enum op_kind kind);
 
 struct sched_op {
 	int kind;    /* enum op_kind */
@@ -86,39 +86,39 @@ struct pipe_schedule {
 #define SCHEDULE_MAX_CHUNK_MBS (1L << 18)
 
 /* pp * vp * m, saturating (no overflow for any long m). */
-long schedule_chunk_microbatches(const struct layout *l, long microbatches);
+long schedule_chunk_microbatches(const struct layout *layout, long microbatches);
 
-/* Builds the op lists of layout l's schedule (l->pp, l->vp, l->schedule)
+/* Builds the op lists of layout's schedule (layout->pp, layout->vp, layout->schedule)
  * for `microbatches` microbatches; act_bytes is the size of one
  * activation transfer (see schedule_act_bytes), recorded on the comm ops.
  * Invalid combinations (interleaved with vp < 2 or m not a multiple of pp,
  * gpipe/1f1b/zb-h1 with vp > 1, m < 1 ...) give PPLAN_EINPUT and one
  * sentence.  *out is owned by the caller (schedule_free). */
-enum pplan_status schedule_build(const struct layout *l, long microbatches,
+enum pplan_status schedule_build(const struct layout *layout, long microbatches,
 				 long act_bytes, struct pipe_schedule **out,
-				 struct perr *e);
+				 struct perr *err);
 
-void schedule_free(struct pipe_schedule *s);
+void schedule_free(struct pipe_schedule *sched);
 
 /* Bytes of one activation passed between stages: mbs * seq / cp / (tp if
  * sequence parallel) * hidden * bytes_per_elem (2 for bf16). */
-long schedule_act_bytes(const struct layout *l, long hidden, long seq,
+long schedule_act_bytes(const struct layout *layout, long hidden, long seq,
 			int bytes_per_elem);
 
 /* Virtual stage (global model chunk index) of local chunk j on stage s. */
-int schedule_vstage(const struct pipe_schedule *s, int stage, int chunk);
+int schedule_vstage(const struct pipe_schedule *sched, int stage, int chunk);
 
 /* Peak number of (microbatch, chunk) activations stage s holds: forwards
  * done whose backward (W for zero-bubble) is not.  Depends on the order
  * only, not on durations.  Divide by vp for full-stage microbatches. */
-long schedule_peak_inflight(const struct pipe_schedule *s, int stage);
+long schedule_peak_inflight(const struct pipe_schedule *sched, int stage);
 
 /* Checks the invariants every schedule must satisfy: each stage runs
  * every (mb, chunk) forward and backward (B and W) exactly once, no
  * backward before its forward, no W before its B, every RECV has its
  * SEND on the peer, communication only between neighbouring virtual
  * stages.  A sentence names the first violation.  Used by tests. */
-enum pplan_status schedule_check(const struct pipe_schedule *s,
-				 struct perr *e);
+enum pplan_status schedule_check(const struct pipe_schedule *sched,
+				 struct perr *err);
 
 #endif

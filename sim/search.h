@@ -17,8 +17,8 @@ enum family {
 	FAM_CP, FAM_COUNT
 };
 
-const char *family_name(enum family f);
-enum family family_of(const struct layout *l);
+const char *family_name(enum family family);
+enum family family_of(const struct layout *layout);
 
 struct search_params {
 	long gbs;            /* global batch, sequences */
@@ -99,28 +99,29 @@ struct search_result {
 	int points_incomplete;        /* memory ran out: points is a prefix */
 };
 
-/* o->order is ignored: sp->orders are tried.  Fails with PPLAN_EINPUT for parameters out of range (gbs < 1, top_k not
- * in 1..1000), and with PPLAN_EINTERNAL (nothing kept) at the first
- * prediction predict_check finds impossible. */
-enum pplan_status search_run(const struct model_spec *m,
-			     const struct cluster *c,
-			     const struct train_opts *o,
+/* opts->order is ignored: sp->orders are tried.  Fails with PPLAN_EINPUT
+ * for parameters out of range (gbs < 1, top_k not in 1..1000), and with
+ * PPLAN_EINTERNAL (nothing kept) at the first prediction predict_check
+ * finds impossible. */
+enum pplan_status search_run(const struct model_spec *model,
+			     const struct cluster *cluster,
+			     const struct train_opts *opts,
 			     const struct search_params *sp,
-			     struct search_result *out, struct perr *e);
+			     struct search_result *out, struct perr *err);
 
-void search_free(struct search_result *r);
+void search_free(struct search_result *result);
 
-/* The simplicity rank of l on nodes of gpus_per_node GPUs: 4 x its
+/* The simplicity rank of layout on nodes of gpus_per_node GPUs: 4 x its
  * parallel dimensions above 1 (tp, pp, cp, dp, ep), + 2 when TP leaves a
  * node, + 1 with virtual stages; smaller is simpler. */
-int search_simplicity(const struct layout *l, int gpus_per_node);
+int search_simplicity(const struct layout *layout, int gpus_per_node);
 
-/* The least memory per GPU that any out-of-memory layout of r needed, in
+/* The least memory per GPU that any out-of-memory layout of result needed, in
  * bytes; -1 when none was out of memory. */
-double search_min_oom_bytes(const struct search_result *r);
+double search_min_oom_bytes(const struct search_result *result);
 
-/* The reasons r rejected layouts for, into out[0..n), most frequent first
+/* The reasons result rejected layouts for, into out[0..n), most frequent first
  * (ties: the earlier check); returns n.  out holds REJECT_COUNT. */
-int search_rejects_sorted(const struct search_result *r, enum reject *out);
+int search_rejects_sorted(const struct search_result *result, enum reject *out);
 
 #endif

@@ -31,50 +31,50 @@ struct train_opts {
 					   * collective model */
 };
 
-/* o's constants: o->params, or the embedded defaults. */
-const struct cost_params *train_opts_params(const struct train_opts *o);
+/* The constants of opts: opts->params, or the embedded defaults. */
+const struct cost_params *train_opts_params(const struct train_opts *opts);
 
 /* bf16, the model's sequence, the default framework (newest
  * megatron-core) and no switches, resolved. */
-void train_opts_default(struct train_opts *o, const struct model_spec *m);
+void train_opts_default(struct train_opts *opts, const struct model_spec *model);
 
-/* Recomputes o->b from o->fw, o->precision and o->switches: call it after
+/* Recomputes opts->b from opts->fw, opts->precision and opts->switches: call it after
  * changing any of them.  A switch the framework lacks is PPLAN_EINPUT. */
-enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e);
+enum pplan_status train_opts_resolve(struct train_opts *opts, struct perr *err);
 
 /* After train_opts_resolve, for the GPU that runs it: flash attention
  * (FlashAttention-2, Transformer Engine's and cuDNN's fused attention)
  * needs Ampere or newer, so on a Volta or Pascal GPU a framework whose
  * fused attention is one of those runs it unfused, unless the user set
- * the attention by hand.  Returns 1 when it changed o->b. */
-int train_opts_fit_gpu(struct train_opts *o, const struct gpu_spec *g);
+ * the attention by hand.  Returns 1 when it changed opts->b. */
+int train_opts_fit_gpu(struct train_opts *opts, const struct gpu_spec *gpu);
 /* The same for TP communication overlap: Transformer Engine's userbuffers
  * need Ampere or newer, so a framework's overlap is off on older GPUs
- * unless set by hand.  Returns 1 when it changed o->b. */
-int train_opts_fit_tp_overlap(struct train_opts *o, const struct gpu_spec *g);
+ * unless set by hand.  Returns 1 when it changed opts->b. */
+int train_opts_fit_tp_overlap(struct train_opts *opts, const struct gpu_spec *gpu);
 
-/* Does l run Megatron-Core's 1F1B A2A overlap under o: switched on, with
+/* Does layout run Megatron-Core's 1F1B A2A overlap under opts: switched on, with
  * expert parallelism, no full recomputation, and virtual stages where
  * there is a pipeline (Megatron-Core refuses it otherwise)? */
-int train_opts_moe_a2a_overlap(const struct train_opts *o, const struct layout *l);
+int train_opts_moe_a2a_overlap(const struct train_opts *opts, const struct layout *layout);
 
-/* The vocabulary o's framework builds for a model of vocab tokens on
- * l: padded to a multiple of the framework's vocab_multiple x tp
+/* The vocabulary the framework of opts builds for a model of vocab tokens on
+ * layout: padded to a multiple of the framework's vocab_multiple x tp
  * (Megatron: 128 x tp); vocab where the framework does not pad. */
-long train_opts_vocab(const struct train_opts *o, const struct layout *l, long vocab);
-/* Does l run Megatron-Core's precision-aware optimizer with bf16 moments
- * under o: switched on, with the distributed optimizer (zero >= 1)? */
-int train_opts_bf16_moments(const struct train_opts *o, const struct layout *l);
-/* Adam's optimizer-state bytes per parameter of the shard under o and l:
+long train_opts_vocab(const struct train_opts *opts, const struct layout *layout, long vocab);
+/* Does layout run Megatron-Core's precision-aware optimizer with bf16 moments
+ * under opts: switched on, with the distributed optimizer (zero >= 1)? */
+int train_opts_bf16_moments(const struct train_opts *opts, const struct layout *layout);
+/* Adam's optimizer-state bytes per parameter of the shard under opts and layout:
  * 12 (fp32 master, m and v; 8 where the fp32 weight is its own master:
  * the CPU's fp32 or FSDP's sharded master), and with the precision-aware
  * optimizer (switched on, a distributed optimizer: zero >= 1, as
  * Megatron-Core requires) bf16 moments and, beside bf16 weights, the
  * master as its 16-bit remainder: 6; 8 with fp8 or fp16 weights
  * (sim/MODEL.md 8.2). */
-double train_opts_optimizer_bytes(const struct train_opts *o, const struct layout *l);
+double train_opts_optimizer_bytes(const struct train_opts *opts, const struct layout *layout);
 /* The bytes Adam's step moves per parameter of the shard (sim/MODEL.md 7):
  * 30, 22 with bf16 moments, 20 with the remainder too. */
-double train_opts_adam_bytes(const struct train_opts *o, const struct layout *l);
+double train_opts_adam_bytes(const struct train_opts *opts, const struct layout *layout);
 
 #endif

@@ -247,6 +247,14 @@ bad() { # NEEDLE ARGS...
 		ok
 	fi
 }
+# A provider call that fills pplan's buffer to its last bytes (a fuzz_launch
+# finding: the closing comma was written past the end)
+{
+	sed -n '1,/^cfg.model = GPTModelProvider(/p' "$S/tests/fuzz/seeds/launch/nemotron4-provider.bridge.py"
+	for _ in $(seq 20); do printf '    %s\n' "$(printf 'a%.0s' $(seq 100))"; done
+	printf '    %s\n    # a comment\n    num_layers=32,\n)\n' "$(printf 'b%.0s' $(seq 21))"
+} >"$tmp/long.bridge.py"
+bad "GPTModelProvider(...) is longer than pplan reads" predict --from bridge "$tmp/long.bridge.py"
 printf -- '--num-layers $L --hidden-size 4096\n' >"$tmp/var.sh"
 bad "a shell expression" predict --from megatron "$tmp/var.sh" --gpus 8
 # An MTP layer on the first stage gives rank 0 chunks of 1 and 2 layers: no split pplan prices

@@ -48,5 +48,31 @@ for _ in $mods; do
 	left=$next
 done
 if [ -z "$(echo "$left" | tr -d ' ')" ]; then ok; else ko "the table has a cycle among:$left"; fi
+# one owner per JSON format: each schema of the "formats" table is named
+# (as a string in code, not in a comment) in its owner and the owner's
+# header only, and every schema the code names has a row
+formats() {
+	awk '/<!-- formats -->/ { on = 1; next }
+		on && /^\| `pplan\./ { split($0, c, "|"); gsub(/[ `]/, "", c[2]); gsub(/[ `]/, "", c[3]); print c[2], c[3]; next }
+		on && !/^\|/ && NF { exit }' "$D"
+}
+named_in() { # SCHEMA: the source files whose code (not comments) names it
+	(cd "$S" && grep -l "\"$1\"" $(printf '%s/*.[ch] ' $mods) 2>/dev/null |
+		while read -r f; do
+			sed 's|/\*.*\*/||g; s|^[[:space:]]*\*.*||' "$f" | grep -q "\"$1\"" && echo "$f"
+		done)
+}
+rows=$(formats)
+if [ "$(echo "$rows" | grep -c .)" -ge 13 ]; then ok; else ko "docs/design.md's formats table has $(echo "$rows" | grep -c .) rows, expected every schema"; fi
+while read -r schema owner; do
+	[ -n "$schema" ] || continue
+	[ -f "$S/$owner" ] || { ko "$schema: owner $owner is not a file"; continue; }
+	bad=$(named_in "$schema" | grep -v -x -e "$owner" -e "${owner%.c}.h")
+	if [ -z "$bad" ] && named_in "$schema" | grep -q .; then ok; else ko "$schema is named outside its owner $owner: ${bad:-(nowhere)}"; fi
+done <<<"$rows"
+for schema in $(cd "$S" && cat $(printf '%s/*.[ch] ' $mods) | sed 's|/\*.*\*/||g; s|^[[:space:]]*\*.*||' |
+		grep -o '"pplan\.[a-z]*/[0-9]*"' | tr -d '"' | sort -u); do
+	if echo "$rows" | grep -q "^$schema "; then ok; else ko "$schema is written or read but has no row in docs/design.md's formats table"; fi
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

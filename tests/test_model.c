@@ -711,7 +711,7 @@ ParameterizedTestParameters(bad, files)
 		{"models/bad-dropout.json", "dropout must be a probability"},
 		{"models/bad-window-layers.json", "window_layers needs sliding_window"},
 		{"models/bad-window-count.json", "window_layers"},
-		{"models/bad-rope-theta.json", "rope_theta must be a number above 1"},
+		{"models/bad-rope-theta.json", "rope_theta must be more than 1"},
 		{"models/bad-rope-scaling.json", "rope_scaling must be an object or null"},
 		{"models/bad-topk.json", "moe.top_k (5)"},
 		{"models/bad-moe-type.json", "moe must be an object"},

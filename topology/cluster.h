@@ -23,7 +23,7 @@ enum link_class {
 	LINK_CLASS_COUNT
 };
 
-const char *link_class_name(enum link_class c);
+const char *link_class_name(enum link_class cls);
 int link_class_parse(const char *s, enum link_class *out);
 
 /* A link as a collective sees it: per-GPU bandwidth in one direction. */
@@ -63,32 +63,32 @@ struct cluster {
 };
 
 /* A GPU's bandwidth to host memory (activation offloading), GB/s. */
-double cluster_host_gbps(const struct cluster *c);
+double cluster_host_gbps(const struct cluster *cluster);
 
 /* A node's host memory (GiB) and its bandwidth (GB/s), for optimizer
  * offload; a cluster file without them gets a two-socket server's. */
 #define CLUSTER_HOST_MEM_GIB 1024.0
 #define CLUSTER_HOST_MEM_GBPS 400.0
-double cluster_host_mem_gib(const struct cluster *c);
-double cluster_host_mem_gbps(const struct cluster *c);
+double cluster_host_mem_gib(const struct cluster *cluster);
+double cluster_host_mem_gbps(const struct cluster *cluster);
 
 /* The node a GPU without a preset of its own is planned on (--gpu):
  * its generation's.  An Ampere GPU: the dgx-a100 node (DGX A100 320GB's
  * 1 TiB of host memory for the 40 GB A100).  Volta and Pascal: 8 GPUs on
  * NVSwitch as half an HGX-2 (DGX-2: 8 x 100 Gb/s EDR NICs per 16 GPUs,
  * PCIe 3.0 host links, 1.5 TB of DDR4-2666 on two 6-channel sockets).
- * Newer: the dgx-h100 node.  c->source says which. */
-enum pplan_status cluster_for_gpu(const struct gpu_spec *g, struct cluster *c,
-				  struct perr *e);
+ * Newer: the dgx-h100 node.  cluster->source says which. */
+enum pplan_status cluster_for_gpu(const struct gpu_spec *gpu, struct cluster *cluster,
+				  struct perr *err);
 
 /* Names of the embedded node presets, NULL-terminated. */
 const char *const *cluster_preset_names(void);
 
-/* Fills *c with `preset` (e.g. "dgx-h100") sized for `gpus` GPUs (0: one
+/* Fills *cluster with `preset` (e.g. "dgx-h100") sized for `gpus` GPUs (0: one
  * node).  Fails with a sentence if the preset is unknown or `gpus` is not
  * a multiple of the node size. */
 enum pplan_status cluster_preset(const char *preset, long gpus,
-				 struct cluster *c, struct perr *e);
+				 struct cluster *cluster, struct perr *err);
 
 /* CPU ranks as a cluster (pplan exec's CPU backend, a CPU profile):
  * `per_host` ranks on each of `hosts` hosts, each a "GPU" named cpu with
@@ -103,42 +103,42 @@ struct cpu_ranks {
 	const char *description;      /* "" or the device's words */
 	const char *source;           /* where the rates come from */
 };
-void cluster_cpu_ranks(const struct cpu_ranks *r, struct cluster *c);
+void cluster_cpu_ranks(const struct cpu_ranks *ranks, struct cluster *cluster);
 
-/* Resizes c to `nodes` nodes of `gpus_per_node` GPUs each (0 keeps the
- * current value).  Fewer GPUs per node than c has uses that many GPUs of
+/* Resizes cluster to `nodes` nodes of `gpus_per_node` GPUs each (0 keeps the
+ * current value).  Fewer GPUs per node than cluster has uses that many GPUs of
  * each node (e.g. 4 of a DGX H100's 8): the NVLink domain and the
  * rail-aligned NICs shrink with them, so the network rate per GPU stays.
- * More GPUs per node than c's nodes have is refused with a sentence. */
-enum pplan_status cluster_size(struct cluster *c, long nodes, int gpus_per_node,
-			       struct perr *e);
+ * More GPUs per node than cluster's nodes have is refused with a sentence. */
+enum pplan_status cluster_size(struct cluster *cluster, long nodes, int gpus_per_node,
+			       struct perr *err);
 
 /* An NVLink domain larger than a node (an NVL72 rack) as a job of this
  * size gets it: at most the job's GPUs, and whole nodes that divide the
  * job (128 GPUs on NVL72 racks: two domains of 64, as jobs are placed). */
-void cluster_fit_domain(struct cluster *c);
+void cluster_fit_domain(struct cluster *cluster);
 
 /* The preset whose GPU is `gpu` (e.g. a100-80gb -> dgx-a100), or NULL. */
 const char *cluster_preset_for_gpu(const char *gpu);
 
 /* Reads a pplan.cluster/1 file; `gpus` > 0 resizes it to that many GPUs
  * (whole nodes).  Errors name the file and the key. */
-enum pplan_status cluster_load(const char *path, long gpus, struct cluster *c,
-			       struct perr *e);
+enum pplan_status cluster_load(const char *path, long gpus, struct cluster *cluster,
+			       struct perr *err);
 
-/* Writes c as pplan.cluster/1 to path (temporary file, then rename). */
-enum pplan_status cluster_save(const struct cluster *c, const char *path,
-			       struct perr *e);
+/* Writes cluster as pplan.cluster/1 to path (temporary file, then rename). */
+enum pplan_status cluster_save(const struct cluster *cluster, const char *path,
+			       struct perr *err);
 
 /* Either a preset name or a file path (anything with '/' or ".json"). */
 enum pplan_status cluster_resolve(const char *name_or_file, long gpus,
-				  struct cluster *c, struct perr *e);
+				  struct cluster *cluster, struct perr *err);
 
-long cluster_gpus(const struct cluster *c);
+long cluster_gpus(const struct cluster *cluster);
 
 /* Overrides the network bandwidth per GPU (GB/s), keeping latency and
  * efficiency; used when a source states its fabric. */
-void cluster_set_net_gbps(struct cluster *c, double gbps_per_gpu);
+void cluster_set_net_gbps(struct cluster *cluster, double gbps_per_gpu);
 
 /* The link that a group of `size` ranks with rank stride `stride` uses
  * under the default placement (consecutive ranks fill a node first): the
@@ -148,13 +148,13 @@ void cluster_set_net_gbps(struct cluster *c, double gbps_per_gpu);
  * bandwidth is that of the NVLink rings the slowest group can form (as
  * NCCL builds them), or PCIe where they form none.  See sim/MODEL.md
  * "Collectives" and topology/placement.h for arbitrary rank sets. */
-struct link cluster_group_link(const struct cluster *c, int size, int stride);
+struct link cluster_group_link(const struct cluster *cluster, int size, int stride);
 
 /* Ring bandwidth (GB/s per GPU, one direction, before efficiency) of the
  * GPUs `local` (n node-local indices) over the link matrix: the number
  * of link-disjoint NVLink Hamiltonian cycles through them, each run both
  * ways, times 2 x nvlink_link_gbps; for n = 2 the pair's links.  0 when
  * they form no NVLink ring.  Requires has_link_matrix. */
-double cluster_ring_gbps(const struct cluster *c, const int *local, int n);
+double cluster_ring_gbps(const struct cluster *cluster, const int *local, int n);
 
 #endif

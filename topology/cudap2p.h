@@ -14,10 +14,10 @@
 
 #include "host.h"
 
-/* Fills h's GPUs (matching by PCI bus id, adding the ones hwloc missed)
+/* Fills host's GPUs (matching by PCI bus id, adding the ones hwloc missed)
  * and its NVLink matrix from CUDA peer-to-peer attributes.  PPLAN_OK when
- * the module answered; PPLAN_ENOTFOUND with the reason in *e otherwise
- * (h untouched). */
-enum pplan_status cudap2p_probe(struct host_topo *h, struct perr *e);
+ * the module answered; PPLAN_ENOTFOUND with the reason in *err otherwise
+ * (host untouched). */
+enum pplan_status cudap2p_probe(struct host_topo *host, struct perr *err);
 
 #endif

@@ -17,18 +17,18 @@
 
 #include "host.h"
 
-/* Fills h from hwloc: the live machine when xml_path is NULL, else the
+/* Fills host from hwloc: the live machine when xml_path is NULL, else the
  * XML export at xml_path.  A malformed or unreadable file is PPLAN_EINPUT
  * with a sentence naming it. */
-enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *h,
-				 struct perr *e);
+enum pplan_status discover_hwloc(const char *xml_path, struct host_topo *host,
+				 struct perr *err);
 
 /* As discover_hwloc for the len bytes of an XML export in memory
  * (NUL-terminated at xml[len]); `name` names it in messages.  The text is
  * checked (hwlocxml.h) before hwloc sees it. */
 enum pplan_status discover_hwloc_xml(const char *xml, size_t len,
-				     const char *name, struct host_topo *h,
-				     struct perr *e);
+				     const char *name, struct host_topo *host,
+				     struct perr *err);
 
 /* The largest XML export read (docs/limits.md). */
 #define DISCOVER_XML_MAX_BYTES (16L << 20)
@@ -41,6 +41,6 @@ char *discover_xml_downgrade(const char *xml);
 /* A live NIC's link rate in Gbit/s from sysfs (the RDMA port's rate, else
  * the interface's speed); 0 when unknown.  PPLAN_SYSFS_ROOT replaces
  * /sys, for tests. */
-double discover_nic_rate_gbits(const struct host_nic *n);
+double discover_nic_rate_gbits(const struct host_nic *nic);
 
 #endif

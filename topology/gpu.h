@@ -19,7 +19,7 @@ enum precision {
 	PREC_COUNT
 };
 
-const char *precision_name(enum precision p);
+const char *precision_name(enum precision prec);
 /* Returns 0 and sets *out for "bf16", "fp16", "fp8"; -1 otherwise. */
 int precision_parse(const char *s, enum precision *out);
 /* precision_parse, and the names of the low-precision recipes as the
@@ -29,14 +29,14 @@ int precision_parse(const char *s, enum precision *out);
  * the fp8 rate, which the GPU table has, and *note says so (NULL for the
  * plain names). */
 int precision_parse_recipe(const char *s, enum precision *out, const char **note);
-/* Bytes of one element stored in precision p (fp8 1, bf16/fp16 2, fp32 4). */
-int precision_bytes(enum precision p);
+/* Bytes of one element stored in precision prec (fp8 1, bf16/fp16 2, fp32 4). */
+int precision_bytes(enum precision prec);
 
 /* The architecture: GPUs of one share the cost model's fitted GEMM and
  * attention efficiencies (sim/cost_params.h). */
 enum gpu_arch { ARCH_CPU = 0, ARCH_PASCAL, ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER,
 		ARCH_BLACKWELL, ARCH_COUNT };
-const char *gpu_arch_name(enum gpu_arch a);
+const char *gpu_arch_name(enum gpu_arch arch);
 
 struct gpu_spec {
 	char name[32];            /* pplan name, e.g. "h100-sxm" */

@@ -32,12 +32,12 @@ enum pci_path {
 	PATH_COUNT
 };
 
-const char *pci_path_name(enum pci_path p);
+const char *pci_path_name(enum pci_path path);
 /* "PIX", "PXB", ... (case-insensitive); -1 if not a PCI path word. */
 int pci_path_parse(const char *s, enum pci_path *out);
 
 enum nic_kind { NIC_IB = 0, NIC_ROCE, NIC_ETHERNET, NIC_OTHER };
-const char *nic_kind_name(enum nic_kind k);
+const char *nic_kind_name(enum nic_kind kind);
 
 struct host_gpu {
 	char bus_id[20];        /* "0000:34:00.0"; "" when the source lacks it */
@@ -84,36 +84,36 @@ struct host_topo {
 	char notes[512];
 };
 
-/* Empties h: no GPUs, no NICs, counts unknown, paths unknown. */
-void host_init(struct host_topo *h);
+/* Empties host: no GPUs, no NICs, counts unknown, paths unknown. */
+void host_init(struct host_topo *host);
 
-/* Appends a sentence to h->notes ("; " separated). */
-void host_note(struct host_topo *h, const char *fmt, ...)
+/* Appends a sentence to host->notes ("; " separated). */
+void host_note(struct host_topo *host, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* Marks compute NICs and gives each GPU its nearest NIC, preferring a NIC
  * no other GPU uses at the same distance (so a rail-aligned DGX maps
  * GPUi -> its own NIC).  Call after gpu_nic is filled. */
-void host_assign_nics(struct host_topo *h);
+void host_assign_nics(struct host_topo *host);
 
-int host_compute_nics(const struct host_topo *h);
+int host_compute_nics(const struct host_topo *host);
 /* 1 if every GPU has its own compute NIC at PIX/PXB distance. */
-int host_rail_aligned(const struct host_topo *h);
+int host_rail_aligned(const struct host_topo *host);
 /* Decides nvswitch from the link counts when the source does not say:
  * a GPU whose peers' link counts sum to more than `max_links` must reach
  * them through a switch.  Sets link_gbps-based bandwidths if missing. */
-void host_classify_nvlink(struct host_topo *h, int max_links);
+void host_classify_nvlink(struct host_topo *host, int max_links);
 /* 1 if the two PCI addresses are the same device, compared numerically
  * ("00000000:34:00.0" equals "0000:34:00.0"). */
 int host_same_bus(const char *a, const char *b);
 
-/* The index of h's GPU at PCI address bus_id, adding a GPU with that
- * address (NUMA and NIC unknown) when h has none; -1 when h is full.
+/* The index of host's GPU at PCI address bus_id, adding a GPU with that
+ * address (NUMA and NIC unknown) when host has none; -1 when host is full.
  * For sources (NVML, CUDA) that see GPUs hwloc did not. */
-int host_gpu_by_bus(struct host_topo *h, const char *bus_id);
+int host_gpu_by_bus(struct host_topo *host, const char *bus_id);
 
 /* Total NVLinks of GPU i to its peers (direct) or to the fabric. */
-int host_gpu_links(const struct host_topo *h, int i);
+int host_gpu_links(const struct host_topo *host, int i);
 
 /* Per-link NVLink bandwidth (GB/s one direction) for NVML's NVLink
  * version enum: 1 -> 20, 2..6 -> 25, 7 and later -> 50. */
@@ -127,13 +127,13 @@ struct host_cluster_opts {
 	int nvlink_domain;          /* GPUs per NVLink domain; 0: the node */
 };
 
-/* Builds the cluster a cost model needs from h: the GPU's preset (link
+/* Builds the cluster a cost model needs from host: the GPU's preset (link
  * efficiencies and latencies), then this host's GPUs per node, NVLink
  * class and bandwidth, link matrix, compute NICs and rail alignment.
- * Fails with a sentence when h has no GPU or the GPU model is unknown. */
-enum pplan_status host_to_cluster(const struct host_topo *h,
-				  const struct host_cluster_opts *o,
-				  struct cluster *c, struct perr *e);
+ * Fails with a sentence when host has no GPU or the GPU model is unknown. */
+enum pplan_status host_to_cluster(const struct host_topo *host,
+				  const struct host_cluster_opts *opts,
+				  struct cluster *cluster, struct perr *err);
 
 /* 0 if a and b describe the same kind of node (GPU count and models,
  * NVLink matrix or switch links, compute NICs, rail alignment); else 1
@@ -146,7 +146,7 @@ int host_differs(const struct host_topo *a, const struct host_topo *b,
  * disagreement: PPLAN_EINPUT naming every odd one out by rank, host
  * name and difference. */
 enum pplan_status host_check_agree(const struct host_topo *hosts, int n,
-				   int *ref, struct perr *e);
+				   int *ref, struct perr *err);
 
 /* What this host is doing now: the 1-minute load average and the first
  * CPU's clock in MHz (/proc/cpuinfo's "cpu MHz"); NAN where unknown. */

@@ -23,6 +23,6 @@
 /* Checks the len bytes of xml (NUL-terminated at xml[len]); `name`
  * (the file) starts the message.  PPLAN_OK or PPLAN_EINPUT. */
 enum pplan_status hwlocxml_check(const char *xml, size_t len,
-				 const char *name, struct perr *e);
+				 const char *name, struct perr *err);
 
 #endif

@@ -75,22 +75,22 @@ static inline int hwlocxml_is_hex(char ch)
 }
 
 /* One sentence "NAME: malformed hwloc XML at line N: WHAT"; PPLAN_EINPUT. */
-enum pplan_status hwlocxml_fail(struct xml_ctx *c, const char *fmt, ...)
+enum pplan_status hwlocxml_fail(struct xml_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int hwlocxml_eq(const char *s, size_t n, const char *lit);
 const struct attr *hwlocxml_get(const struct attr *as, int n, const char *name);
 const struct objtype *hwlocxml_find_type(const char *s, size_t n);
 /* Digits only, at most 20; *out saturates.  0 or -1. */
 int hwlocxml_parse_num(const char *s, size_t n, unsigned long *out);
-/* hwloc's set syntax into *b.  0 or -1. */
-int hwlocxml_parse_set(const char *s, size_t n, struct bset *b);
+/* hwloc's set syntax into *set.  0 or -1. */
+int hwlocxml_parse_set(const char *s, size_t n, struct bset *set);
 
-/* The rules: called when element f opens (with its attributes) and when
+/* The rules: called when element frame opens (with its attributes) and when
  * it closes; parent is the enclosing frame. */
-enum pplan_status hwlocxml_open(struct xml_ctx *c, struct frame *f,
+enum pplan_status hwlocxml_open(struct xml_ctx *ctx, struct frame *frame,
 				struct frame *parent, const struct attr *as,
 				int n);
-enum pplan_status hwlocxml_close(struct xml_ctx *c, struct frame *f,
+enum pplan_status hwlocxml_close(struct xml_ctx *ctx, struct frame *frame,
 				 struct frame *parent);
 
 #endif

@@ -14,10 +14,10 @@
 #include "host.h"
 
 /* Reads every GPU's active NVLinks (state, version, remote device) and
- * fills h's NVLink matrix, per-GPU switch links and link bandwidth,
- * matching NVML's GPUs to h's by PCI bus id (adding them when h has
+ * fills host's NVLink matrix, per-GPU switch links and link bandwidth,
+ * matching NVML's GPUs to host's by PCI bus id (adding them when host has
  * none).  Returns PPLAN_OK when NVML answered; PPLAN_ENOTFOUND with the
- * reason in *e when NVML is absent or has no GPU (h untouched). */
-enum pplan_status nvml_probe(struct host_topo *h, struct perr *e);
+ * reason in *err when NVML is absent or has no GPU (host untouched). */
+enum pplan_status nvml_probe(struct host_topo *host, struct perr *err);
 
 #endif

@@ -21,7 +21,7 @@ struct rank_place {
 };
 
 /* Where rank r runs. */
-void placement_rank(const struct cluster *c, long rank, struct rank_place *out);
+void placement_rank(const struct cluster *cluster, long rank, struct rank_place *out);
 
 struct group_link {
 	struct link link;   /* class, bandwidth (GB/s per GPU), latency, eff */
@@ -39,9 +39,9 @@ struct group_link {
  * across domains the NICs, k x the per-GPU NIC share for k members per
  * domain, capped by the in-domain rate.  n <= 0 or a rank outside the
  * cluster gives PPLAN_EINPUT. */
-enum pplan_status placement_group_link(const struct cluster *c,
+enum pplan_status placement_group_link(const struct cluster *cluster,
 				       const long *ranks, int n,
-				       struct group_link *out, struct perr *e);
+				       struct group_link *out, struct perr *err);
 
 /* The ranks of group `index` of the (size, stride) dimension under the
  * default placement: groups tile blocks of size * stride ranks, and inside

@@ -20,13 +20,13 @@
 
 /* Parses `text`; `name` (a file name) prefixes error messages. */
 enum pplan_status smitopo_parse(const char *text, const char *name,
-				struct host_topo *h, struct perr *e);
+				struct host_topo *host, struct perr *err);
 
 /* Reads and parses the file at path. */
 /* The largest `nvidia-smi topo -m` file read (docs/limits.md). */
 #define SMITOPO_MAX_BYTES (1L << 20)
 
-enum pplan_status smitopo_load(const char *path, struct host_topo *h,
-			       struct perr *e);
+enum pplan_status smitopo_load(const char *path, struct host_topo *host,
+			       struct perr *err);
 
 #endif
