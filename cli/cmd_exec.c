@@ -366,6 +366,11 @@ int cmd_exec(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	memset(&m, 0, sizeof m);
 	memset(&pr, 0, sizeof pr);
+	/* under a launcher: the rank is a child this process watches */
+	if (exec_supervise(&code)) {
+		free(cmd);
+		return code;
+	}
 	if ((st = exec_mpi_init(&argc, &argv, &rank, &size, &e)) != PPLAN_OK) {
 		free(cmd);
 		return cli_fail(st, &e);

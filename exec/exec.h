@@ -68,6 +68,14 @@ void exec_opts_default(struct exec_opts *opts);
  * before MPI_Init (exec_mpi_init and calibrate call it). */
 void exec_mpi_defaults(void);
 
+/* Under a launcher (mpirun, mpiexec, srun) of two or more ranks, before
+ * MPI starts: forks.  The child returns 0 and is the rank; the parent
+ * waits for it and returns 1 with *exit_code its status, or 1 after a
+ * sentence naming the rank, its process and the signal when a signal it
+ * did not pass on killed it (SIGKILL: the out-of-memory killer).  Without
+ * a launcher, or where fork fails, returns 0 at once (supervise.c). */
+int exec_supervise(int *exit_code);
+
 /* MPI_Init_thread; *rank and *size of the world.  Call first. */
 enum pplan_status exec_mpi_init(int *argc, char ***argv, int *rank, int *size,
 				struct perr *err);

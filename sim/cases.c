@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "defaults.h"
+#include "job.h"
 #include "jsonio.h"
 #include "memory.h"
 #include "predict.h"
@@ -272,7 +273,7 @@ static enum pplan_status load_modules(const cJSON *jl, const char *key,
 
 /* SP, recomputation, ZeRO and precision: the framework's defaults where
  * the source gives none. */
-static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
+static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const char **precision,
 				       const char *where, struct perr *e)
 {
 	struct layout *l = &vc->layout;
@@ -358,24 +359,41 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc,
 					where, s);
 		if (pnote)
 			vcase_note(vc, "%s", pnote);
+		*precision = s;
 	} else {
 		vcase_note(vc, "precision=bf16");
 	}
 	return PPLAN_OK;
 }
 
-/* The behaviour the framework gives this precision, said once. */
-static void resolve_framework(struct vcase *vc)
+/* The case as a job of the one resolver (job.h): its model, its hardware
+ * and the framework row its source names, as given; its precision and
+ * switches; priced on the whole memory of the GPU (the run ran).  The
+ * training options are resolved as for any command, and what the
+ * framework does in this precision is said once.  A job the resolver
+ * refuses (a precision the GPU has no rate for, switches the framework
+ * cannot run) makes the case unpredictable, with the resolver's sentence. */
+static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 {
-	struct train_opts *o = &vc->opts;
+	struct perr je = { "" };
 	char what[320];
-	o->seq = vc->model.seq;
-	train_opts_resolve(o, NULL);
-	train_opts_fit_tp_overlap(o, &vc->cluster.gpu);
-	if (train_opts_fit_gpu(o, &vc->cluster.gpu))
-		vcase_note(vc, "flash attention needs Ampere or newer: unfused on %s", vc->cluster.gpu.name);
-	framework_describe(&o->b, what, sizeof what);
-	vcase_note(vc, "%s: %s", o->fw->label, what);
+
+	job_init(j);
+	j->model_given = &vc->model;
+	j->cluster_given = &vc->cluster;
+	j->framework_given = vc->opts.fw;
+	j->switches = vc->opts.switches;
+	j->precision_arg = precision ? precision : "bf16";
+	j->max_memory_gib = vc->cluster.gpu.mem_gib;
+	if (job_resolve(j, 0, &je) != PPLAN_OK) {
+		vcase_skip(vc, "%s", je.msg);
+		return;
+	}
+	vc->opts = j->opts;
+	if (j->attention_note[0])
+		vcase_note(vc, "%s", j->attention_note + 2); /* after its "; " */
+	framework_describe(&vc->opts.b, what, sizeof what);
+	vcase_note(vc, "%s: %s", vc->opts.fw->label, what);
 }
 
 /* ---- measurements -------------------------------------------------------- */
@@ -531,7 +549,10 @@ static void expert_tp(struct vcase *vc)
 	}
 }
 
-static void check_layout(struct vcase *vc)
+/* The case's own pipeline split and expert TP, then the resolver's check
+ * of the layout against the model and the cluster (every key the case
+ * gives or its reader defaulted counts as set). */
+static void check_layout(struct vcase *vc, struct job *j)
 {
 	struct perr le = { "" };
 	enum reject why = REJECT_NONE;
@@ -543,8 +564,8 @@ static void check_layout(struct vcase *vc)
 	    l->pp_first == 0 && l->pp_last == 0 && !l->pp_embed && !l->pp_loss)
 		megatron_split(vc);
 	expert_tp(vc);
-	if (layout_check_part(l, &vc->model, cluster_gpus(&vc->cluster),
-			      vc->opts.b.partition, &why, &le) != PPLAN_OK) {
+	j->model = vc->model; /* with the MTP layers its split counts */
+	if (job_complete_layout(j, &vc->layout, ~0u, &le) != PPLAN_OK) {
 		vcase_skip(vc, "%s", le.msg);
 		return;
 	}
@@ -563,6 +584,8 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	char where[256];
 	const char *s = NULL;
 	const cJSON *jm, *jh, *jl, *jme;
+	const char *precision = NULL;
+	struct job job;
 	enum pplan_status st;
 
 	memset(vc, 0, sizeof *vc);
@@ -592,13 +615,13 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	    (st = vcase_load_model(jm, vc, where, e)) != PPLAN_OK ||
 	    (st = load_hardware(jh, vc, where, e)) != PPLAN_OK ||
 	    (st = load_degrees(jl, vc, where, e)) != PPLAN_OK ||
-	    (st = load_settings(jl, vc, where, e)) != PPLAN_OK)
+	    (st = load_settings(jl, vc, &precision, where, e)) != PPLAN_OK)
 		return st;
-	resolve_framework(vc);
+	resolve_job(vc, precision, &job);
 	if ((st = load_measured(jme, vc, where, e)) != PPLAN_OK)
 		return st;
 	batch_of(vc);
-	check_layout(vc);
+	check_layout(vc, &job);
 	step_from_throughput(vc);
 	return PPLAN_OK;
 }

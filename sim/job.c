@@ -253,9 +253,12 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 		if (note[0])
 			snprintf(in->attention_note, sizeof in->attention_note, "; %s", note);
 	}
+	if (in->framework_given)
+		in->opts.fw = in->framework_given;
 	/* pplan exec's job, and CPU ranks (which only pplan exec runs), are
 	 * priced as the executor trains: its framework row. */
-	if (!in->framework_arg && (in->ranks != JOB_PLANNED || in->cpu_ranks))
+	if (!in->framework_arg && !in->framework_given &&
+	    (in->ranks != JOB_PLANNED || in->cpu_ranks))
 		in->opts.fw = framework_executor();
 	in->opts.switches = in->switches;
 	/* CPU ranks run the three-step attention unless set by hand or by
@@ -359,7 +362,9 @@ static enum pplan_status resolve_profile(struct job *in, int need_gpus,
 	enum pplan_status st;
 	if (!in->profile_arg) {
 		in->cpu_ranks = in->ranks == JOB_EXEC_CPU;
-		if (in->have_machine)
+		if (in->cluster_given)
+			in->cluster = *in->cluster_given;
+		else if (in->have_machine)
 			in->cluster = in->machine;
 		else if (in->cpu_ranks)
 			cpu_ranks_unmeasured(in->gpus ? in->gpus : 1, &in->cluster);
@@ -478,16 +483,24 @@ static enum pplan_status apply_pp_layout(struct job *in, struct layout *l, unsig
 enum pplan_status job_resolve_parsed(struct job *in, struct layout *l, unsigned set,
 				     struct perr *e)
 {
-	enum reject why = REJECT_NONE;
 	enum pplan_status st;
 
-	if (!in->gpus && !in->nodes && !in->cluster_arg) {
+	if (!in->gpus && !in->nodes && !in->cluster_arg && !in->cluster_given) {
 		long dp = (set & LK_DP) ? l->dp : 1;
 		in->gpus = (long)l->tp * l->pp * l->cp * dp;
 	}
 	st = job_resolve(in, 1, e);
 	if (st != PPLAN_OK || (in->pp_layout_arg && (st = apply_pp_layout(in, l, &set, e)) != PPLAN_OK))
 		return st;
+	return job_complete_layout(in, l, set, e);
+}
+
+enum pplan_status job_complete_layout(struct job *in, struct layout *l, unsigned set,
+				      struct perr *e)
+{
+	enum reject why = REJECT_NONE;
+	enum pplan_status st;
+
 	layout_complete(l, set, cluster_gpus(&in->cluster));
 	if (in->ranks != JOB_PLANNED && layout_gpus(l) != in->gpus)
 		return perr_set(e, PPLAN_EINPUT,

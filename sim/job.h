@@ -43,6 +43,10 @@ struct job {
 				       * --pipeline-model-parallel-layout (layout.h) */
 	const struct model_spec *model_given; /* the model itself (read from a launch config) */
 	const char *model_given_note; /* where it came from */
+	const struct cluster *cluster_given;     /* the machine itself (a validation
+						  * case's hardware), sized */
+	const struct framework *framework_given; /* the framework row itself (a case's
+						  * name, version and year) */
 	const char *from_where;       /* the launch configuration read (NULL: none): the
 				       * origin of what it gave in the notes */
 	enum job_ranks ranks;         /* who runs it: a framework (a plan) or pplan exec */
@@ -106,6 +110,14 @@ enum pplan_status job_resolve_layout(struct job *job, const char *layout_arg,
 /* The same for a layout already parsed, `set` its LK_ keys (layout.h). */
 enum pplan_status job_resolve_parsed(struct job *job, struct layout *layout, unsigned set,
 				     struct perr *err);
+
+/* The layout half of job_resolve_parsed, for a job job_resolve resolved:
+ * completes what `set` leaves out of l (dp from the GPUs, the framework's
+ * sp, ZeRO and recomputation, the global batch) and checks l against the
+ * model and the cluster.  Validation cases (cases.c) call it after their
+ * own pipeline split. */
+enum pplan_status job_complete_layout(struct job *job, struct layout *layout, unsigned set,
+				      struct perr *err);
 
 /* The machine the job runs on, once it is known: pplan exec's measured
  * CPU ranks (when no profile describes them) or the GPU it found (when

@@ -3,8 +3,9 @@
 # the launcher, each end every rank of `pplan exec` within the timeout, with
 # a message naming the rank, exit status 1 (not 0, not 2), no process left
 # behind and no report written.  A crash (SIGSEGV) is said by the rank
-# itself, exit 1; a rank killed (SIGKILL) is named by the others, under
-# mpiexec -q too (the status is then the launcher's: Open MPI's 137); a
+# itself, exit 1; a rank killed (SIGKILL) is named by the others and by
+# the process that watches it (exec/supervise.c), exit 1 with and without
+# mpiexec -q (not Open MPI's 137); a
 # hang names the rank that stopped first and what the others wait for.  Faults come from `pplan exec --fault
 # RANK:STEP:KIND` (exec/fault.c), the hang through PPLAN_EXEC_FAULT (the
 # same text, for launchers that cannot pass options).  A wrong value in a
@@ -61,9 +62,15 @@ rc=$?
 expect "a rank crashes (SIGSEGV)" $rc "rank 1 \(.*\) crashed: SIGSEGV in step 2" 90002
 [ $rc -eq 1 ] || { echo "FAIL: a crash: exit $rc, want 1"; fail=1; }
 
-timeout 120 "$MPIEXEC" -q -n 2 "$B" exec --model "$M" --layout pp=2 --backend cpu --steps 4 \
-	--warmup 1 --seed 90005 --report "$tmp/r.json" --fault 1:2:kill >"$tmp/out" 2>&1
-expect "a rank is killed (SIGKILL), mpiexec -q" $? "rank 1 \(pid [0-9]+\) died \(its process is gone\) in step 2" 90005
+for q in -q ""; do
+	timeout 120 "$MPIEXEC" $q -n 2 "$B" exec --model "$M" --layout pp=2 --backend cpu --steps 4 \
+		--warmup 1 --seed 90005 --report "$tmp/r.json" --fault 1:2:kill >"$tmp/out" 2>&1
+	rc=$?
+	expect "a rank is killed (SIGKILL), mpiexec $q" $rc "rank 1 \(pid [0-9]+\) died \(its process is gone\) in step 2" 90005
+	grep -Eq "rank 1 \(pid [0-9]+, .*\) was killed by SIGKILL" "$tmp/out" ||
+		{ echo "FAIL: a killed rank, mpiexec $q: its watcher does not name it"; cat "$tmp/out"; fail=1; }
+	[ $rc -eq 1 ] || { echo "FAIL: a killed rank, mpiexec $q: exit $rc, want 1"; fail=1; }
+done
 
 start=$(date +%s)
 PPLAN_EXEC_FAULT=1:2:hang timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
