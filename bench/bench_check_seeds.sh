@@ -3,8 +3,11 @@
 # SEEDS seeds x every layout of tests/cli_exec_check.sh (its list, read
 # from the test, each layout once) in fp32 on the CPU backend, how many
 # correct runs the check fails (the target: none), and how close the
-# largest element-wise gradient error comes to its bound.  Not a test:
-# about 170 runs of 2-4 ranks, 15-25 minutes on two cores.
+# largest element-wise gradient error comes to its bound; then, once per
+# layout, a wrong value of 1e-4 relative in one GEMM output element and
+# (pp > 1) in one pipeline message element, each of which the check must
+# fail.  Not a test: about 200 runs of 2-4 ranks, 20-30 minutes on two
+# cores.
 #
 #   bash bench/bench_check_seeds.sh [BUILD_DIR] [SEEDS]   (build, 8)
 set -u
@@ -50,4 +53,30 @@ while read -r np layout model; do
 	worst_all=$(awk -v a="$worst_all" -v b="$worst" 'BEGIN { print (b > a) ? b : a }')
 done <<<"$layouts"
 echo "# $runs runs, $failed failed; the largest element-wise error $worst_all of its bound; load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-[ "$failed" -eq 0 ]
+
+# Wrong values of 1e-4 relative, one per run, seed 1: one element of the
+# last rank's first forward GEMM output, and (with pp > 1) one element of
+# its first pipeline message.  Each must fail the check.
+echo "# wrong values of 1e-4 relative under --check, seed 1"
+printf "#  %-3s %-30s %-11s %-22s %s\n" np layout model fault verdict
+injected=0 caught=0
+while read -r np layout model; do
+	for kind in gemm message; do
+		case "$layout" in *pp=*) ;; *) [ $kind = message ] && continue ;; esac
+		fault="$((np - 1)):1:$kind:1e-4"
+		timeout 300 mpirun -q -n "$np" "$B" exec --model "tests/fixtures/exec/$model.json" \
+			--layout "$layout" --backend cpu --steps 2 --warmup 1 --check --timeout 120 \
+			--seed 1 --fault "$fault" >"$tmp/out" 2>&1 </dev/null
+		rc=$?
+		injected=$((injected + 1))
+		if [ $rc -eq 1 ] && grep -q '^# check FAILED' "$tmp/out"; then
+			caught=$((caught + 1))
+			v=caught
+		else
+			v="MISSED (exit $rc)"
+		fi
+		printf "   %-3s %-30s %-11s %-22s %s\n" "$np" "$layout" "$model" "$fault" "$v"
+	done
+done <<<"$layouts"
+echo "# $caught of $injected wrong values caught"
+[ "$failed" -eq 0 ] && [ "$caught" -eq "$injected" ]

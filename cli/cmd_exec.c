@@ -324,10 +324,11 @@ static void print_results(const struct exec_opts *o, const struct run_measured *
 	printf("# clocks: every rank's times on rank 0's clock; the largest offset %.1f us, measured within %.1f us at start\n",
 	       1e6 * m->clock_offset_max_s, 1e6 * m->clock_bound_max_s);
 	if (chk)
-		printf("# check %s: step 1's gradients, %ld elements: largest |g - g_ref| / (|g_ref| + rms) %.2e (bound %.2e); losses of %ld steps: largest relative error %.2e (bound %.0e x step); gradient norms %.2e (not judged); worst: %s\n",
+		printf("# check %s: step 1's gradients, %ld elements: largest |g - g_ref| / (|g_ref| + rms) %.2e (bound %.2e); losses of %ld steps: largest relative error %.2e (bound %.0e x step); gradient norms %.2e (not judged); step 1's data: %ld GEMMs recomputed, %ld pipeline messages hashed at both ends, %s; worst: %s\n",
 		       chk->passed ? "passed" : "FAILED", chk->elements, chk->max_elem_err, chk->elem_bound,
 		       chk->steps, chk->max_loss_rel_err, chk->tolerance_rel, chk->max_grad_rel_err,
-		       chk->worst);
+		       chk->gemms_recomputed, chk->messages_hashed,
+		       chk->integrity[0] ? "a difference" : "all equal to the bit", chk->worst);
 }
 
 static char *command_line(int argc, char **argv)

@@ -444,6 +444,7 @@ void exec_close(exec_t *x)
 		return;
 	acts_free(x);
 	params_free(x);
+	integrity_free(x);
 	if (x->be) {
 		x->be->ops->free(x->be, x->grad_shard);
 		x->be->ops->free(x->be, x->norms_dev);

@@ -79,9 +79,17 @@ static enum pplan_status reference(exec_t *x, const struct run_measured *run,
 	snprintf(out->worst, sizeof out->worst, "-");
 	compare_steps(run, &ref, out, &loss_ratio);
 	gradcheck_compare(&x->snap, &rx->snap, gradcheck_bound(&x->opt), out);
-	out->passed = loss_ratio <= out->tolerance_rel && out->max_elem_err <= out->elem_bound;
-	/* the worst: the check's largest excess over its bound */
-	if (out->elem_bound > 0 && out->max_elem_err / out->elem_bound > loss_ratio / out->tolerance_rel)
+	out->gemms_recomputed = x->integ.gemms;
+	out->messages_hashed = x->integ.messages;
+	snprintf(out->integrity, sizeof out->integrity, "%s", x->integ.ok ? "" : x->integ.verdict);
+	out->passed = loss_ratio <= out->tolerance_rel && out->max_elem_err <= out->elem_bound &&
+		      x->integ.ok;
+	/* the worst: a wrong value where it was made, else the check's
+	 * largest excess over its bound */
+	if (!x->integ.ok)
+		snprintf(out->worst, sizeof out->worst, "%s", x->integ.verdict);
+	else if (out->elem_bound > 0 &&
+		 out->max_elem_err / out->elem_bound > loss_ratio / out->tolerance_rel)
 		snprintf(out->worst, sizeof out->worst, "%s (bound %.3g)", out->elem_worst,
 			 out->elem_bound);
 	run_measured_free(&ref);

@@ -285,6 +285,17 @@ struct exec {
 		char (*names)[40];
 	} snap;
 	enum exec_fault_kind fault_armed; /* a wrong value due in this step */
+	struct integrity {       /* --check: step 1's data, as computed and as sent */
+		int on;          /* this step is checked */
+		long gemms, messages; /* GEMMs recomputed; messages hashed, sent and received */
+		long gemm_bad;   /* GEMMs whose recomputation differs */
+		char first_bad[200]; /* the first of them: where and which element */
+		/* per pipeline peer (its index in the pp group): order-free sums of
+		 * the hashes of what was sent to it and received from it */
+		uint64_t *sent, *received;
+		int ok;          /* rank 0, after integrity_collect: all agree */
+		char verdict[256]; /* rank 0: what disagrees, where ("" when ok) */
+	} integ;
 };
 
 /* One rank's last sign of life, in a window every rank of the host sees. */
@@ -306,6 +317,25 @@ long shard_part(struct exec *exec, const struct xtensor *tensor, float **g, long
 /* steps.c: every rank's len bytes to rank 0 (*all, *lens, *offs there) */
 enum pplan_status exec_gather_blobs(struct exec *exec, const void *mine, int len,
 				    char **all, int **lens, int **offs, struct perr *err);
+/* integrity.c: --check's second computation of step 1's data.  Each
+ * forward and input-gradient GEMM is computed twice and must match to the
+ * bit (the same call on the same inputs: a difference is a wrong value,
+ * not rounding); each pipeline message is hashed by its sender before it
+ * leaves and by its receiver when it arrives, and the two must match.
+ * integrity_begin arms it for a step; integrity_gemm follows a GEMM into
+ * c (beta 0) with its recomputation; integrity_sent and
+ * integrity_received hash a message (bytes at p) for pp peer `peer` under
+ * `tag`; integrity_collect (collective) gathers every rank's sums and
+ * mismatches to rank 0, which judges them into exec->integ.ok and
+ * .verdict. */
+enum pplan_status integrity_begin(struct exec *exec, struct perr *err);
+void integrity_gemm(struct exec *exec, int ta, int tb, long m, long n, long k, const void *a,
+		    long lda, const void *b, long ldb, const void *c, long ldc, const char *what);
+void integrity_sent(struct exec *exec, const void *p, size_t bytes, int peer, int tag);
+void integrity_received(struct exec *exec, const void *p, size_t bytes, int peer, int tag);
+enum pplan_status integrity_collect(struct exec *exec, struct perr *err);
+void integrity_free(struct exec *exec);
+
 /* gradcheck.c: step 1's gradients to rank 0's exec->snap (collective); the
  * rounding bound for the layout and dtype of opts; the element-wise comparison */
 enum pplan_status gradcheck_capture(struct exec *exec, struct perr *err);

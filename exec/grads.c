@@ -182,6 +182,8 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 	st = grad_norms(x, &total, e);
 	if (st == PPLAN_OK && x->opt.check && x->step == 0)
 		st = gradcheck_capture(x, e);
+	if (st == PPLAN_OK && x->integ.on)
+		st = integrity_collect(x, e);
 	if (st == PPLAN_OK && !isfinite(total))
 		st = perr_set(e, PPLAN_ESYSTEM, "the gradient norm is not finite in step %ld", x->step + 1);
 	if (st == PPLAN_OK && x->opt.clip > 0 && sqrt(total) > x->opt.clip)

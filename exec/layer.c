@@ -45,6 +45,7 @@ static void mm_fwd(struct exec *x, void *y, const void *in, const void *w,
 	x->be->ops->gemm(x->be, 0, 0, R, N, K, 1.0f, in, K, w, N, 0.0f, y, N,
 			 x->be->dtype);
 	exec_fault_apply(x, FAULT_GEMM, y, R * N);
+	integrity_gemm(x, 0, 0, R, N, K, in, K, w, N, y, N, "a forward");
 }
 
 /* dx (R,K) = dy (R,N) w^T */
@@ -53,6 +54,7 @@ static void mm_dgrad(struct exec *x, void *dx, const void *dy, const void *w,
 {
 	x->be->ops->gemm(x->be, 0, 1, R, K, N, 1.0f, dy, N, w, N, 0.0f, dx, K,
 			 x->be->dtype);
+	integrity_gemm(x, 0, 1, R, K, N, dy, N, w, N, dx, K, "an input-gradient");
 }
 
 /* dw (K,N) += x^T (K,R) dy (R,N), fp32 */

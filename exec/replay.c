@@ -179,7 +179,8 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 {
 	struct backend *b = x->be;
 	struct be_req rq[8];
-	int ri[8], nr = 0, t;
+	void *rdst[8];
+	int ri[8], rtag[8], nr = 0, t;
 	size_t bytes = (size_t)x->d.Tl * x->d.C * x->esize;
 	enum pplan_status st = PPLAN_OK;
 
@@ -205,6 +206,8 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 			}
 			memset(&s->req, 0, sizeof s->req);
 			s->req.what = kind == OP_SEND_ACT ? "an activation send" : "a gradient send";
+			integrity_sent(x, s->mem, bytes, op->peer,
+				       p2p_tag(x, v, op->mb, kind == OP_SEND_GRAD));
 			exec_fault_apply(x, FAULT_MESSAGE, s->mem, (long)(bytes / x->esize));
 			st = b->ops->send(b, x->pp, op->peer, s->mem, bytes,
 					  p2p_tag(x, v, op->mb, kind == OP_SEND_GRAD),
@@ -228,9 +231,9 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 			memset(&rq[nr], 0, sizeof rq[nr]);
 			rq[nr].what = grad ? "the gradient from the next stage"
 					   : "the activation from the previous stage";
-			st = b->ops->recv(b, x->pp, op->peer, dst, bytes,
-					  p2p_tag(x, grad ? v + 1 : v - 1, op->mb, grad),
-					  &rq[nr], e);
+			rtag[nr] = p2p_tag(x, grad ? v + 1 : v - 1, op->mb, grad);
+			rdst[nr] = dst;
+			st = b->ops->recv(b, x->pp, op->peer, dst, bytes, rtag[nr], &rq[nr], e);
 			ri[nr++] = (int)i;
 		}
 	}
@@ -239,6 +242,8 @@ static enum pplan_status op_comm_run(struct exec *x, const struct sched_op *ops,
 	for (int i = 0; i < nr && st == PPLAN_OK; i++) {
 		x->doing_op = base + ri[i];
 		st = b->ops->wait(b, &rq[i], e);
+		if (st == PPLAN_OK)
+			integrity_received(x, rdst[i], bytes, ops[ri[i]].peer, rtag[i]);
 	}
 	tl_op_end(x, t);
 	/* one log record per op, so that the timeline names each transfer */
@@ -273,6 +278,9 @@ enum pplan_status exec_step(struct exec *x, struct perr *e)
 	}
 	x->step_loss = 0;
 	x->pending_error = 0;
+	/* --check's step: its data checked where it is made (integrity.c) */
+	if (x->opt.check && x->step == 0 && (st = integrity_begin(x, e)) != PPLAN_OK)
+		return st;
 
 	st = exec_barrier(x, e);
 	if (st != PPLAN_OK)

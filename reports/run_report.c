@@ -253,6 +253,12 @@ cJSON *report_run_json(const struct run_report *r)
 		cJSON_AddNumberToObject(o, "grad_elements", (double)r->check->elements);
 		json_add_number_or_null(o, "max_grad_elem_err", r->check->max_elem_err);
 		cJSON_AddNumberToObject(o, "grad_elem_bound", r->check->elem_bound);
+		cJSON_AddNumberToObject(o, "gemms_recomputed", (double)r->check->gemms_recomputed);
+		cJSON_AddNumberToObject(o, "messages_hashed", (double)r->check->messages_hashed);
+		if (r->check->integrity[0])
+			cJSON_AddStringToObject(o, "integrity", r->check->integrity);
+		else
+			cJSON_AddNullToObject(o, "integrity");
 		cJSON_AddStringToObject(o, "worst", r->check->worst);
 	} else {
 		cJSON_AddNullToObject(doc, "check");

@@ -117,6 +117,11 @@ struct run_check {
 	double max_elem_err, elem_bound;
 	long elements;
 	char elem_worst[160];
+	/* step 1's data where it is made (exec/integrity.c): GEMMs computed
+	 * twice and pipeline messages hashed at both ends, which must agree
+	 * to the bit; integrity says what did not ("" when all did) */
+	long gemms_recomputed, messages_hashed;
+	char integrity[256];
 	char worst[224];
 	long steps;
 };

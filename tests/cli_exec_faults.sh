@@ -9,8 +9,8 @@
 # hang names the rank that stopped first and what the others wait for.  Faults come from `pplan exec --fault
 # RANK:STEP:KIND` (exec/fault.c), the hang through PPLAN_EXEC_FAULT (the
 # same text, for launchers that cannot pass options).  A wrong value in a
-# pipeline message must fail --check: exit 1, status check_failed in the
-# report.  Bad --fault text: exit 2, one sentence.
+# GEMM output or a pipeline message, doubled or changed by 1e-4, must fail
+# --check: exit 1, status check_failed in the report.  Bad --fault text: exit 2, one sentence.
 set -u
 B=${PPLAN_BIN:?PPLAN_BIN must name the pplan binary}
 S=${PPLAN_SOURCE_DIR:?PPLAN_SOURCE_DIR must name the source tree}
@@ -140,6 +140,24 @@ else
 fi
 rm -f "$tmp/r.json"
 orphans 90005
+
+# Wrong values of 1e-4 relative, below rounding's reach in the gradients:
+# caught where they are made (exec/integrity.c), on either rank, with the
+# GEMM or the pair of ranks named.
+for f in 0:1:gemm 1:1:gemm 0:1:message 1:1:message; do
+	run "$f:1e-4" 90007 --check --steps 1 --warmup 0
+	rc=$?
+	case $f in *gemm) want="GEMM .* differs from its recomputation" ;; *) want="hashes differ" ;; esac
+	if [ "$rc" -ne 1 ] || ! grep -q "^# check FAILED" "$tmp/out" || ! grep -Eq "$want" "$tmp/out"; then
+		echo "FAIL: --fault $f:1e-4 under --check: exit $rc, want 1 and '$want'"; cat "$tmp/out"; fail=1
+	elif ! grep -q '"status":[[:space:]]*"check_failed"' "$tmp/r.json"; then
+		echo "FAIL: --fault $f:1e-4: the report does not say check_failed"; fail=1
+	else
+		echo "ok: --fault $f:1e-4 fails --check: $(grep -Eom1 "$want" "$tmp/out")"
+	fi
+	rm -f "$tmp/r.json"
+	orphans 90007
+done
 
 # Bad --fault text or a fault the run cannot have: exit 2, one sentence.
 bad() { # pattern fault [layout]
