@@ -9,7 +9,8 @@
 # fail.  Not a test: about 200 runs of 2-4 ranks, 20-30 minutes on two
 # cores.
 #
-#   bash bench/bench_check_seeds.sh [BUILD_DIR] [SEEDS]   (build, 8)
+#   bash bench/bench_check_seeds.sh [BUILD_DIR] [SEEDS]   (build, 8; 0: the
+#                                                          wrong values only)
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -62,7 +63,8 @@ printf "#  %-3s %-30s %-11s %-22s %s\n" np layout model fault verdict
 injected=0 caught=0
 while read -r np layout model; do
 	for kind in gemm message; do
-		case "$layout" in *pp=*) ;; *) [ $kind = message ] && continue ;; esac
+		# a message needs pp > 1
+		echo "$layout" | grep -Eq '(^|,)pp=([2-9]|[1-9][0-9])' || [ $kind = gemm ] || continue
 		fault="$((np - 1)):1:$kind:1e-4"
 		timeout 300 mpirun -q -n "$np" "$B" exec --model "tests/fixtures/exec/$model.json" \
 			--layout "$layout" --backend cpu --steps 2 --warmup 1 --check --timeout 120 \

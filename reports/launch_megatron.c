@@ -31,6 +31,7 @@ struct megatron {
 	char exp_avg[16], exp_avg_sq[16]; /* --exp-avg-dtype, --exp-avg-sq-dtype ("" fp32) */
 	int window_every;       /* --window-attn-skip-freq */
 	const char *pp_layout;  /* --pipeline-model-parallel-layout (the words' own) */
+	long mtp;               /* --mtp-num-layers (0: none) */
 };
 
 /* --pipeline-model-parallel-layout as pplan's layout: vp from its
@@ -56,6 +57,10 @@ static enum pplan_status megatron_pp_layout(struct reader *r, const struct megat
 		return perr_set(r->e, PPLAN_EINPUT,
 				"%s: --num-virtual-stages-per-pipeline-rank %d, and the layout has %d stages a rank",
 				r->where, vp, pl.vp);
+	if (g->mtp > 0 && pl.mtp != g->mtp)
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: --mtp-num-layers %ld, and the layout places %d multi-token-prediction layer%s (m): Megatron-Core needs them equal",
+				r->where, g->mtp, pl.mtp, pl.mtp == 1 ? "" : "s");
 	return PPLAN_OK;
 }
 
@@ -242,6 +247,8 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		return lr_get_long(r, f, 1, &o->seq);
 	if (!strcmp(n, "--num-layers-per-virtual-pipeline-stage"))
 		return lr_get_long(r, f, 1, &g->layers_per_vp);
+	if (!strcmp(n, "--mtp-num-layers"))
+		return lr_get_long(r, f, 0, &g->mtp);
 	if (!strcmp(n, "--pipeline-model-parallel-layout")) {
 		if (!f->value || f->var)
 			return lr_bad_value(r, n, f->value, f->var, "a layout string such as 'Et|(tt|)*30mL'");
@@ -444,6 +451,10 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 	o->set |= LK_SP | LK_RECOMPUTE | LK_SCHEDULE;
 	if (g->pp_layout && (st = megatron_pp_layout(r, g, given)) != PPLAN_OK)
 		return st;
+	if (g->mtp > 0 && !g->pp_layout)
+		lr_say(r, "--mtp-num-layers %ld: %s not priced, as no --pipeline-model-parallel-layout places %s (pplan prices MTP layers where a layout string counts them)",
+		       g->mtp, g->mtp == 1 ? "its multi-token-prediction layer is" : "the multi-token-prediction layers are",
+		       g->mtp == 1 ? "it" : "them");
 	if (g->layers_per_vp > 0 && !(o->set & LK_VP)) {
 		long per_stage = g->have_layers ? g->m.layers / l->pp : 0;
 		if (given && !g->have_layers)

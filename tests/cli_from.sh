@@ -213,6 +213,16 @@ done
 	ko "'Et|(tt|)*30mL' with 61 layers: $(field "$tmp/pl5.json" step_time_s) s, 62 layers' 'Et|(tt|)*30tL' $(field "$tmp/pl1.json" step_time_s) s"
 grep -q "1 multi-token-prediction layer (m) priced as transformer layer after the model's 61" "$tmp/out" && ok ||
 	ko "the MTP layer priced as a layer is said: $(grep -i mtp "$tmp/out")"
+# --mtp-num-layers without a layout string: the MTP layer is not priced,
+# and the reading says so; the same job as without the flag
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl7.json" -- ${ARGS62/62/61} --pipeline-model-parallel-size 1 \
+	--mtp-num-layers 1 >"$tmp/out" 2>"$tmp/err" || ko "--mtp-num-layers alone: $(cat "$tmp/err")"
+"$B" predict --from megatron --gpus 1024 --json "$tmp/pl8.json" -- ${ARGS62/62/61} --pipeline-model-parallel-size 1 \
+	>/dev/null 2>&1
+grep -q "mtp-num-layers 1: its multi-token-prediction layer is not priced" "$tmp/out" &&
+	[ -n "$(field "$tmp/pl7.json" step_time_s)" ] &&
+	[ "$(field "$tmp/pl7.json" step_time_s)" = "$(field "$tmp/pl8.json" step_time_s)" ] && ok ||
+	ko "--mtp-num-layers without a layout string is said and not priced: $(grep -i mtp "$tmp/out")"
 # --pipeline-layout: DeepSeek-V3 (61 layers, 1 MTP layer) as NVIDIA's
 # recipe cuts it; each framework's config writes the string (and the MTP
 # layer) and reads back as the same job, to the digit
@@ -266,6 +276,8 @@ bad "pp_embed or pp_loss in --layout conflict" predict --model deepseek-v3 --gpu
 	--layout tp=2,pp=16,ep=64,etp=1,pp_embed=on --pipeline-layout 'Et|(tt|)*30mL'
 bad "vp=4 in --layout and --pipeline-layout's 2 virtual stages" predict --model deepseek-v3 --gpus 1024 \
 	--layout tp=2,pp=16,vp=4,ep=64,etp=1 --pipeline-layout 'Et|(tt|)*30mL'
+bad "--mtp-num-layers 2, and the layout places 1 multi-token-prediction layer" predict --from megatron --gpus 1024 -- \
+	${ARGS62/62/61} --pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30mL' --mtp-num-layers 2
 bad "--pipeline-layout and --from conflict" predict --from megatron "$tmp/train.sh" --pipeline-layout 'EtL'
 printf -- '--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --vocab-size 1000 --seq-length 2048\n' >"$tmp/fp32.sh"
 bad "trains in fp32" predict --from megatron "$tmp/fp32.sh" --gpus 8
