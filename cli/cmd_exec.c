@@ -471,8 +471,10 @@ int cmd_exec(int argc, char **argv)
 			 * computed another step than the single rank: it says so */
 			rr.status = a.check && !chk.passed ? "check_failed" : "ok";
 			if (a.check && !chk.passed) {
-				snprintf(check_reason, sizeof check_reason,
-					 "--check: the run differs from the single-rank reference beyond rounding: %s",
+				snprintf(check_reason, sizeof check_reason, "--check: %s: %s",
+					 chk.integrity[0]
+						 ? "step 1's data is not what was computed"
+						 : "the run differs from the single-rank reference beyond rounding",
 					 chk.worst);
 				rr.failure = check_reason;
 			}
