@@ -298,6 +298,8 @@ int cmd_predict(int argc, char **argv)
 	    schedule_chunk_microbatches(&l, p.microbatches) > SCHEDULE_MAX_CHUNK_MBS)
 		fprintf(out, "# pipeline  closed forms: pp*vp*microbatches = %ld is more than the %ld chunk-microbatches the event simulation plays\n",
 			schedule_chunk_microbatches(&l, p.microbatches), SCHEDULE_MAX_CHUNK_MBS);
+	else if (in.opts.use_des && l.pp > 1 && l.schedule == SCHED_DUALPIPE)
+		fprintf(out, "# pipeline  closed form: DualPipe's bubble (pp/2 - 1)(F&B + B - 3W) from the DeepSeek-V3 report; the event simulation does not play it\n");
 	fprintf(out, "\n");
 	fprintf(out, "%s: %s\n",
 		p.feasible ? "fits" : p.reject == REJECT_OOM ? "DOES NOT FIT" : "CANNOT RUN",

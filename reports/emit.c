@@ -81,6 +81,8 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 	char b[256];
 	if (l->schedule == SCHED_GPIPE && l->pp > 1)
 		emit_note(n, "schedule gpipe is not expressible in Megatron-LM: with pp > 1 and no virtual stages it runs 1F1B (these flags), whose bubble is the same and whose activation memory is lower");
+	if (l->schedule == SCHED_DUALPIPE)
+		emit_note(n, "schedule dualpipe is not in Megatron-LM (DeepSeek's DualPipe runs in their own framework, with deepseek-ai/DualPipe): these flags run 1F1B, with one copy of the stage's weights and a larger bubble");
 	if (l->schedule == SCHED_ZB_H1)
 		emit_note(n, "schedule zb-h1 is not in mainline Megatron-LM: the zero-bubble authors' fork (sail-sg/zero-bubble-pipeline-parallelism) runs it with --enable-zero-bubble --zero-bubble-max-pending-backward <pp>; these flags run 1F1B");
 	if (!emit_default_order(in->o) && !emit_alt_order(in->o)) {
@@ -540,6 +542,9 @@ static const char *titan_schedule(const struct layout *l, struct notes *n)
 	case SCHED_ZB_H1:
 		emit_note(n, "schedule zb-h1 with one stage per rank is not expressible in torchtitan (its zero-bubble schedules, InterleavedZeroBubble and ZBVZeroBubble, need two or more stages per rank): this runs 1F1B");
 		return "1F1B";
+	case SCHED_DUALPIPE:
+		emit_note(n, "schedule dualpipe is not expressible in torchtitan: its DualPipeV cuts the model into 2 x pp stages in a V, one copy of the weights, not DualPipe's two directions over pp stages; this runs 1F1B");
+		return "1F1B";
 	case SCHED_1F1B:
 	default: return "1F1B";
 	}
@@ -676,8 +681,9 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 
 	if (l->vp > 1)
 		emit_note(&n, "DeepSpeed's pipeline engine has no interleaved schedule: \"pipeline\" below runs 1F1B with one stage per rank");
-	if (l->pp > 1 && (l->schedule == SCHED_GPIPE || l->schedule == SCHED_ZB_H1))
-		emit_note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe and zb-h1 are not expressible");
+	if (l->pp > 1 && (l->schedule == SCHED_GPIPE || l->schedule == SCHED_ZB_H1 ||
+			  l->schedule == SCHED_DUALPIPE))
+		emit_note(&n, "DeepSpeed's pipeline engine runs its own 1F1B-like TrainSchedule: gpipe, zb-h1 and dualpipe are not expressible");
 	if (l->cp > 1)
 		emit_note(&n, "DeepSpeed's sequence parallelism (sequence_parallel_size) is Ulysses all-to-all, not ring attention: pplan priced ring attention");
 	if (o->b.moe_a2a_overlap || o->b.moe_shared_overlap)

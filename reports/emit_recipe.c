@@ -164,6 +164,10 @@ static void recipe_notes(const struct emit_input *in, const char *fw, struct not
 		snprintf(b, sizeof b, "schedule zb-h1 is not expressible in %s (Megatron-Core has no zero-bubble schedule): it runs 1F1B", fw);
 		emit_note(n, b);
 	}
+	if (l->schedule == SCHED_DUALPIPE) {
+		snprintf(b, sizeof b, "schedule dualpipe is not expressible in %s (Megatron-Core has no DualPipe): it runs 1F1B", fw);
+		emit_note(n, b);
+	}
 	if (!emit_default_order(in->o) && !emit_alt_order(in->o)) {
 		snprintf(b, sizeof b, "this rank order is not expressible in %s: it uses tp-cp-dp-pp", fw);
 		emit_note(n, b);

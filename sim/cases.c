@@ -334,6 +334,14 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 					where, s);
 		given |= LK_RECOMPUTE;
 	}
+	/* The pipeline schedule where the source names one (pplan's names:
+	 * gpipe, 1f1b, interleaved, zb-h1, dualpipe); else interleaved with
+	 * virtual stages and 1F1B without. */
+	if (json_get_string(jl, "schedule", &s, where, e) == PPLAN_OK &&
+	    schedule_parse(s, &l->schedule) != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: layout.schedule '%s' is not gpipe, 1f1b, interleaved, zb-h1 or dualpipe",
+				where, s);
 	if (vcase_opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
 		l->zero = (int)v;
 		given |= LK_ZERO;

@@ -156,6 +156,58 @@ struct stage_times {
 	struct layer_cost body;  /* the busiest stage's transformer layers alone */
 };
 
+/* DualPipe pairs every forward chunk with a backward chunk of the other
+ * direction and runs the pair's all-to-alls under its compute, on
+ * DUALPIPE_COMM_SM_SHARE of the SMs (DeepSeek-V3 report 3.2.2: 20 of the
+ * H800's 132 SMs keep IB and NVLink busy).  Compute X slowed on those SMs
+ * while the all-to-alls C run: the pair takes max(C, X + share*C), so
+ * what the EP terms keep of C is max(C - X, share*C) (sim/MODEL.md 6.2). */
+#define DUALPIPE_COMM_SM_SHARE (20.0 / 132.0)
+
+static void dualpipe_overlap(struct layer_cost *b)
+{
+	double c = b->ep_f + b->ep_b;
+	double x = layer_cost_fwd(b) + layer_cost_bwd(b) - c;
+	double kept;
+	if (!(c > 0))
+		return;
+	kept = fmax(c - x, DUALPIPE_COMM_SM_SHARE * c);
+	b->ep_f *= kept / c;
+	b->ep_b *= kept / c;
+}
+
+/* DualPipe: rank r runs half the microbatches through stage r and half
+ * through stage pp-1-r, its paired chunks overlapped; per microbatch the
+ * mean of the two stages. */
+static void dualpipe_stage_times(const struct cost_ctx *x, const struct prediction *p,
+				 struct stage_times *st)
+{
+	int pp = x->l->pp;
+	double sum = 0, first = p->first_extra_fwd_s + p->first_extra_bwd_s;
+	double last = p->last_extra_fwd_s + p->last_extra_bwd_s;
+	struct body_memo memo = { .n = -1 };
+
+	memset(st, 0, sizeof *st);
+	st->t_max = -1;
+	for (int r = 0; r < pp; r++) {
+		struct layer_cost a, b, mean;
+		double t;
+		stage_body(x, r, &memo, &a);
+		stage_body(x, pp - 1 - r, &memo, &b);
+		dualpipe_overlap(&a);
+		dualpipe_overlap(&b);
+		cost_layers_sum(&a, 0.5, &b, 0.5, &mean);
+		t = layer_cost_fwd(&mean) + layer_cost_bwd(&mean) +
+		    (r == 0 || r == pp - 1 ? 0.5 * (first + last) : 0);
+		sum += t;
+		if (t > st->t_max) {
+			st->t_max = t;
+			st->body = mean;
+		}
+	}
+	st->t_avg = sum / pp;
+}
+
 static void stage_times(const struct cost_ctx *x, const struct prediction *p,
 			struct stage_times *st)
 {
@@ -165,6 +217,8 @@ static void stage_times(const struct cost_ctx *x, const struct prediction *p,
 
 	struct body_memo memo = { .n = -1 };
 
+	if (x->l->schedule == SCHED_DUALPIPE && pp > 1)
+		return dualpipe_stage_times(x, p, st);
 	memset(st, 0, sizeof *st);
 	st->t_max = -1;
 	for (int i = 0; i < pp; i++) {
@@ -189,10 +243,10 @@ static void stage_times(const struct cost_ctx *x, const struct prediction *p,
 static void largest_stage_params(const struct cost_ctx *x, struct stage_params *out)
 {
 	int cand[3] = { 0, x->l->pp / 2, x->l->pp - 1 };
-	memory_stage_params(x->m, x->l, x->o, 0, out);
+	memory_rank_params(x->m, x->l, x->o, 0, out);
 	for (int i = 1; i < 3; i++) {
 		struct stage_params s;
-		memory_stage_params(x->m, x->l, x->o, cand[i], &s);
+		memory_rank_params(x->m, x->l, x->o, cand[i], &s);
 		if (s.dense + s.expert > out->dense + out->expert)
 			*out = s;
 	}
@@ -355,6 +409,11 @@ static double closed_form_bubble(const struct cost_ctx *x, const struct stage_ti
 		return (pp - 1) * (st->t_avg / v + 2.0 * p2p);
 	case SCHED_ZB_H1:
 		return fmax(0.0, (pp - 1) * (st->t_avg - 2.0 * v * p->chunk.bwd_w_s + 2.0 * p2p));
+	case SCHED_DUALPIPE:
+		/* DeepSeek-V3 report, Table 2: (PP/2 - 1)(F&B + B - 3W), F&B
+		 * the overlapped pair (t_avg), B a whole backward chunk */
+		return fmax(0.0, (pp / 2 - 1) * (st->t_avg + p->chunk.bwd_s -
+						 3.0 * p->chunk.bwd_w_s + 2.0 * p2p));
 	case SCHED_GPIPE:
 	case SCHED_1F1B:
 		break;
@@ -376,6 +435,8 @@ static void assemble_step(const struct cost_ctx *x, const struct stage_times *st
 	tb->bubble = closed_form_bubble(x, st, p);
 	/* Each chunk's forward and backward wait for one transfer. */
 	tb->pp_comm = x->l->pp > 1 ? micro * 2.0 * p->p2p_s * x->l->vp : 0;
+	if (x->l->schedule == SCHED_DUALPIPE) /* under the paired chunks */
+		tb->pp_comm = 0;
 	tb->optimizer = p->optimizer_s;
 	tb->compute = micro * (b->gemm_f + b->gemm_b + b->attn_f + b->attn_b + b->elem_f +
 			       b->elem_b + (st->t_max - body));

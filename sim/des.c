@@ -364,6 +364,8 @@ double des_bubble_closed_form(enum schedule kind, int p, long m, int v)
 		return pm1 / ((double)v * m + pm1);
 	case SCHED_ZB_H1:
 		return pm1 / (3.0 * m + pm1);
+	case SCHED_DUALPIPE: /* not simulated */
+		break;
 	}
 	return NAN;
 }

@@ -298,7 +298,7 @@ static const struct framework table[] = {
 	  .layout = { RECOMPUTE_NONE, 1, 1 },
 	  .can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1,
 	  .can_cp = 1, .can_ep = 1, .precisions = ALL_PREC,
-	  .schedules = S(SCHED_GPIPE) | MEGATRON_SCHEDS | S(SCHED_ZB_H1),
+	  .schedules = S(SCHED_GPIPE) | MEGATRON_SCHEDS | S(SCHED_ZB_H1) | S(SCHED_DUALPIPE),
 	  .max_zero = 3, .zero_with_pp = 1, .can_recompute_layers = 1,
 	  .can_offload_layers = 1 },
 	/* pplan exec itself, the executor (exec/): its attention is the fused

@@ -18,7 +18,7 @@
 
 static const char *const recompute_names[] = { "none", "selective", "full" };
 static const char *const schedule_names[] = { "gpipe", "1f1b", "interleaved",
-					      "zb-h1" };
+					      "zb-h1", "dualpipe" };
 
 const char *recompute_name(enum recompute r)
 {
@@ -27,7 +27,7 @@ const char *recompute_name(enum recompute r)
 
 const char *schedule_name(enum schedule s)
 {
-	return (s >= 0 && s <= SCHED_ZB_H1) ? schedule_names[s] : "?";
+	return (s >= 0 && s <= SCHED_LAST) ? schedule_names[s] : "?";
 }
 
 static const char *const module_names[] = {
@@ -124,7 +124,7 @@ int recompute_parse(const char *s, enum recompute *out)
 
 int schedule_parse(const char *s, enum schedule *out)
 {
-	for (int i = 0; i <= SCHED_ZB_H1; i++)
+	for (int i = 0; i <= SCHED_LAST; i++)
 		if (strcasecmp(s, schedule_names[i]) == 0) {
 			*out = (enum schedule)i;
 			return 0;
@@ -250,7 +250,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 	case LK_SCHEDULE:
 		if (schedule_parse(v, &l->schedule) != 0)
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: schedule must be gpipe, 1f1b, interleaved or zb-h1, got '%s'",
+					"layout: schedule must be gpipe, 1f1b, interleaved, zb-h1 or dualpipe, got '%s'",
 					v);
 		return PPLAN_OK;
 	}
@@ -565,6 +565,7 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_DP_GBS] = "dp does not divide the global batch",
 	[REJECT_MBS_GBS] = "mbs*dp does not divide gbs",
 	[REJECT_INTERLEAVED_MICRO] = "interleaved needs microbatches divisible by pp",
+	[REJECT_DUALPIPE] = "dualpipe needs an even pp and an even number of microbatches, at least 2*pp",
 	[REJECT_CP_SEQ] = "cp does not divide seq",
 	[REJECT_TP_SEQ] = "tp does not divide seq",
 	[REJECT_EP_NO_EXPERTS] = "ep needs experts",
@@ -688,6 +689,14 @@ void reject_describe(enum reject r, const struct layout *l,
 	case REJECT_INTERLEAVED_MICRO:
 		snprintf(buf, len, "interleaved 1F1B needs the %ld microbatches to be a multiple of pp=%d",
 			 micro, l->pp);
+		break;
+	case REJECT_DUALPIPE:
+		if (l->pp % 2 != 0)
+			snprintf(buf, len, "schedule=dualpipe needs an even pp (the ranks pair up, stage i with stage pp-1-i), got pp=%d",
+				 l->pp);
+		else
+			snprintf(buf, len, "schedule=dualpipe needs an even number of microbatches, at least 2*pp = %d (half enter from each end), got %ld",
+				 2 * l->pp, micro);
 		break;
 	case REJECT_CP_SEQ:
 		snprintf(buf, len, "cp=%d: the sequence length %ld is not a multiple of 2*cp",
@@ -862,6 +871,12 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_MBS_GBS;
 	if (l->schedule == SCHED_INTERLEAVED && layout_microbatches(l) % l->pp != 0)
 		return REJECT_INTERLEAVED_MICRO;
+	/* DeepSeek's DualPipe step(): an even number of ranks, the
+	 * microbatches even and at least twice the ranks. */
+	if (l->schedule == SCHED_DUALPIPE &&
+	    (l->pp % 2 != 0 || layout_microbatches(l) % 2 != 0 ||
+	     layout_microbatches(l) < 2L * l->pp))
+		return REJECT_DUALPIPE;
 	if (l->cp > 1 && m->seq % (2L * l->cp) != 0)
 		return REJECT_CP_SEQ;
 	if (l->cp > 1 && (strchr(m->mixers, 'M') || strchr(m->mixers, 'G')))

@@ -52,7 +52,10 @@ const char *recompute_module_name(enum recompute_module module);
 int recompute_modules_parse(const char *s, unsigned *out, char *bad, size_t bad_len);
 /* "layernorm+moe_act" (the names in the bits' order). */
 void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *sep);
-enum schedule { SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZB_H1 };
+/* SCHED_DUALPIPE: DeepSeek's bidirectional pipeline (DeepSeek-V3 report,
+ * 3.2.1), priced by its closed form (sim/MODEL.md 6.2). */
+enum schedule { SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZB_H1, SCHED_DUALPIPE };
+#define SCHED_LAST SCHED_DUALPIPE
 /* How a framework splits the layers over pipeline stages. */
 enum stage_partition {
 	PART_EVEN = 0,      /* pp divides the layers */
@@ -228,6 +231,7 @@ enum reject {
 	REJECT_DP_GBS,           /* dp does not divide the global batch */
 	REJECT_MBS_GBS,          /* mbs*dp does not divide the global batch */
 	REJECT_INTERLEAVED_MICRO,/* interleaving needs microbatches % pp == 0 */
+	REJECT_DUALPIPE,         /* DualPipe: even pp, vp 1, even microbatches >= 2*pp */
 	REJECT_CP_SEQ,           /* the sequence is not a multiple of 2*cp */
 	REJECT_TP_SEQ,           /* sp: the per-cp sequence is not a multiple of tp */
 	REJECT_EP_NO_EXPERTS,

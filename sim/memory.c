@@ -107,6 +107,22 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 	}
 }
 
+void memory_rank_params(const struct model_spec *m, const struct layout *l,
+			const struct train_opts *o, int stage, struct stage_params *out)
+{
+	struct stage_params mirror;
+	memory_stage_params(m, l, o, stage, out);
+	if (l->schedule != SCHED_DUALPIPE || l->pp - 1 - stage == stage)
+		return;
+	memory_stage_params(m, l, o, l->pp - 1 - stage, &mirror);
+	out->dense += mirror.dense;
+	out->expert += mirror.expert;
+	out->layers += mirror.layers;
+	out->moe_layers += mirror.moe_layers;
+	out->has_embedding |= mirror.has_embedding;
+	out->has_lm_head |= mirror.has_lm_head;
+}
+
 /* Per token, the attention's kept tensors (bytes): Q, K, V after
  * rotary, and the attention output; MLA keeps its Q and KV latents too
  * (replicated over tp: the down projections are not split). */
@@ -381,6 +397,11 @@ double memory_inflight(const struct layout *l, long microbatches, int stage)
 			chunks = (double)microbatches * v;
 		return chunks / v;
 	}
+	case SCHED_DUALPIPE:
+		/* DeepSeek-V3 report, Table 2: PP + 1 microbatches of a
+		 * stage's activations on every rank, over its two stages */
+		n = p + 1;
+		return n < (double)microbatches ? n : (double)microbatches;
 	case SCHED_1F1B:
 	case SCHED_ZB_H1:
 		break;
@@ -407,7 +428,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
 	const struct cost_params *k = train_opts_params(o);
 
-	memory_stage_params(m, l, o, stage, &sp);
+	memory_rank_params(m, l, o, stage, &sp);
 	params = sp.dense + sp.expert;
 
 	/* Weights: half precision, or under FSDP the sharded fp32 master
@@ -452,6 +473,10 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1 && inflight < micro)
 		inflight += 1; /* DeepSpeed's TrainSchedule keeps p - stage + 1 buffers */
 	act = memory_stage_activations(m, l, o, stage) * act_scale * inflight;
+	if (l->schedule == SCHED_DUALPIPE)
+		/* half of them on each of the rank's two stages */
+		act = 0.5 * (act + memory_stage_activations(m, l, o, l->pp - 1 - stage) *
+					   act_scale * inflight);
 	{
 		struct layout full = *l;
 		full.recompute = RECOMPUTE_NONE;

@@ -33,6 +33,11 @@ struct stage_params {
 void memory_stage_params(const struct model_spec *model, const struct layout *layout,
 			 const struct train_opts *opts, int stage,
 			 struct stage_params *out);
+/* What the GPU of pipeline rank `stage` holds: stage `stage`'s, and under
+ * DualPipe also stage pp-1-stage's (the reverse direction's copy, DeepSeek-V3
+ * report Table 2: parameters 2x). */
+void memory_rank_params(const struct model_spec *model, const struct layout *layout,
+			const struct train_opts *opts, int stage, struct stage_params *out);
 /* The same split for one transformer layer (an MoE one when moe is set):
  * attention, the dense MLP or the MoE layer's shared part over tp into
  * *dense, the routed experts over ep x etp into *expert. */

@@ -49,9 +49,9 @@ enum pplan_status predict_simulate(const struct layout *l,
 	struct des_result r;
 	enum pplan_status st;
 
-	/* One stage has no bubble to simulate; past the schedule bound the
-	 * closed forms stand (schedule.h). */
-	if (l->pp <= 1 ||
+	/* One stage has no bubble to simulate; past the schedule bound,
+	 * and for DualPipe, the closed forms stand (schedule.h). */
+	if (l->pp <= 1 || l->schedule == SCHED_DUALPIPE ||
 	    schedule_chunk_microbatches(l, p->microbatches) > SCHEDULE_MAX_CHUNK_MBS)
 		return PPLAN_OK;
 	predict_des_costs(l, o, p, &k);

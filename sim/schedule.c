@@ -81,6 +81,9 @@ static enum pplan_status check_layout(const struct layout *l, long m,
 					"schedule=%s runs one model chunk per pipeline rank; vp=%d needs schedule=interleaved",
 					name, l->vp);
 		return PPLAN_OK;
+	case SCHED_DUALPIPE:
+		return perr_set(e, PPLAN_EINPUT,
+				"schedule=dualpipe is priced by its closed form (DeepSeek-V3 report, sim/MODEL.md 6.2): neither the event simulation nor pplan exec plays it; pplan predict prices it");
 	case SCHED_INTERLEAVED:
 		if (l->vp < 2)
 			return perr_set(e, PPLAN_EINPUT,
@@ -294,6 +297,7 @@ enum pplan_status schedule_build(const struct layout *l, long microbatches,
 			build_interleaved(&b, (int)microbatches);
 			break;
 		case SCHED_ZB_H1: build_zb_h1(&b, (int)microbatches); break;
+		case SCHED_DUALPIPE: break; /* refused by schedule_check */
 		}
 		assert(b.n - s->first[i] ==
 		       stage_op_count(l->pp, l->vp, microbatches, i, split));

@@ -274,13 +274,14 @@ static int mbs_list(const struct state *s, long per_replica, int *out)
 	return n;
 }
 
-/* Schedules: interleaved with virtual stages, the three others for a
+/* Schedules: interleaved with virtual stages, the four others for a
  * plain pipeline (those the framework has), 1F1B (nothing to schedule)
  * without one. */
 static int schedule_list(const struct state *s, const struct layout *base,
 			 enum schedule *out)
 {
-	static const enum schedule plain[] = { SCHED_1F1B, SCHED_GPIPE, SCHED_ZB_H1 };
+	static const enum schedule plain[] = { SCHED_1F1B, SCHED_GPIPE, SCHED_ZB_H1,
+						SCHED_DUALPIPE };
 	int n = 0;
 	if (base->vp > 1) {
 		out[n++] = SCHED_INTERLEAVED;
@@ -393,7 +394,7 @@ static void price_degrees(struct state *s, const struct layout *deg)
 static int is_batch_reason(enum reject r)
 {
 	return r == REJECT_NO_GBS || r == REJECT_DP_GBS || r == REJECT_MBS_GBS ||
-	       r == REJECT_INTERLEAVED_MICRO;
+	       r == REJECT_INTERLEAVED_MICRO || r == REJECT_DUALPIPE;
 }
 
 /* Structural rejections that hold for every inner choice: counted once

@@ -169,6 +169,9 @@ bad "unknown key 'foo'" predict $M8 --layout foo=2
 bad "'tp' given twice" predict $M8 --layout tp=2,tp=2
 bad "zero must be 0, 1, 2 or 3" predict $M8 --layout tp=8,zero=4
 bad "sp=on needs tp > 1" predict $M8 --layout tp=1,sp=on
+bad "schedule must be gpipe, 1f1b, interleaved, zb-h1 or dualpipe" predict $M8 --layout pp=2,schedule=zigzag
+bad "dualpipe needs an even pp" predict $M8 --layout pp=1,dp=8,schedule=dualpipe --framework other
+bad "at least 2*pp = 8" predict --model llama3-8b --gpus 8 --layout pp=4,dp=2,gbs=12,schedule=dualpipe --framework other
 bad "tp must be a positive whole number" predict $M8 --layout tp=0
 # 2^80 GPUs: the product of the degrees must not overflow.
 bad "is more than" predict $M8 --layout tp=1048576,pp=1048576,dp=1048576,cp=1048576

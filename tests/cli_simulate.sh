@@ -61,6 +61,7 @@ run 2 "multiple of pp" simulate $M --layout pp=4,vp=2,dp=2,gbs=20 --json "$tmp/b
 run 2 "does not divide" simulate $M --layout pp=4,vp=3,dp=2,gbs=16 --json "$tmp/bad.json"
 run 2 "schedule=interleaved" simulate $M --layout pp=4,vp=2,dp=2,gbs=16,schedule=zb-h1 --json "$tmp/bad.json"
 run 2 "vp >= 2" simulate $M --layout pp=4,dp=2,gbs=16,schedule=interleaved --json "$tmp/bad.json"
+run 2 "priced by its closed form" simulate $M --layout pp=4,dp=2,gbs=16,schedule=dualpipe --framework other --json "$tmp/bad.json"
 run 2 "--layout is required" simulate $M
 run 2 "--dp-buckets" simulate $M --layout pp=4,dp=2 --dp-buckets 0
 run 2 "unknown" simulate $M --layout pp=4,dp=2 --frobnicate

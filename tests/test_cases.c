@@ -683,3 +683,32 @@ Test(cases, hf_config_without_head_dim)
 	cr_assert_float_eq(a.step_time_s, b.step_time_s, 1e-9 * b.step_time_s);
 	free(cs);
 }
+
+/* layout.schedule: the source's pipeline schedule (DeepSeek's DualPipe
+ * for a run of their own), kept; a name pplan does not know leaves that
+ * case alone unpredicted, saying so. */
+Test(cases, schedule_given)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"dual\", \"source\": \"s\", \"framework\": {\"name\": \"other\", \"year\": 2024},"
+		" \"model\": {\"num_layers\": 4, \"hidden_size\": 512, \"num_attention_heads\": 8,"
+		" \"vocab_size\": 1000}, \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 16},"
+		" \"layout\": {\"tp\": 1, \"pp\": 2, \"dp\": 8, \"global_batch_size\": 512,"
+		" \"schedule\": \"dualpipe\"}, \"measured\": {\"step_time_s\": 2.0}},"
+		"{\"id\": \"odd\", \"source\": \"s\", \"model\": {\"num_layers\": 4,"
+		" \"hidden_size\": 512, \"num_attention_heads\": 8, \"vocab_size\": 1000},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 16},"
+		" \"layout\": {\"tp\": 1, \"pp\": 2, \"dp\": 8, \"global_batch_size\": 512,"
+		" \"schedule\": \"zigzag\"}, \"measured\": {\"step_time_s\": 2.0}}]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+
+	cr_assert_eq(n, 2);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_expect_eq(cs[0].layout.schedule, SCHED_DUALPIPE);
+	cr_assert_eq(cs[1].predictable, 0);
+	cr_expect(strstr(cs[1].skip_reason, "layout.schedule 'zigzag'") != NULL, "%s",
+		  cs[1].skip_reason);
+	free(cs);
+}

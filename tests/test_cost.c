@@ -846,3 +846,113 @@ Test(predict, deepseek_v3_recipe_priced)
 	cr_expect_gt(p.step_time_s, 0);
 	cr_expect_gt(p.time.ep_comm, 0);
 }
+
+/* ---- DualPipe (DeepSeek-V3 report, 3.2.1 and Table 2) ---------------------- */
+
+/* GPT-3 175B on 8 stages of 12 layers, m = 32, as 1F1B and as DualPipe.
+ * With no all-to-all to hide, rank r's microbatch is the mean of stages r
+ * and 7 - r: the body, plus half the embedding and half the head on ranks
+ * 0 and 7.  The bubble is (pp/2 - 1)(F&B + B - 3W + 2 t_p2p) with F&B the
+ * ranks' mean, the transfers run under the paired chunks, and the
+ * numbers come from the 1F1B prediction's own chunk and edge times. */
+Test(predict, dualpipe_bubble_from_the_report)
+{
+	struct setup s;
+	struct prediction a, d;
+	double body, edges, fb, bubble;
+	setup(&s, "gpt3-175b", "dgx-h100", 64, "tp=8,pp=8,gbs=32");
+	use_framework(&s.o, "other", 2025);
+	a = predict(&s);
+	s.l.schedule = SCHED_DUALPIPE;
+	d = predict(&s);
+	cr_assert(d.feasible || d.reject == REJECT_OOM, "%s", d.reject_msg);
+	body = a.chunk.fwd_s + a.chunk.bwd_s;
+	edges = a.first_extra_fwd_s + a.first_extra_bwd_s + a.last_extra_fwd_s + a.last_extra_bwd_s;
+	fb = body + 2.0 * (edges / 2.0) / 8.0;
+	bubble = (8 / 2 - 1) * (fb + a.chunk.bwd_s - 3.0 * a.chunk.bwd_w_s + 2.0 * a.p2p_s);
+	expect_rel(d.time.bubble, bubble, 1e-9, "DualPipe bubble");
+	cr_expect_eq(d.time.pp_comm, 0.0, "transfers under the paired chunks");
+	expect_rel(d.step_time_s,
+		   32 * (body + edges / 2.0) + bubble + d.time.dp_comm_exposed + d.time.optimizer,
+		   1e-9, "DualPipe step");
+	/* less bubble than 1F1B's (pp - 1)(F + B) */
+	cr_expect_lt(d.time.bubble, a.time.bubble);
+}
+
+/* Table 2's memory: two stages' weights, gradients and optimizer states
+ * on every rank, pp + 1 microbatches of a stage's activations in flight. */
+Test(predict, dualpipe_memory_from_the_report)
+{
+	struct setup s;
+	struct mem_breakdown one1, one6, dual;
+	struct layout dl;
+	setup(&s, "gpt3-175b", "dgx-h100", 64, "tp=8,pp=8,gbs=32");
+	use_framework(&s.o, "other", 2025);
+	memory_stage(s.m, &s.c, &s.l, &s.o, 1, &one1);
+	memory_stage(s.m, &s.c, &s.l, &s.o, 6, &one6);
+	dl = s.l;
+	dl.schedule = SCHED_DUALPIPE;
+	memory_stage(s.m, &s.c, &dl, &s.o, 1, &dual);
+	expect_rel(dual.weights, one1.weights + one6.weights, 1e-12, "weights of stages 1 and 6");
+	expect_rel(dual.gradients, one1.gradients + one6.gradients, 1e-12, "gradients");
+	expect_rel(dual.optimizer, one1.optimizer + one6.optimizer, 1e-12, "optimizer states");
+	cr_expect_float_eq(one1.inflight, 7.0, 1e-12, "1F1B stage 1: pp - 1 in flight");
+	cr_expect_float_eq(dual.inflight, 9.0, 1e-12, "DualPipe: pp + 1 in flight");
+	expect_rel(dual.activations - one1.activations,
+		   2.0 * memory_stage_activations(s.m, &s.l, &s.o, 1), 1e-9,
+		   "two more microbatches of a stage");
+}
+
+/* The paired chunks hide the all-to-alls behind their compute, which runs
+ * on the SMs the communication leaves (20 of 132): the EP term keeps
+ * max(C - X, C x 20/132) of its C per microbatch, X the rest of the pair. */
+Test(predict, dualpipe_hides_the_all_to_alls)
+{
+	struct setup s;
+	struct prediction a, d;
+	double micro, c, x;
+	setup(&s, "mixtral-8x7b", "dgx-h100", 64, "tp=1,pp=4,dp=16,ep=8,gbs=256");
+	use_framework(&s.o, "other", 2025);
+	a = predict(&s);
+	s.l.schedule = SCHED_DUALPIPE;
+	d = predict(&s);
+	micro = (double)a.microbatches;
+	c = a.time.ep_comm / micro;
+	cr_assert_gt(c, 0);
+	x = a.chunk.fwd_s + a.chunk.bwd_s - c;
+	expect_rel(d.time.ep_comm / micro, fmax(c - x, c * 20.0 / 132.0), 1e-9,
+		   "all-to-alls left by the pair");
+	/* and where they outlast the compute, what sticks out */
+	s.c.nvlink.bw_gbps /= 200.0;
+	s.l.schedule = SCHED_1F1B;
+	a = predict(&s);
+	s.l.schedule = SCHED_DUALPIPE;
+	d = predict(&s);
+	c = a.time.ep_comm / micro;
+	x = a.chunk.fwd_s + a.chunk.bwd_s - c;
+	cr_assert_gt(c, x, "the slow NVLink makes the all-to-alls longer than the compute");
+	expect_rel(d.time.ep_comm / micro, c - x, 1e-9, "all-to-alls beyond the compute");
+}
+
+/* DeepSeek's step(): an even number of ranks and of microbatches, at
+ * least twice the ranks; frameworks without DualPipe refuse it. */
+Test(predict, dualpipe_rules)
+{
+	struct setup s;
+	struct prediction p;
+	struct perr e = { "" };
+	enum reject why = REJECT_NONE;
+	char buf[256];
+	setup(&s, "gpt3-175b", "dgx-h100", 64, "tp=8,pp=8,gbs=32");
+	s.l.schedule = SCHED_DUALPIPE;
+	s.l.gbs = 14; /* 14 microbatches < 16 */
+	cr_expect_eq(layout_check(&s.l, s.m, 64, &why, &e), PPLAN_EINPUT);
+	cr_expect_eq(why, REJECT_DUALPIPE);
+	reject_describe(why, &s.l, s.m, 64, buf, sizeof buf);
+	cr_expect(strstr(buf, "at least 2*pp = 16") != NULL, "%s", buf);
+	s.l.gbs = 32;
+	cr_expect_eq(layout_check(&s.l, s.m, 64, &why, &e), PPLAN_OK, "%s", e.msg);
+	p = predict(&s); /* Megatron-Core: priced, not runnable */
+	cr_expect_eq(p.feasible, 0);
+	cr_expect_eq(p.reject, REJECT_FW_SCHEDULE);
+}

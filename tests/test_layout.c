@@ -567,7 +567,7 @@ Test(layout_names, round_trip)
 		cr_assert_eq(recompute_parse(recompute_name((enum recompute)r), &x), 0);
 		cr_assert_eq(x, (enum recompute)r);
 	}
-	for (int s = SCHED_GPIPE; s <= SCHED_ZB_H1; s++) {
+	for (int s = SCHED_GPIPE; s <= SCHED_LAST; s++) {
 		enum schedule x;
 		cr_assert_eq(schedule_parse(schedule_name((enum schedule)s), &x), 0);
 		cr_assert_eq(x, (enum schedule)s);
