@@ -176,57 +176,43 @@ static void dualpipe_overlap(struct layer_cost *b)
 	b->ep_b *= kept / c;
 }
 
-/* DualPipe: rank r runs half the microbatches through stage r and half
- * through stage pp-1-r, its paired chunks overlapped; per microbatch the
- * mean of the two stages. */
-static void dualpipe_stage_times(const struct cost_ctx *x, const struct prediction *p,
-				 struct stage_times *st)
+/* Rank i's layers and time, one microbatch: stage i's with the embedding
+ * on the first and the LM head on the last; under DualPipe the mean of
+ * stages i and pp-1-i (half the microbatches run through each, the end
+ * ranks carry half the embedding and half the head), their all-to-alls
+ * paired. */
+static double rank_time(const struct cost_ctx *x, const struct prediction *p, int i,
+			struct body_memo *memo, struct layer_cost *out)
 {
 	int pp = x->l->pp;
-	double sum = 0, first = p->first_extra_fwd_s + p->first_extra_bwd_s;
+	double first = p->first_extra_fwd_s + p->first_extra_bwd_s;
 	double last = p->last_extra_fwd_s + p->last_extra_bwd_s;
-	struct body_memo memo = { .n = -1 };
+	struct layer_cost mirror;
 
-	memset(st, 0, sizeof *st);
-	st->t_max = -1;
-	for (int r = 0; r < pp; r++) {
-		struct layer_cost a, b, mean;
-		double t;
-		stage_body(x, r, &memo, &a);
-		stage_body(x, pp - 1 - r, &memo, &b);
-		dualpipe_overlap(&a);
-		dualpipe_overlap(&b);
-		cost_layers_sum(&a, 0.5, &b, 0.5, &mean);
-		t = layer_cost_fwd(&mean) + layer_cost_bwd(&mean) +
-		    (r == 0 || r == pp - 1 ? 0.5 * (first + last) : 0);
-		sum += t;
-		if (t > st->t_max) {
-			st->t_max = t;
-			st->body = mean;
-		}
-	}
-	st->t_avg = sum / pp;
+	stage_body(x, i, memo, out);
+	if (x->l->schedule != SCHED_DUALPIPE || pp < 2)
+		return layer_cost_fwd(out) + layer_cost_bwd(out) + (i == 0 ? first : 0) +
+		       (i == pp - 1 ? last : 0);
+	stage_body(x, pp - 1 - i, memo, &mirror);
+	dualpipe_overlap(out);
+	dualpipe_overlap(&mirror);
+	cost_layers_sum(out, 0.5, &mirror, 0.5, out);
+	return layer_cost_fwd(out) + layer_cost_bwd(out) +
+	       (i == 0 || i == pp - 1 ? 0.5 * (first + last) : 0);
 }
 
 static void stage_times(const struct cost_ctx *x, const struct prediction *p,
 			struct stage_times *st)
 {
 	int pp = x->l->pp;
-	double sum = 0, first = p->first_extra_fwd_s + p->first_extra_bwd_s;
-	double last = p->last_extra_fwd_s + p->last_extra_bwd_s;
-
+	double sum = 0;
 	struct body_memo memo = { .n = -1 };
 
-	if (x->l->schedule == SCHED_DUALPIPE && pp > 1)
-		return dualpipe_stage_times(x, p, st);
 	memset(st, 0, sizeof *st);
 	st->t_max = -1;
 	for (int i = 0; i < pp; i++) {
 		struct layer_cost b;
-		double t;
-		stage_body(x, i, &memo, &b);
-		t = layer_cost_fwd(&b) + layer_cost_bwd(&b) + (i == 0 ? first : 0) +
-		    (i == pp - 1 ? last : 0);
+		double t = rank_time(x, p, i, &memo, &b);
 		sum += t;
 		if (t > st->t_max) {
 			st->t_max = t;
