@@ -100,6 +100,70 @@ static double first_origin(const char *all, const int *offs, int n)
 	return first;
 }
 
+/* A collective ends when its last member arrives: the time a rank spends
+ * in one before then is a wait for a peer (imbalance), not the transfer
+ * the cost model prices.  Each run of `cls` segments on this rank's log is
+ * one collective, in the same order on every member of `comm` (the TP
+ * group's collectives are in program order); their starts, on rank 0's
+ * clock (clocks.c), are exchanged and the part of each before the latest
+ * start moves from `cls` to idle.  Where the members' counts differ
+ * nothing moves. */
+static enum pplan_status split_peer_waits(struct exec *x, struct local_step *ls, int cls,
+					  MPI_Comm comm, int size, struct perr *e)
+{
+	struct backend *b = x->be;
+	const struct exec_timeline *t = &x->tl;
+	double *start = NULL, *len = NULL, *all = NULL;
+	int n = 0, k = 0, span[2], agreed[2];
+	MPI_Request rq;
+	enum pplan_status st;
+
+	if (size <= 1)
+		return PPLAN_OK;
+	for (int i = 0; i + 1 < t->nseg; i++)
+		n += t->seg[i].cls == cls && (i == 0 || t->seg[i - 1].cls != cls);
+	start = malloc((size_t)(n > 0 ? n : 1) * sizeof *start);
+	len = malloc((size_t)(n > 0 ? n : 1) * sizeof *len);
+	all = malloc((size_t)(n > 0 ? n : 1) * (size_t)size * sizeof *all);
+	span[0] = start && len && all ? n : -1;
+	span[1] = -span[0];
+	MPI_Iallreduce(span, agreed, 2, MPI_INT, MPI_MAX, comm, &rq);
+	st = exec_wait_mpi(x, &rq, "the group's collective count", e);
+	if (st != PPLAN_OK || agreed[0] != -agreed[1] || n == 0)
+		goto out;
+	for (int i = 0; i + 1 < t->nseg; i++) {
+		int j = i;
+		if (t->seg[i].cls != cls || (i > 0 && t->seg[i - 1].cls == cls))
+			continue;
+		while (j + 1 < t->nseg && t->seg[j + 1].cls == cls)
+			j++;
+		start[k] = ls->origin_s + b->ops->mark_seconds(b, t->seg[i].mark);
+		len[k] = b->ops->mark_seconds(b, t->seg[j + 1 < t->nseg ? j + 1 : j].mark) -
+			 b->ops->mark_seconds(b, t->seg[i].mark);
+		k++;
+	}
+	MPI_Iallgather(start, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm, &rq);
+	st = exec_wait_mpi(x, &rq, "the group's collective starts", e);
+	for (int c = 0; st == PPLAN_OK && c < n; c++) {
+		double latest = start[c], wait;
+		for (int r = 0; r < size; r++)
+			if (all[r * n + c] > latest)
+				latest = all[r * n + c];
+		wait = latest - start[c];
+		if (wait > len[c])
+			wait = len[c];
+		if (wait > ls->classes[cls])
+			wait = ls->classes[cls];
+		ls->classes[cls] -= wait;
+		ls->classes[OC_IDLE] += wait;
+	}
+out:
+	free(start);
+	free(len);
+	free(all);
+	return st;
+}
+
 static size_t local_bytes(const struct local_step *ls)
 {
 	return sizeof *ls + (size_t)ls->nops * sizeof(struct run_op);
@@ -391,6 +455,11 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 		ls = resolve(x);
 		if (!ls) {
 			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the step's log");
+			break;
+		}
+		/* the TP collectives' waits for the last member: idle */
+		if ((st = split_peer_waits(x, ls, OC_TP, x->tp_comm, x->l.tp, e)) != PPLAN_OK) {
+			free(ls);
 			break;
 		}
 		/* the loss over every token */

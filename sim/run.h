@@ -18,7 +18,8 @@ enum op_class {
 	OC_FORWARD = 0,   /* forward compute */
 	OC_BACKWARD,      /* backward compute (input and weight gradients) */
 	OC_RECOMPUTE,     /* recomputed forward inside a backward */
-	OC_TP,            /* tensor-parallel collectives inside F/B/W */
+	OC_TP,            /* tensor-parallel collectives inside F/B/W, from the
+			   * group's last arrival (the wait before it: idle) */
 	OC_CP,            /* context-parallel exchange */
 	OC_PP,            /* pipeline transfers (blocked on a send/receive) */
 	OC_DP,            /* gradient reduction and parameter gathers left exposed */
