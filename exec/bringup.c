@@ -468,6 +468,7 @@ void exec_close(exec_t *x)
 	gradcheck_free(&x->snap);
 	free(x->tl.seg);
 	free(x->tl.op);
+	free(x->tl.post);
 	if (x->be)
 		x->be->ops->close(x->be);
 	free(x);

@@ -180,6 +180,8 @@ struct exec_timeline {
 	int nseg, cseg;
 	struct exec_oplog *op;
 	int nop, cop;
+	int *post;               /* marks where CP ring passes were posted */
+	int npost, cpost;
 	int cls;                 /* the class now */
 };
 
@@ -379,6 +381,7 @@ void probe_machine(const struct exec *exec, struct cluster *cluster);
 /* timeline.c: the step's log */
 void tl_reset(struct exec *exec);
 void tl_class(struct exec *exec, int cls);        /* from now on, time is cls */
+void tl_post(struct exec *exec);                  /* a CP ring pass is posted now */
 int tl_op_begin(struct exec *exec, int kind, int mb, int chunk, int cls);
 void tl_op_end(struct exec *exec, int op);        /* back to idle */
 

@@ -64,6 +64,7 @@ static enum pplan_status ring_pass(struct exec *x, const void *out, void *in, lo
 	size_t bytes = (size_t)n * x->esize;
 	enum pplan_status st;
 	ring_dims(x, &g);
+	tl_post(x);
 	memset(rq, 0, 2 * sizeof *rq);
 	rq[0].what = "the next context-parallel rank to take a key/value block";
 	rq[1].what = "a key/value block from the previous context-parallel rank";

@@ -100,66 +100,121 @@ static double first_origin(const char *all, const int *offs, int n)
 	return first;
 }
 
-/* A collective ends when its last member arrives: the time a rank spends
- * in one before then is a wait for a peer (imbalance), not the transfer
- * the cost model prices.  Each run of `cls` segments on this rank's log is
- * one collective, in the same order on every member of `comm` (the TP
- * group's collectives are in program order); their starts, on rank 0's
- * clock (clocks.c), are exchanged and the part of each before the latest
- * start moves from `cls` to idle.  Where the members' counts differ
+/* The runs of `cls` segments on this rank's log, each one exchange: their
+ * starts on rank 0's clock (clocks.c) and lengths into start and len when
+ * given; the count. */
+static int class_runs(struct exec *x, const struct local_step *ls, int cls, double *start,
+		      double *len)
+{
+	struct backend *b = x->be;
+	const struct exec_timeline *t = &x->tl;
+	int n = 0;
+	for (int i = 0; i + 1 < t->nseg; i++) {
+		int j = i;
+		if (t->seg[i].cls != cls || (i > 0 && t->seg[i - 1].cls == cls))
+			continue;
+		while (j + 2 < t->nseg && t->seg[j + 1].cls == cls)
+			j++;
+		if (start)
+			start[n] = ls->origin_s + b->ops->mark_seconds(b, t->seg[i].mark);
+		if (len)
+			len[n] = b->ops->mark_seconds(b, t->seg[j + 1].mark) -
+				 b->ops->mark_seconds(b, t->seg[i].mark);
+		n++;
+	}
+	return n;
+}
+
+/* Each exchange's part before `ready` (when its peers had arrived or
+ * posted) waits for a peer: it moves from cls to idle. */
+static void move_waits(struct local_step *ls, int cls, int n, const double *start,
+		       const double *len, const double *ready)
+{
+	for (int k = 0; k < n; k++) {
+		double wait = ready[k] - start[k];
+		if (wait > len[k])
+			wait = len[k];
+		if (wait > ls->classes[cls])
+			wait = ls->classes[cls];
+		if (wait > 0) {
+			ls->classes[cls] -= wait;
+			ls->classes[OC_IDLE] += wait;
+		}
+	}
+}
+
+/* The same count `n` on every member of comm (or -1 here), agreed. */
+static enum pplan_status same_count(struct exec *x, MPI_Comm comm, int n, int *agreed,
+				    struct perr *e)
+{
+	int span[2] = { n, -n }, got[2];
+	MPI_Request rq;
+	enum pplan_status st;
+	MPI_Iallreduce(span, got, 2, MPI_INT, MPI_MAX, comm, &rq);
+	st = exec_wait_mpi(x, &rq, "the group's exchange count", e);
+	*agreed = st == PPLAN_OK && n >= 0 && got[0] == -got[1];
+	return st;
+}
+
+/* A collective ends when its last member arrives, and a ring exchange
+ * cannot before its neighbours have posted their halves: the time a rank
+ * spends in one before then waits for a peer (imbalance), not the
+ * transfer the cost model prices.  It moves to idle, as a receive's wait
+ * for its sender does (split_receives).  TP: each run of tp_comm
+ * segments is one collective, in the same order on every member; the
+ * starts are exchanged.  CP: each run of cp_comm segments waits for one
+ * ring pass (ring.c), posted to the next rank and from the previous one;
+ * the posts are exchanged.  Where the counts differ between members,
  * nothing moves. */
 static enum pplan_status split_peer_waits(struct exec *x, struct local_step *ls, int cls,
 					  MPI_Comm comm, int size, struct perr *e)
 {
 	struct backend *b = x->be;
-	const struct exec_timeline *t = &x->tl;
-	double *start = NULL, *len = NULL, *all = NULL;
-	int n = 0, k = 0, span[2], agreed[2];
+	int n, agreed = 0, ring = cls == OC_CP, me = x->rc.c[DIM_CP];
+	double *start = NULL, *len = NULL, *mine = NULL, *all = NULL, *ready = NULL;
 	MPI_Request rq;
 	enum pplan_status st;
 
 	if (size <= 1)
 		return PPLAN_OK;
-	for (int i = 0; i + 1 < t->nseg; i++)
-		n += t->seg[i].cls == cls && (i == 0 || t->seg[i - 1].cls != cls);
+	n = class_runs(x, ls, cls, NULL, NULL);
 	start = malloc((size_t)(n > 0 ? n : 1) * sizeof *start);
 	len = malloc((size_t)(n > 0 ? n : 1) * sizeof *len);
+	ready = malloc((size_t)(n > 0 ? n : 1) * sizeof *ready);
 	all = malloc((size_t)(n > 0 ? n : 1) * (size_t)size * sizeof *all);
-	span[0] = start && len && all ? n : -1;
-	span[1] = -span[0];
-	MPI_Iallreduce(span, agreed, 2, MPI_INT, MPI_MAX, comm, &rq);
-	st = exec_wait_mpi(x, &rq, "the group's collective count", e);
-	if (st != PPLAN_OK || agreed[0] != -agreed[1] || n == 0)
+	if (ring && n != x->tl.npost)
+		n = -1;
+	st = same_count(x, comm, start && len && ready && all ? n : -1, &agreed, e);
+	if (st != PPLAN_OK || !agreed || n == 0)
 		goto out;
-	for (int i = 0; i + 1 < t->nseg; i++) {
-		int j = i;
-		if (t->seg[i].cls != cls || (i > 0 && t->seg[i - 1].cls == cls))
-			continue;
-		while (j + 1 < t->nseg && t->seg[j + 1].cls == cls)
-			j++;
-		start[k] = ls->origin_s + b->ops->mark_seconds(b, t->seg[i].mark);
-		len[k] = b->ops->mark_seconds(b, t->seg[j + 1 < t->nseg ? j + 1 : j].mark) -
-			 b->ops->mark_seconds(b, t->seg[i].mark);
-		k++;
+	class_runs(x, ls, cls, start, len);
+	if (ring) {
+		mine = ready; /* the posts, until the neighbours' replace them */
+		for (int k = 0; k < n; k++)
+			mine[k] = ls->origin_s + b->ops->mark_seconds(b, x->tl.post[k]);
+	} else {
+		mine = start;
 	}
-	MPI_Iallgather(start, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm, &rq);
-	st = exec_wait_mpi(x, &rq, "the group's collective starts", e);
-	for (int c = 0; st == PPLAN_OK && c < n; c++) {
-		double latest = start[c], wait;
-		for (int r = 0; r < size; r++)
-			if (all[r * n + c] > latest)
-				latest = all[r * n + c];
-		wait = latest - start[c];
-		if (wait > len[c])
-			wait = len[c];
-		if (wait > ls->classes[cls])
-			wait = ls->classes[cls];
-		ls->classes[cls] -= wait;
-		ls->classes[OC_IDLE] += wait;
+	MPI_Iallgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm, &rq);
+	st = exec_wait_mpi(x, &rq, ring ? "the ring's posts" : "the group's collective starts", e);
+	for (int k = 0; st == PPLAN_OK && k < n; k++) {
+		if (ring) {
+			double prev = all[((me + size - 1) % size) * n + k];
+			double next = all[((me + 1) % size) * n + k];
+			ready[k] = prev > next ? prev : next;
+		} else {
+			ready[k] = start[k];
+			for (int r = 0; r < size; r++)
+				if (all[r * n + k] > ready[k])
+					ready[k] = all[r * n + k];
+		}
 	}
+	if (st == PPLAN_OK)
+		move_waits(ls, cls, n, start, len, ready);
 out:
 	free(start);
 	free(len);
+	free(ready);
 	free(all);
 	return st;
 }
@@ -457,8 +512,9 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 			st = perr_set(e, PPLAN_ENOMEM, "out of host memory for the step's log");
 			break;
 		}
-		/* the TP collectives' waits for the last member: idle */
-		if ((st = split_peer_waits(x, ls, OC_TP, x->tp_comm, x->l.tp, e)) != PPLAN_OK) {
+		/* the TP collectives' and CP ring passes' waits for a peer: idle */
+		if ((st = split_peer_waits(x, ls, OC_TP, x->tp_comm, x->l.tp, e)) != PPLAN_OK ||
+		    (st = split_peer_waits(x, ls, OC_CP, x->cp_comm, x->l.cp, e)) != PPLAN_OK) {
 			free(ls);
 			break;
 		}

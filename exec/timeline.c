@@ -12,6 +12,7 @@ void tl_reset(struct exec *x)
 {
 	x->tl.nseg = 0;
 	x->tl.nop = 0;
+	x->tl.npost = 0;
 	x->tl.cls = OC_IDLE;
 }
 
@@ -42,6 +43,14 @@ void tl_class(struct exec *x, int cls)
 	t->seg[t->nseg].cls = cls;
 	t->nseg++;
 	t->cls = cls;
+}
+
+void tl_post(struct exec *x)
+{
+	struct exec_timeline *t = &x->tl;
+	if (grow((void **)&t->post, &t->cpost, t->npost + 1, sizeof *t->post) != 0)
+		return; /* the count then differs, and steps.c leaves the waits as they are */
+	t->post[t->npost++] = x->be->ops->mark(x->be);
 }
 
 int tl_op_begin(struct exec *x, int kind, int mb, int chunk, int cls)

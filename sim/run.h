@@ -20,7 +20,8 @@ enum op_class {
 	OC_RECOMPUTE,     /* recomputed forward inside a backward */
 	OC_TP,            /* tensor-parallel collectives inside F/B/W, from the
 			   * group's last arrival (the wait before it: idle) */
-	OC_CP,            /* context-parallel exchange */
+	OC_CP,            /* context-parallel exchange, from its neighbours'
+			   * posts (the wait before them: idle) */
 	OC_PP,            /* pipeline transfers (blocked on a send/receive) */
 	OC_DP,            /* gradient reduction and parameter gathers left exposed */
 	OC_OPTIMIZER,     /* gradient norm, clipping, Adam */

@@ -159,23 +159,27 @@ for f in 0:1:gemm 1:1:gemm 0:1:message 1:1:message; do
 	orphans 90007
 done
 
-# A slow TP rank: the other waits for it inside every TP collective.  That
-# wait is the ranks' imbalance, not the transfer the model prices: it is
-# measured as idle, and TP communication keeps the transfers (exec/steps.c).
-# Rank 1 sleeps 400 ms a step: rank 0's wait would double the mean TP time.
-timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout tp=2 --backend cpu --steps 3 \
-	--warmup 1 --seed 90008 --fault 1:1:slow:400 >"$tmp/out" 2>&1
-rc=$?
-tp=$(awk '$1 == "tp_comm" { print $4 }' "$tmp/out")
-idle=$(awk '$1 == "idle" { print $4 }' "$tmp/out")
-if [ "$rc" -ne 0 ] || [ -z "$tp" ] || [ -z "$idle" ]; then
-	echo "FAIL: a slow TP rank: exit $rc, tp_comm '$tp', idle '$idle'"; cat "$tmp/out"; fail=1
-elif ! awk -v t="$tp" -v i="$idle" 'BEGIN { exit !(i > 0.3 && t < i / 2) }'; then
-	echo "FAIL: a slow TP rank: tp_comm $tp s, idle $idle s (want idle > 0.3 s and tp_comm under half of it)"; fail=1
-else
-	echo "ok: a slow TP rank's wait is idle ($idle s a step, mean over ranks), TP communication $tp s"
-fi
-orphans 90008
+# A slow rank: the other waits for it inside every TP collective, and in
+# the CP ring for its posts.  That wait is the ranks' imbalance, not the
+# transfer the model prices: it is measured as idle, and the TP or CP
+# communication keeps the transfers (exec/steps.c).  Rank 1 sleeps 400 ms
+# a step: rank 0's wait would double the mean communication time.
+for spec in "tp=2 tp_comm 90008" "cp=2 cp_comm 90009"; do
+	set -- $spec
+	timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout "$1" --backend cpu --steps 3 \
+		--warmup 1 --seed "$3" --fault 1:1:slow:400 >"$tmp/out" 2>&1
+	rc=$?
+	comm=$(awk -v k="$2" '$1 == k { print $4 }' "$tmp/out")
+	idle=$(awk '$1 == "idle" { print $4 }' "$tmp/out")
+	if [ "$rc" -ne 0 ] || [ -z "$comm" ] || [ -z "$idle" ]; then
+		echo "FAIL: a slow rank, $1: exit $rc, $2 '$comm', idle '$idle'"; cat "$tmp/out"; fail=1
+	elif ! awk -v c="$comm" -v i="$idle" 'BEGIN { exit !(i > 0.3 && c < i / 2) }'; then
+		echo "FAIL: a slow rank, $1: $2 $comm s, idle $idle s (want idle > 0.3 s and $2 under half of it)"; fail=1
+	else
+		echo "ok: a slow rank's wait, $1, is idle ($idle s a step, mean over ranks), $2 $comm s"
+	fi
+	orphans "$3"
+done
 
 # Bad --fault text or a fault the run cannot have: exit 2, one sentence.
 bad() { # pattern fault [layout]
