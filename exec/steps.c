@@ -164,8 +164,13 @@ static enum pplan_status same_count(struct exec *x, MPI_Comm comm, int n, int *a
  * segments is one collective, in the same order on every member; the
  * starts are exchanged.  CP: each run of cp_comm segments waits for one
  * ring pass (ring.c), posted to the next rank and from the previous one;
- * the posts are exchanged.  Where the counts differ between members,
- * nothing moves. */
+ * the posts and the waits' starts are exchanged.  The previous rank's
+ * half is ready at its post.  The next rank's is ready at its post on a
+ * GPU (NCCL moves data on its own); on the CPU at the start of its wait:
+ * MPI without a progress thread hands a large message over (the receiver
+ * copies it) only once the receiver calls into MPI, so the sender's half
+ * ends no sooner.  Where the counts differ between
+ * members, nothing moves. */
 static enum pplan_status split_peer_waits(struct exec *x, struct local_step *ls, int cls,
 					  MPI_Comm comm, int size, struct perr *e)
 {
@@ -181,27 +186,28 @@ static enum pplan_status split_peer_waits(struct exec *x, struct local_step *ls,
 	start = malloc((size_t)(n > 0 ? n : 1) * sizeof *start);
 	len = malloc((size_t)(n > 0 ? n : 1) * sizeof *len);
 	ready = malloc((size_t)(n > 0 ? n : 1) * sizeof *ready);
-	all = malloc((size_t)(n > 0 ? n : 1) * (size_t)size * sizeof *all);
+	all = malloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)size * sizeof *all);
+	/* a ring's posts, then its waits' starts; a collective's starts */
+	mine = ring ? malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *mine) : start;
 	if (ring && n != x->tl.npost)
 		n = -1;
-	st = same_count(x, comm, start && len && ready && all ? n : -1, &agreed, e);
+	st = same_count(x, comm, start && len && ready && all && mine ? n : -1, &agreed, e);
 	if (st != PPLAN_OK || !agreed || n == 0)
 		goto out;
 	class_runs(x, ls, cls, start, len);
-	if (ring) {
-		mine = ready; /* the posts, until the neighbours' replace them */
-		for (int k = 0; k < n; k++)
-			mine[k] = ls->origin_s + b->ops->mark_seconds(b, x->tl.post[k]);
-	} else {
-		mine = start;
+	for (int k = 0; ring && k < n; k++) {
+		mine[k] = ls->origin_s + b->ops->mark_seconds(b, x->tl.post[k]);
+		mine[n + k] = start[k];
 	}
-	MPI_Iallgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, comm, &rq);
+	MPI_Iallgather(mine, ring ? 2 * n : n, MPI_DOUBLE, all, ring ? 2 * n : n, MPI_DOUBLE,
+		       comm, &rq);
 	st = exec_wait_mpi(x, &rq, ring ? "the ring's posts" : "the group's collective starts", e);
 	for (int k = 0; st == PPLAN_OK && k < n; k++) {
 		if (ring) {
-			double prev = all[((me + size - 1) % size) * n + k];
-			double next = all[((me + 1) % size) * n + k];
-			ready[k] = prev > next ? prev : next;
+			const double *prev = all + ((me + size - 1) % size) * 2 * n;
+			const double *next = all + ((me + 1) % size) * 2 * n;
+			double from = prev[k], to = b->kind == BE_CPU ? next[n + k] : next[k];
+			ready[k] = from > to ? from : to;
 		} else {
 			ready[k] = start[k];
 			for (int r = 0; r < size; r++)
@@ -212,6 +218,8 @@ static enum pplan_status split_peer_waits(struct exec *x, struct local_step *ls,
 	if (st == PPLAN_OK)
 		move_waits(ls, cls, n, start, len, ready);
 out:
+	if (mine != start)
+		free(mine);
 	free(start);
 	free(len);
 	free(ready);
