@@ -101,8 +101,8 @@ static double first_origin(const char *all, const int *offs, int n)
 }
 
 /* The runs of `cls` segments on this rank's log, each one exchange: their
- * starts on rank 0's clock (clocks.c) and lengths into start and len when
- * given; the count. */
+ * starts on rank 0's clock (clocks.c) and lengths into start and len (room
+ * for one a segment); the count. */
 static int class_runs(struct exec *x, const struct local_step *ls, int cls, double *start,
 		      double *len)
 {
@@ -115,11 +115,9 @@ static int class_runs(struct exec *x, const struct local_step *ls, int cls, doub
 			continue;
 		while (j + 2 < t->nseg && t->seg[j + 1].cls == cls)
 			j++;
-		if (start)
-			start[n] = ls->origin_s + b->ops->mark_seconds(b, t->seg[i].mark);
-		if (len)
-			len[n] = b->ops->mark_seconds(b, t->seg[j + 1].mark) -
-				 b->ops->mark_seconds(b, t->seg[i].mark);
+		start[n] = ls->origin_s + b->ops->mark_seconds(b, t->seg[i].mark);
+		len[n] = b->ops->mark_seconds(b, t->seg[j + 1].mark) -
+			 b->ops->mark_seconds(b, t->seg[i].mark);
 		n++;
 	}
 	return n;
@@ -182,19 +180,20 @@ static enum pplan_status split_peer_waits(struct exec *x, struct local_step *ls,
 
 	if (size <= 1)
 		return PPLAN_OK;
-	n = class_runs(x, ls, cls, NULL, NULL);
-	start = malloc((size_t)(n > 0 ? n : 1) * sizeof *start);
-	len = malloc((size_t)(n > 0 ? n : 1) * sizeof *len);
-	ready = malloc((size_t)(n > 0 ? n : 1) * sizeof *ready);
-	all = malloc((size_t)(n > 0 ? n : 1) * 2 * (size_t)size * sizeof *all);
+	/* at most one run per segment */
+	n = x->tl.nseg > 0 ? x->tl.nseg : 1;
+	start = malloc((size_t)n * sizeof *start);
+	len = malloc((size_t)n * sizeof *len);
+	ready = malloc((size_t)n * sizeof *ready);
+	all = malloc((size_t)n * 2 * (size_t)size * sizeof *all);
 	/* a ring's posts, then its waits' starts; a collective's starts */
-	mine = ring ? malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof *mine) : start;
+	mine = ring ? malloc((size_t)n * 2 * sizeof *mine) : start;
+	n = start && len ? class_runs(x, ls, cls, start, len) : -1;
 	if (ring && n != x->tl.npost)
 		n = -1;
-	st = same_count(x, comm, start && len && ready && all && mine ? n : -1, &agreed, e);
+	st = same_count(x, comm, ready && all && mine ? n : -1, &agreed, e);
 	if (st != PPLAN_OK || !agreed || n == 0)
 		goto out;
-	class_runs(x, ls, cls, start, len);
 	for (int k = 0; ring && k < n; k++) {
 		mine[k] = ls->origin_s + b->ops->mark_seconds(b, x->tl.post[k]);
 		mine[n + k] = start[k];

@@ -340,7 +340,7 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 	if (json_get_string(jl, "schedule", &s, where, e) == PPLAN_OK &&
 	    schedule_parse(s, &l->schedule) != 0)
 		return perr_set(e, PPLAN_EINPUT,
-				"%s: layout.schedule '%s' is not gpipe, 1f1b, interleaved, zb-h1 or dualpipe",
+				"%s: layout.schedule '%s' is not " SCHEDULE_NAMES,
 				where, s);
 	if (vcase_opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
 		l->zero = (int)v;

@@ -188,12 +188,13 @@ static double rank_time(const struct cost_ctx *x, const struct prediction *p, in
 	double first = p->first_extra_fwd_s + p->first_extra_bwd_s;
 	double last = p->last_extra_fwd_s + p->last_extra_bwd_s;
 	struct layer_cost mirror;
+	int other = layout_mirror_stage(x->l, i);
 
 	stage_body(x, i, memo, out);
-	if (x->l->schedule != SCHED_DUALPIPE || pp < 2)
+	if (other < 0)
 		return layer_cost_fwd(out) + layer_cost_bwd(out) + (i == 0 ? first : 0) +
 		       (i == pp - 1 ? last : 0);
-	stage_body(x, pp - 1 - i, memo, &mirror);
+	stage_body(x, other, memo, &mirror);
 	dualpipe_overlap(out);
 	dualpipe_overlap(&mirror);
 	cost_layers_sum(out, 0.5, &mirror, 0.5, out);

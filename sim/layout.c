@@ -122,6 +122,12 @@ int recompute_parse(const char *s, enum recompute *out)
 	return -1;
 }
 
+int layout_mirror_stage(const struct layout *l, int stage)
+{
+	return l->schedule == SCHED_DUALPIPE && l->pp - 1 - stage != stage ? l->pp - 1 - stage
+									     : -1;
+}
+
 int schedule_parse(const char *s, enum schedule *out)
 {
 	for (int i = 0; i <= SCHED_LAST; i++)
@@ -250,7 +256,7 @@ static enum pplan_status set_key(struct layout *l, unsigned bit,
 	case LK_SCHEDULE:
 		if (schedule_parse(v, &l->schedule) != 0)
 			return perr_set(e, PPLAN_EINPUT,
-					"layout: schedule must be gpipe, 1f1b, interleaved, zb-h1 or dualpipe, got '%s'",
+					"layout: schedule must be " SCHEDULE_NAMES ", got '%s'",
 					v);
 		return PPLAN_OK;
 	}

@@ -56,6 +56,8 @@ void recompute_modules_format(unsigned mods, char *buf, size_t len, const char *
  * 3.2.1), priced by its closed form (sim/MODEL.md 6.2). */
 enum schedule { SCHED_GPIPE = 0, SCHED_1F1B, SCHED_INTERLEAVED, SCHED_ZB_H1, SCHED_DUALPIPE };
 #define SCHED_LAST SCHED_DUALPIPE
+/* The names schedule_parse takes, for messages. */
+#define SCHEDULE_NAMES "gpipe, 1f1b, interleaved, zb-h1 or dualpipe"
 /* How a framework splits the layers over pipeline stages. */
 enum stage_partition {
 	PART_EVEN = 0,      /* pp divides the layers */
@@ -200,6 +202,10 @@ int layout_stage_layers(const struct layout *layout, int layers, enum stage_part
 int layout_edge_chunk(const struct layout *layout, int layers, int v, int *first);
 /* Does layers + pp_embed + pp_loss split evenly over pp x vp chunks? */
 int layout_edge_split_ok(const struct layout *layout, int layers);
+
+/* The other stage the GPU of pipeline rank `stage` holds: pp-1-stage under
+ * DualPipe (the second direction's), else -1. */
+int layout_mirror_stage(const struct layout *layout, int stage);
 
 enum megatron_split { SPLIT_EVEN = 0, SPLIT_EDGES, SPLIT_UNEVEN, SPLIT_NONE };
 /* How Megatron splits `layers` over layout's pp x vp chunks, set in layout: evenly

@@ -111,10 +111,11 @@ void memory_rank_params(const struct model_spec *m, const struct layout *l,
 			const struct train_opts *o, int stage, struct stage_params *out)
 {
 	struct stage_params mirror;
+	int other = layout_mirror_stage(l, stage);
 	memory_stage_params(m, l, o, stage, out);
-	if (l->schedule != SCHED_DUALPIPE || l->pp - 1 - stage == stage)
+	if (other < 0)
 		return;
-	memory_stage_params(m, l, o, l->pp - 1 - stage, &mirror);
+	memory_stage_params(m, l, o, other, &mirror);
 	out->dense += mirror.dense;
 	out->expert += mirror.expert;
 	out->layers += mirror.layers;
@@ -473,9 +474,9 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	if (o->b.pipe == FW_PIPE_DEEPSPEED && l->pp > 1 && inflight < micro)
 		inflight += 1; /* DeepSpeed's TrainSchedule keeps p - stage + 1 buffers */
 	act = memory_stage_activations(m, l, o, stage) * act_scale * inflight;
-	if (l->schedule == SCHED_DUALPIPE)
+	if (layout_mirror_stage(l, stage) >= 0)
 		/* half of them on each of the rank's two stages */
-		act = 0.5 * (act + memory_stage_activations(m, l, o, l->pp - 1 - stage) *
+		act = 0.5 * (act + memory_stage_activations(m, l, o, layout_mirror_stage(l, stage)) *
 					   act_scale * inflight);
 	{
 		struct layout full = *l;

@@ -297,7 +297,7 @@ enum pplan_status schedule_build(const struct layout *l, long microbatches,
 			build_interleaved(&b, (int)microbatches);
 			break;
 		case SCHED_ZB_H1: build_zb_h1(&b, (int)microbatches); break;
-		case SCHED_DUALPIPE: break; /* refused by schedule_check */
+		case SCHED_DUALPIPE: break; /* refused by check_layout */
 		}
 		assert(b.n - s->first[i] ==
 		       stage_op_count(l->pp, l->vp, microbatches, i, split));
