@@ -469,6 +469,7 @@ void exec_close(exec_t *x)
 	free(x->tl.seg);
 	free(x->tl.op);
 	free(x->tl.post);
+	free(x->tl.sync);
 	if (x->be)
 		x->be->ops->close(x->be);
 	free(x);

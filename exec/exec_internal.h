@@ -175,6 +175,14 @@ struct exec_oplog {
 	int kind, mb, chunk;     /* run_op kinds (sim/run.h) */
 	int m0, m1;              /* marks at start and end */
 };
+/* A blocking collective that ends no sooner than its group's last
+ * member arrives (steps.c splits the wait off as idle). */
+enum sync_group { SYNC_WORLD, SYNC_DP, SYNC_EMB, SYNC_TP, SYNC_GROUPS };
+struct exec_sync {
+	int arrive, leave;       /* marks */
+	int group;               /* enum sync_group */
+	int cls;                 /* the class the wait was counted in */
+};
 struct exec_timeline {
 	struct exec_seg *seg;
 	int nseg, cseg;
@@ -182,6 +190,8 @@ struct exec_timeline {
 	int nop, cop;
 	int *post;               /* marks where CP ring passes were posted */
 	int npost, cpost;
+	struct exec_sync *sync;  /* blocking collectives: arrival and return */
+	int nsync, csync;
 	int cls;                 /* the class now */
 };
 
@@ -382,6 +392,8 @@ void probe_machine(const struct exec *exec, struct cluster *cluster);
 void tl_reset(struct exec *exec);
 void tl_class(struct exec *exec, int cls);        /* from now on, time is cls */
 void tl_post(struct exec *exec);                  /* a CP ring pass is posted now */
+int tl_sync_begin(struct exec *exec, int group);   /* entering a blocking collective */
+void tl_sync_end(struct exec *exec, int sync);     /* and back from it */
 int tl_op_begin(struct exec *exec, int kind, int mb, int chunk, int cls);
 void tl_op_end(struct exec *exec, int op);        /* back to idle */
 

@@ -104,15 +104,24 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 	for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++)
 		if (!x->buckets[i].launched)
 			st = bucket_launch(x, i, e);
-	for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++)
-		if (x->buckets[i].req.active)
-			st = b->ops->wait(b, &x->buckets[i].req, e);
+	/* the buckets' last can finish no sooner than the group's last
+	 * member ends its backward */
+	if (st == PPLAN_OK && x->dpn > 1) {
+		int y = tl_sync_begin(x, SYNC_DP);
+		for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++)
+			if (x->buckets[i].req.active)
+				st = b->ops->wait(b, &x->buckets[i].req, e);
+		tl_sync_end(x, y);
+	}
 	/* the tied embedding: first and last stage hold one parameter */
 	for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++)
-		if (x->buckets[i].embedding)
+		if (x->buckets[i].embedding) {
+			int y = tl_sync_begin(x, SYNC_EMB);
 			st = b->ops->allreduce(b, x->emb, shard_grad(x, i),
 					       params_shard_len(x, &x->buckets[i]),
 					       KD_F32, BE_SUM, NULL, e);
+			tl_sync_end(x, y);
+		}
 	/* gradients that sequence parallelism left partial over TP */
 	if (st == PPLAN_OK && x->pack_len > 0) {
 		long p = 0;
@@ -131,8 +140,11 @@ enum pplan_status grads_finish(struct exec *x, struct perr *e)
 					b->ops->copy(b, g, pk + p, (size_t)n * sizeof(float));
 				p += n;
 			}
-			if (pass == 0)
+			if (pass == 0) {
+				int y = tl_sync_begin(x, SYNC_TP);
 				st = b->ops->allreduce(b, x->tp, pk, p, KD_F32, BE_SUM, NULL, e);
+				tl_sync_end(x, y);
+			}
 		}
 	}
 	tl_op_end(x, t);
@@ -156,12 +168,14 @@ static enum pplan_status grad_norms(struct exec *x, double *total, struct perr *
 	b->ops->to_host(b, x->norms, x->norms_dev, (size_t)x->ntensor_ids * sizeof(double));
 	{
 		MPI_Request r;
+		int y = tl_sync_begin(x, SYNC_WORLD);
 		int rc = MPI_Iallreduce(MPI_IN_PLACE, x->norms, x->ntensor_ids, MPI_DOUBLE,
 					MPI_SUM, x->world, &r);
 		enum pplan_status st;
 		if (rc != MPI_SUCCESS)
 			return perr_set(e, PPLAN_ESYSTEM, "the gradient-norm all-reduce failed to start");
 		st = exec_wait_mpi(x, &r, "the gradient-norm all-reduce", e);
+		tl_sync_end(x, y);
 		if (st != PPLAN_OK)
 			return st;
 	}
@@ -209,6 +223,7 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 	/* the distributed optimizer: everyone's updated shards to everyone */
 	if (st == PPLAN_OK && x->grad_shard && x->dpn > 1) {
 		int u = tl_op_begin(x, RUN_OP_DP, -1, -1, OC_DP);
+		int y = tl_sync_begin(x, SYNC_DP); /* the first gather waits for the group */
 		for (int i = 0; i < x->nbuckets && st == PPLAN_OK; i++) {
 			const struct bucket *bk = &x->buckets[i];
 			long n = bk->len / x->dpn;
@@ -216,6 +231,8 @@ enum pplan_status grads_update(struct exec *x, struct perr *e)
 			st = b->ops->allgather(b, x->dp, base,
 					       base + (size_t)x->dpr * (size_t)n * x->esize,
 					       n, b->dtype, NULL, e);
+			if (i == 0)
+				tl_sync_end(x, y);
 		}
 		tl_op_end(x, u);
 	}

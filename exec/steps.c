@@ -226,6 +226,62 @@ out:
 	return st;
 }
 
+/* The blocking collectives of the step's end (timeline.c's syncs: the
+ * gradient buckets' last wait, the tied embedding's and the
+ * sequence-parallel gradients' all-reduces, the gradient norm's over
+ * every rank, the first weight gather) end no sooner than their group's
+ * last member arrives; the time before waits for a peer (a stage that
+ * ends its backward later, a slower replica) and moves from the class
+ * it was counted in to idle, as split_peer_waits does for TP and CP.
+ * Each group in turn, in the same order on every rank; members only. */
+static enum pplan_status split_sync_waits(struct exec *x, struct local_step *ls,
+					  struct perr *e)
+{
+	struct backend *b = x->be;
+	const struct exec_timeline *t = &x->tl;
+	MPI_Comm comms[SYNC_GROUPS] = { x->world, x->dp_comm, x->emb_comm, x->tp_comm };
+	int cap = t->nsync > 0 ? t->nsync : 1;
+	double *mine = malloc((size_t)cap * sizeof *mine), *last = malloc((size_t)cap * sizeof *last);
+	int *idx = malloc((size_t)cap * sizeof *idx);
+	enum pplan_status st = PPLAN_OK;
+
+	for (int g = 0; g < SYNC_GROUPS && st == PPLAN_OK; g++) {
+		int size = 1, n = 0, agreed = 0;
+		MPI_Request rq;
+		if (comms[g] == MPI_COMM_NULL)
+			continue;
+		MPI_Comm_size(comms[g], &size);
+		if (size <= 1)
+			continue;
+		for (int i = 0; mine && last && idx && i < t->nsync; i++)
+			if (t->sync[i].group == g) {
+				idx[n] = i;
+				mine[n++] = ls->origin_s + b->ops->mark_seconds(b, t->sync[i].arrive);
+			}
+		st = same_count(x, comms[g], mine && last && idx ? n : -1, &agreed, e);
+		if (st != PPLAN_OK || !agreed || n == 0)
+			continue;
+		MPI_Iallreduce(mine, last, n, MPI_DOUBLE, MPI_MAX, comms[g], &rq);
+		st = exec_wait_mpi(x, &rq, "the group's arrivals", e);
+		for (int k = 0; st == PPLAN_OK && k < n; k++) {
+			const struct exec_sync *y = &t->sync[idx[k]];
+			double in = b->ops->mark_seconds(b, y->leave) -
+				    b->ops->mark_seconds(b, y->arrive);
+			double wait = fmin(last[k] - mine[k], in);
+			if (wait > ls->classes[y->cls])
+				wait = ls->classes[y->cls];
+			if (wait > 0 && y->cls != OC_IDLE) {
+				ls->classes[y->cls] -= wait;
+				ls->classes[OC_IDLE] += wait;
+			}
+		}
+	}
+	free(mine);
+	free(last);
+	free(idx);
+	return st;
+}
+
 static size_t local_bytes(const struct local_step *ls)
 {
 	return sizeof *ls + (size_t)ls->nops * sizeof(struct run_op);
@@ -521,7 +577,8 @@ enum pplan_status exec_run(exec_t *x, struct run_measured *r, struct perr *e)
 		}
 		/* the TP collectives' and CP ring passes' waits for a peer: idle */
 		if ((st = split_peer_waits(x, ls, OC_TP, x->tp_comm, x->l.tp, e)) != PPLAN_OK ||
-		    (st = split_peer_waits(x, ls, OC_CP, x->cp_comm, x->l.cp, e)) != PPLAN_OK) {
+		    (st = split_peer_waits(x, ls, OC_CP, x->cp_comm, x->l.cp, e)) != PPLAN_OK ||
+		    (st = split_sync_waits(x, ls, e)) != PPLAN_OK) {
 			free(ls);
 			break;
 		}

@@ -13,6 +13,7 @@ void tl_reset(struct exec *x)
 	x->tl.nseg = 0;
 	x->tl.nop = 0;
 	x->tl.npost = 0;
+	x->tl.nsync = 0;
 	x->tl.cls = OC_IDLE;
 }
 
@@ -51,6 +52,23 @@ void tl_post(struct exec *x)
 	if (grow((void **)&t->post, &t->cpost, t->npost + 1, sizeof *t->post) != 0)
 		return; /* the count then differs, and steps.c leaves the waits as they are */
 	t->post[t->npost++] = x->be->ops->mark(x->be);
+}
+
+int tl_sync_begin(struct exec *x, int group)
+{
+	struct exec_timeline *t = &x->tl;
+	if (grow((void **)&t->sync, &t->csync, t->nsync + 1, sizeof *t->sync) != 0)
+		return -1; /* as tl_post: the counts differ, nothing moves */
+	t->sync[t->nsync].arrive = t->sync[t->nsync].leave = x->be->ops->mark(x->be);
+	t->sync[t->nsync].group = group;
+	t->sync[t->nsync].cls = t->cls;
+	return t->nsync++;
+}
+
+void tl_sync_end(struct exec *x, int i)
+{
+	if (i >= 0 && i < x->tl.nsync)
+		x->tl.sync[i].leave = x->be->ops->mark(x->be);
 }
 
 int tl_op_begin(struct exec *x, int kind, int mb, int chunk, int cls)

@@ -298,7 +298,16 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 		ag = cost_coll(x, COLL_ALLGATHER, w * sp->dense, n, k) +
 		     cost_coll(x, COLL_ALLGATHER, w * sp->expert, ne, k);
 	}
-	tb->dp_comm_total = reductions * rs + gathers * ag;
+	/* A tied embedding: the first stage's table and the last stage's
+	 * head are one parameter, its gradient all-reduced between the two
+	 * after the DP reduction (Megatron-Core's finalize_model_grads, the
+	 * whole V/t x h gradient; Megatron-DeepSpeed's tied modules),
+	 * nothing left to hide it. */
+	p->dp_emb_s = l->pp > 1 && x->m->tied_embeddings
+			      ? cost_coll(x, COLL_ALLREDUCE, g * (double)x->m->vocab / x->t * x->h, 2,
+					  &x->links.pp)
+			      : 0;
+	tb->dp_comm_total = reductions * rs + gathers * ag + p->dp_emb_s;
 	if (l->zero >= 3) {
 		/* DeepSpeed's ZeRO-3 gathers parameter by parameter as modules
 		 * are entered, one collective per GPU on its own rail: no
@@ -314,7 +323,7 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 			 cost_coll(x, COLL_REDUCESCATTER, g * all, n, &z3);
 		p->dp_reduce_s = 0;
 		tb->dp_comm_total = per_mb * micro;
-		tb->dp_comm_exposed = sharded_exposed(x, per_mb, st->t_max) * micro;
+		tb->dp_comm_exposed = sharded_exposed(x, per_mb, st->t_max) * micro + p->dp_emb_s;
 		return;
 	}
 	/* The gradient buckets reduce while the last microbatch's backward
@@ -337,7 +346,7 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 		ag_exposed = bucket_exposed(x, ag, fwd);
 	p->dp_reduce_s = rs;
 	p->dp_gather_exposed_s = ag_exposed;
-	tb->dp_comm_exposed = rs_exposed + ag_exposed;
+	tb->dp_comm_exposed = rs_exposed + ag_exposed + p->dp_emb_s;
 }
 
 /* The optimizer step on the CPU: the gradient shard to host memory
@@ -357,6 +366,13 @@ static double offloaded_step(const struct cost_ctx *x, double local, struct pred
 	return (streamed ? 0 : p->offload_d2h_s) + p->offload_adam_s + p->offload_h2d_s;
 }
 
+/* The fitted per-step overhead of a training framework (data loader,
+ * logging, launches); pplan exec's step has none. */
+static double step_fixed(const struct cost_ctx *x)
+{
+	return x->o->b.bare_step ? 0.0 : x->k->step_fixed_ms * 1e-3;
+}
+
 static double optimizer_step(const struct cost_ctx *x, const struct stage_params *sp,
 			     struct prediction *p)
 {
@@ -369,18 +385,20 @@ static double optimizer_step(const struct cost_ctx *x, const struct stage_params
 	if (x->l->optimizer_offload)
 		return offloaded_step(x, local, p) +
 		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
-		       x->k->step_fixed_ms * 1e-3;
+		       step_fixed(x);
 	/* measured (--profile): the AdamW kernel's rate on the bytes it
-	 * moves (28 per parameter, and the compute copy below fp32) */
+	 * moves (28 per parameter, and the compute copy: below fp32, or an
+	 * fp32 weight beside its fp32 master) */
 	adam = curve_set_bw(x->o->curves, CURVE_BW_OPTIMIZER,
-			    (train_opts_adam_bytes(x->o, x->l) - 2.0 + (x->ab < 4 ? x->ab : 0)) *
+			    (train_opts_adam_bytes(x->o, x->l) - 2.0 +
+			     (x->ab < 4 || x->o->b.fp32_master ? x->ab : 0)) *
 				    local);
 	if (adam >= 0)
 		return adam * x->run.curve_scale +
 		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
 	return hbm_time(&x->run, train_opts_adam_bytes(x->o, x->l) * local +
 				      GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
-	       x->k->step_fixed_ms * 1e-3;
+	       step_fixed(x);
 }
 
 /* ---- the step ----------------------------------------------------------- */

@@ -57,6 +57,9 @@ struct prediction {
 					* or all-reduce), overlapped with the backward */
 	double dp_gather_exposed_s;    /* the ZeRO-1/2 parameter all-gather's part that
 					* the next step's forward does not hide */
+	double dp_emb_s;               /* the tied embedding's gradient all-reduce
+					* between the first and last stage, exposed
+					* (in dp_comm_exposed) */
 	double optimizer_s;
 	/* Optimizer offload's terms (0 without): the gradient shard to host
 	 * memory, CPU Adam, the updated weights back (optimizer_s holds the

@@ -33,6 +33,7 @@ void des_costs_from_prediction(const struct prediction *p,
 	out->dp_overlap = 1;
 	out->optimizer_s = p->optimizer_s;
 	out->dp_after_s = p->dp_gather_exposed_s;
+	out->dp_emb_s = p->dp_emb_s;
 }
 
 struct stage_state {
@@ -90,7 +91,7 @@ static enum pplan_status check_costs(const struct des_costs *c,
 	const double v[] = { c->fwd_s, c->bwd_s, c->bwd_w_s, c->op_fixed_s,
 			     c->first_extra_fwd_s, c->first_extra_bwd_s,
 			     c->last_extra_fwd_s, c->last_extra_bwd_s, c->p2p_s,
-			     c->dp_reduce_s, c->optimizer_s, c->dp_after_s };
+			     c->dp_reduce_s, c->optimizer_s, c->dp_after_s, c->dp_emb_s };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		if (!(v[i] >= 0) || !isfinite(v[i]))
 			return perr_set(e, PPLAN_EINPUT,
@@ -311,8 +312,9 @@ enum pplan_status des_run(const struct pipe_schedule *s,
 		o->last_bwd_end_s = ss[i].t;
 		o->own_window_bubble_fraction =
 			win > 0 ? (win - ss[i].busy) / win : 0;
-		o->dp_end_s = dp_end > ss[i].t ? dp_end : ss[i].t;
-		o->dp_exposed_s = o->dp_end_s - ss[i].t;
+		o->dp_end_s = (dp_end > ss[i].t ? dp_end : ss[i].t) +
+			      (i == 0 || i == pp - 1 ? c->dp_emb_s : 0);
+		o->dp_exposed_s = o->dp_end_s - ss[i].t + c->dp_after_s;
 		o->end_s = o->dp_end_s + c->optimizer_s + c->dp_after_s;
 		o->peak_inflight_chunks = ss[i].peak;
 		o->peak_inflight = (double)ss[i].peak / vp;

@@ -66,6 +66,8 @@ struct des_costs {
 	double optimizer_s;
 	double dp_after_s;       /* DP work after the optimizer step that nothing hides
 				  * (the parameter all-gather's exposed part) */
+	double dp_emb_s;         /* the first and last stage's tied-embedding
+				  * all-reduce, after the reduction */
 };
 
 /* Copies the durations of pred (cost.h) into out; dp_buckets = 4 and
@@ -81,8 +83,10 @@ struct des_stage {
 	double first_fwd_start_s;      /* this stage's own window ... */
 	double last_bwd_end_s;
 	double own_window_bubble_fraction; /* idle share inside it */
-	double dp_end_s;               /* its gradient reduction done */
-	double dp_exposed_s;           /* reduction after its last op */
+	double dp_end_s;               /* its gradient reduction done (and the tied
+					* embedding's all-reduce on the end stages) */
+	double dp_exposed_s;           /* DP time after its last op: the reduction's
+					* rest, the embedding's, the exposed gather */
 	double end_s;                  /* after its optimizer step */
 	long peak_inflight_chunks;     /* (mb, chunk) activations held at peak */
 	double peak_inflight;          /* the same in full-stage microbatches (/vp) */

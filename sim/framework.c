@@ -314,7 +314,7 @@ static const struct framework table[] = {
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
 	  .grad_bytes = { [PREC_FP32] = 4, [PREC_BF16] = 4, [PREC_FP16] = 4, [PREC_FP8] = 4 },
-	  .fp32_master = 1,
+	  .fp32_master = 1, .bare_step = 1,
 	  .pipe = FW_PIPE_MEGATRON, .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
 	  .layout = { RECOMPUTE_NONE, 1, 1 }, .batch_microbatches = 4,
 	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 1, .can_cp = 1,
@@ -762,6 +762,7 @@ enum pplan_status framework_resolve(const struct framework *fw,
 			    p != PREC_FP16;
 	b->fp8_weights = fw->fp8_weights && p == PREC_FP8;
 	b->fp32_master = fw->fp32_master;
+	b->bare_step = fw->bare_step;
 	b->pipe = fw->pipe;
 	b->sharding = fw->sharding;
 	b->reshard_after_forward = fw->reshard_after_forward;

@@ -48,6 +48,7 @@ struct fw_behaviour {
 	int half_grad_copy;              /* a 2-byte .grad beside a 4-byte accumulation buffer */
 	int fp8_weights;                 /* fp8 runs keep and gather the weights in fp8 */
 	int fp32_master;                 /* fp32 runs keep an fp32 master shard too */
+	int bare_step;                   /* no per-step overhead beyond the ops (pplan exec) */
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;       /* FSDP: gather again for the backward */
@@ -104,6 +105,9 @@ struct framework {
 	int half_grad_copy;
 	int fp8_weights;                 /* in fp8 runs (fp8 parameters) */
 	int fp32_master;                 /* an fp32 master shard even beside fp32 weights */
+	/* A step is its ops and nothing else: no data loader, logging or
+	 * framework bookkeeping (step_fixed_ms does not apply). */
+	int bare_step;
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;

@@ -14,12 +14,12 @@ void predict_des_costs(const struct layout *l, const struct train_opts *o,
 	if (l->zero >= 3) {
 		/* ZeRO-3 gathers and reduces per microbatch; the cost model
 		 * already knows how much of that prefetching cannot hide. */
-		k->dp_reduce_s = p->time.dp_comm_exposed;
+		k->dp_reduce_s = p->time.dp_comm_exposed - p->dp_emb_s;
 		k->dp_overlap = 0;
 	} else if (l->zero == 2) {
 		/* ZeRO-2 reduces every microbatch's gradients; the cost
 		 * model has priced what each backward leaves exposed. */
-		k->dp_reduce_s = p->time.dp_comm_exposed - p->dp_gather_exposed_s;
+		k->dp_reduce_s = p->time.dp_comm_exposed - p->dp_gather_exposed_s - p->dp_emb_s;
 		k->dp_overlap = 0;
 	}
 	/* Megatron-LM (without --overlap-p2p-communication, its default)

@@ -159,12 +159,13 @@ for f in 0:1:gemm 1:1:gemm 0:1:message 1:1:message; do
 	orphans 90007
 done
 
-# A slow rank: the other waits for it inside every TP collective, and in
-# the CP ring for its posts.  That wait is the ranks' imbalance, not the
-# transfer the model prices: it is measured as idle, and the TP or CP
-# communication keeps the transfers (exec/steps.c).  Rank 1 sleeps 400 ms
-# a step: rank 0's wait would double the mean communication time.
-for spec in "tp=2 tp_comm 90008" "cp=2 cp_comm 90009"; do
+# A slow rank: the other waits for it inside every TP collective, in
+# the CP ring for its posts, and with DP for the last gradient bucket
+# after its backward.  That wait is the ranks' imbalance, not the
+# transfer the model prices: it is measured as idle, and the TP, CP or
+# DP communication keeps the transfers (exec/steps.c).  Rank 1 sleeps
+# 400 ms a step: rank 0's wait would double the mean communication time.
+for spec in "tp=2 tp_comm 90008" "cp=2 cp_comm 90009" "dp=2 dp_comm_exposed 90010"; do
 	set -- $spec
 	timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout "$1" --backend cpu --steps 3 \
 		--warmup 1 --seed "$3" --fault 1:1:slow:400 >"$tmp/out" 2>&1

@@ -879,6 +879,55 @@ Test(predict, dualpipe_bubble_from_the_report)
 	cr_expect_lt(d.time.bubble, a.time.bubble);
 }
 
+/* A tied embedding's gradient is summed between the first and the last
+ * stage after the DP reduction (Megatron-Core's finalize_model_grads):
+ * the whole V/t x h fp32 main gradient, 4 x 51200/8 x 12288 =
+ * 314,572,800 bytes for GPT-3 175B at t 8, all-reduced over two ranks
+ * (a ring of two sends each rank S/2 + S/2 = S bytes) across nodes, one
+ * 400 Gb/s NIC per GPU on a DGX H100: no less than S / 50 GB/s = 6.3 ms,
+ * all of it exposed.  The same model untied differs in nothing else
+ * with pp > 1 (each end stage holds its own V/t x h either way). */
+Test(predict, tied_embedding_all_reduce_between_the_end_stages)
+{
+	struct setup s;
+	struct model_spec untied;
+	struct prediction tied, un, flat;
+	double floor_s = 4.0 * 51200 / 8 * 12288 / 50e9;
+	setup(&s, "gpt3-175b", "dgx-h100", 64, "tp=8,pp=8,gbs=32");
+	tied = predict(&s);
+	untied = *s.m;
+	untied.tied_embeddings = 0;
+	s.m = &untied;
+	un = predict(&s);
+	cr_expect_eq(un.dp_emb_s, 0.0, "untied: nothing to sum");
+	cr_expect_geq(tied.dp_emb_s, floor_s, "%g s under the NIC's %g s", tied.dp_emb_s, floor_s);
+	cr_expect_leq(tied.dp_emb_s, 2.0 * floor_s + 2e-3, "%g s", tied.dp_emb_s);
+	expect_rel(tied.step_time_s - un.step_time_s, tied.dp_emb_s, 1e-6, "exposed at the step's end");
+	expect_rel(tied.time.dp_comm_exposed - un.time.dp_comm_exposed, tied.dp_emb_s, 1e-6,
+		   "counted as exposed DP communication");
+	setup(&s, "gpt3-175b", "dgx-h100", 64, "tp=8,pp=1,dp=8,gbs=32,recompute=full");
+	flat = predict(&s);
+	cr_expect_eq(flat.dp_emb_s, 0.0, "one stage holds both ends");
+}
+
+/* pplan exec's step is its ops: the fitted per-step overhead of a
+ * training framework (data loader, logging; sim/MODEL.md 7) is not in
+ * its optimizer step.  Megatron-Core's Adam moves the same 30 bytes a
+ * parameter on the same shard, so the two differ by exactly that. */
+Test(predict, the_executor_has_no_per_step_overhead)
+{
+	struct setup s;
+	struct prediction mc, ex;
+	setup(&s, "llama3-8b", "dgx-h100", 8, "tp=1,dp=8,gbs=64,zero=1,recompute=full");
+	use_framework(&s.o, "megatron-core", 2025);
+	mc = predict(&s);
+	use_framework(&s.o, "pplan-exec", 2025);
+	ex = predict(&s);
+	expect_rel(mc.optimizer_s - ex.optimizer_s, cost_params_default()->step_fixed_ms * 1e-3,
+		   1e-9, "the overhead");
+	cr_expect_lt(ex.optimizer_s, mc.optimizer_s);
+}
+
 /* Table 2's memory: two stages' weights, gradients and optimizer states
  * on every rank, pp + 1 microbatches of a stage's activations in flight. */
 Test(predict, dualpipe_memory_from_the_report)

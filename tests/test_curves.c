@@ -79,9 +79,14 @@ Test(curves, collectives)
 /* ---- a profile's curves (tests/fixtures/profiles/cpu-2rank.json, points
  * chosen by hand) as the cost model asks for them ------------------------ */
 
-#include "gemm.h"
+#include "cost.h"
 #include "cost_params.h"
+#include "gemm.h"
 #include "profile.h"
+#include "testutil.h"
+#include "train_opts.h"
+
+#include <string.h>
 
 static struct curve_set fixture_curves;
 static struct profile fixture;
@@ -151,6 +156,44 @@ Test(curve_set, gemm_and_bandwidth_hooks, .init = load_fixture)
 	r.curves = NULL; /* the model again: no longer the measurement */
 	cr_expect_neq(gemm_time(&r, 1024, 1024, 1024), 2 * 1073741824.0 / 1e11);
 	cr_expect_neq(curve_cpu_cluster(&fixture, 0, &c, &e), PPLAN_OK, "no ranks");
+	profile_free(&fixture);
+}
+
+/* The executor's optimizer step from the fixture's curves, by hand.  The
+ * small GPT of tests/fixtures/exec/gpt-small.json holds P = 8 x (12 x
+ * 256^2 + 13 x 256) + 4096 x 256 (tied table) + 256 x 256 (positions) +
+ * 2 x 256 (final norm) = 7,432,704 parameters; with dp=2 and the
+ * distributed optimizer each rank updates half.  Its fp32 AdamW reads
+ * master, m, v and the gradient and writes master, m, v and the fp32
+ * weight it keeps beside the master: 32 bytes a parameter at the AdamW
+ * curve's 4 GB/s.  The gradient norm reads 4 x P bytes at the streaming
+ * curve's rate there (1 GB/s at 1e3 bytes to 10 at 1e8, linear in log
+ * bytes).  No per-step overhead: the executor's step is its ops. */
+Test(curve_set, the_executors_adam_step, .init = load_fixture)
+{
+	struct cluster c;
+	struct model_spec m;
+	struct layout l;
+	struct train_opts o;
+	struct prediction p;
+	struct perr e = { { 0 } };
+	unsigned set = 0;
+	double P = 8.0 * (12 * 256 * 256 + 13 * 256) + 4096 * 256 + 256 * 256 + 2 * 256;
+	double rate = 1 + 9 * (log10(4 * P) - 3) / 5;
+	memset(&m, 0, sizeof m);
+	strcpy(m.name, "gpt-small by hand");
+	m.layers = 8, m.hidden = 256, m.ffn = 1024, m.heads = 8, m.kv_heads = 8, m.head_dim = 32;
+	m.vocab = 4096, m.seq = 256, m.mlp = MLP_GELU, m.norm = NORM_LAYERNORM;
+	m.tied_embeddings = 1, m.linear_bias = 1, m.pos_embedding = 256;
+	cr_assert_eq(curve_cpu_cluster(&fixture, 2, &c, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(layout_parse("dp=2,gbs=8,zero=1", &l, &set, &e), PPLAN_OK, "%s", e.msg);
+	layout_complete(&l, set, 2);
+	train_opts_default(&o, &m);
+	o.precision = PREC_FP32;
+	use_framework(&o, "pplan-exec", 2025);
+	o.curves = &fixture_curves;
+	cr_assert_eq(cost_predict(&m, &c, &l, &o, &p, &e), PPLAN_OK, "%s", e.msg);
+	near(p.optimizer_s, 32 * P / 2 / 4e9 + 4 * P / (rate * 1e9), 1e-6, "optimizer step");
 	profile_free(&fixture);
 }
 

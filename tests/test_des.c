@@ -190,6 +190,32 @@ Test(des, hand_worked_1f1b_p2_m4_with_p2p_dp_and_optimizer)
 	schedule_free(s);
 }
 
+/* The tied embedding's all-reduce runs on the first and the last stage
+ * only, after their gradient reduction: those two end dp_emb_s later,
+ * the middle ones not; 1F1B's first stage ends last, so the step is
+ * that much longer.  The exposed gather (dp_after_s) counts as exposed
+ * DP time on every stage. */
+Test(des, tied_embedding_on_the_end_stages)
+{
+	struct pipe_schedule *s = build(SCHED_1F1B, 4, 1, 8);
+	struct des_costs k = uniform(SCHED_1F1B);
+	struct des_result a, b;
+	run(s, &k, 0, &a);
+	k.dp_emb_s = 0.7;
+	k.dp_after_s = 0.2;
+	run(s, &k, 0, &b);
+	for (int i = 0; i < 4; i++) {
+		double emb = i == 0 || i == 3 ? 0.7 : 0.0;
+		cr_expect_float_eq(b.stage[i].end_s - a.stage[i].end_s, emb + 0.2, 1e-12, "stage %d", i);
+		cr_expect_float_eq(b.stage[i].dp_exposed_s - a.stage[i].dp_exposed_s, emb + 0.2, 1e-12,
+				   "stage %d", i);
+	}
+	cr_expect_float_eq(b.step_time_s - a.step_time_s, 0.9, 1e-12);
+	des_result_free(&a);
+	des_result_free(&b);
+	schedule_free(s);
+}
+
 /*
  * ZB-H1, p=2, m=2, F=B=W=1, free communication:
  *   stage 0: F0 0-1, F1 1-2, (wait) B0 3-4, W0 4-5, B1 5-6, W1 6-7
