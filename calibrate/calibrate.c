@@ -408,14 +408,16 @@ struct mix_ctx {
 	float *mean, *rstd, *dw, *db, *dbias;
 };
 
-static void mix_fn(struct cal_session *s, void *ctx)
+/* Calls of the mix timed apart (3 marks each, within the backends' mark
+ * pools). */
+#define MIX_SHARE_ITERS 1000
+
+static void mix_forward(struct cal_session *s, struct mix_ctx *c)
 {
 	const struct kern_ops *k = s->b->k;
 	kstream *ks = s->b->ks;
-	struct mix_ctx *c = ctx;
 	long N = c->N, C = c->L.C, F = c->L.F, H = c->L.heads, G = c->L.kv_heads, D = c->L.head_dim;
 	long up = c->L.gated ? 2 * F : F;
-	/* forward */
 	k->layernorm_fwd(ks, c->y, c->mean, c->rstd, c->x, c->w, c->b, N, C, 1e-5f);
 	k->bias_add(ks, c->qkv, c->bqkv, N, (H + 2 * G) * D);
 	k->qkv_split(ks, c->q, c->k, c->v, c->qkv, 1, N, H, G, D);
@@ -430,7 +432,14 @@ static void mix_fn(struct cal_session *s, void *ctx)
 		k->gelu_fwd(ks, c->g, c->h, N * F);
 	k->bias_add(ks, c->y, c->bc, N, C);
 	k->add(ks, c->x, c->x, c->y, N * C);
-	/* backward */
+}
+
+static void mix_backward(struct cal_session *s, struct mix_ctx *c)
+{
+	const struct kern_ops *k = s->b->k;
+	kstream *ks = s->b->ks;
+	long N = c->N, C = c->L.C, F = c->L.F, H = c->L.heads, G = c->L.kv_heads, D = c->L.head_dim;
+	long up = c->L.gated ? 2 * F : F;
 	k->bias_bwd(ks, c->dbias, c->y, N, C);
 	if (c->L.gated)
 		k->swiglu_bwd(ks, c->dh, c->h, c->g, N, F);
@@ -443,6 +452,42 @@ static void mix_fn(struct cal_session *s, void *ctx)
 	k->qkv_merge(ks, c->qkv, c->q, c->k, c->v, 1, N, H, G, D);
 	k->bias_bwd(ks, c->dbias, c->qkv, N, (H + 2 * G) * D);
 	k->layernorm_bwd(ks, c->x, c->dw, c->db, c->y, c->x, c->w, c->mean, c->rstd, N, C);
+}
+
+/* The layer's kernels, forward then backward: the timed point. */
+static void mix_fn(struct cal_session *s, void *ctx)
+{
+	mix_forward(s, ctx);
+	mix_backward(s, ctx);
+}
+
+/* The forward kernels' share of the mix's time: the two halves timed
+ * apart in one loop (a mark between them), so that both see the same
+ * machine; the slowest rank's sums. */
+static double mix_share(struct cal_session *s, struct mix_ctx *c, long iters)
+{
+	struct backend *b = s->b;
+	double fwd = 0, all = 0;
+	if (iters > MIX_SHARE_ITERS)
+		iters = MIX_SHARE_ITERS;
+	MPI_Barrier(s->world);
+	b->ops->marks_reset(b);
+	for (long i = 0; i < iters; i++) {
+		b->ops->mark(b);
+		mix_forward(s, c);
+		b->ops->mark(b);
+		mix_backward(s, c);
+		b->ops->mark(b);
+	}
+	b->ops->sync(b, NULL);
+	for (long i = 0; i < iters; i++) {
+		double t0 = b->ops->mark_seconds(b, (int)(3 * i)), t1 = b->ops->mark_seconds(b, (int)(3 * i + 1));
+		fwd += t1 - t0;
+		all += b->ops->mark_seconds(b, (int)(3 * i + 2)) - t0;
+	}
+	fwd = cal_max(s, fwd);
+	all = cal_max(s, all);
+	return all > 0 ? fwd / all : 0;
 }
 
 static void mix_free(struct cal_session *s, struct mix_ctx *c)
@@ -562,6 +607,12 @@ enum pplan_status cal_elementwise(struct cal_session *s, enum cal_elem kind,
 				  : kind == CAL_ELEM_ADAM   ? time_point(s, adam_fn, &dc, &p->iters)
 							    : time_point(s, mix_fn, &mc, &p->iters);
 			p->gbps = p->bytes / p->time_s / 1e9;
+			p->fwd_share = 0;
+			if (kind == CAL_ELEM_LAYER) {
+				/* the model splits the point's time between a layer's
+				 * forward and backward by this, not by their bytes */
+				p->fwd_share = fmin(fmax(mix_share(s, &mc, p->iters), 0.05), 0.95);
+			}
 		}
 		mix_free(s, &mc);
 		s->b->ops->free(s->b, ac.a), s->b->ops->free(s->b, ac.b), s->b->ops->free(s->b, ac.out);

@@ -46,6 +46,7 @@ enum cal_elem { CAL_ELEM_STREAM = 0, CAL_ELEM_LAYER, CAL_ELEM_ADAM, CAL_ELEM_COU
 struct cal_bw_point {
 	double bytes, time_s, gbps;
 	long iters;
+	double fwd_share;        /* layer kernels: the forward's share of time_s */
 };
 
 struct cal_attn_point {

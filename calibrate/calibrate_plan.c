@@ -379,7 +379,8 @@ static enum pplan_status add_curves(struct profile *pr, const struct cal_plan *p
 	for (int k = 0; k < CAL_ELEM_COUNT; k++)
 		for (int i = 0; i < p->n_bw[k]; i++)
 			(*bw[k])[(*n_bw[k])++] =
-				(struct profile_elementwise){ p->bw[k][i].bytes, p->bw[k][i].gbps };
+				(struct profile_elementwise){ p->bw[k][i].bytes, p->bw[k][i].gbps,
+							      p->bw[k][i].fwd_share };
 	for (int i = 0; i < p->n_attn; i++) {
 		const struct cal_attn_point *q = &p->attn[i];
 		pr->attention[pr->n_attention++] = (struct profile_attention){

@@ -502,8 +502,18 @@ static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_co
 		bytes += MOE_PERMUTE_BYTES * x->es * T * m->top_k * h;
 	if (curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes) >= 0) {
 		/* measured (--profile): these kernels' own rate, their
-		 * launches included */
-		double sc = x->run.curve_scale;
+		 * launches included; where calibrate timed the forward's
+		 * kernels alone, the layer's time (forward and backward
+		 * bytes together, as the point was measured) split by that
+		 * share, else by the bytes */
+		double sc = x->run.curve_scale, all = (1.0 + ELEM_BWD_FACTOR) * bytes;
+		double share = curve_set_layer_fwd_share(x->o->curves, all);
+		if (share > 0) {
+			double t = sc * curve_set_bw(x->o->curves, CURVE_BW_LAYER, all);
+			lc->elem_f = share * t;
+			lc->elem_b = (1.0 - share) * t + grad_copy_time(x, moe);
+			return;
+		}
 		lc->elem_f = sc * curve_set_bw(x->o->curves, CURVE_BW_LAYER, bytes);
 		lc->elem_b = sc * curve_set_bw(x->o->curves, CURVE_BW_LAYER, ELEM_BWD_FACTOR * bytes) +
 			     grad_copy_time(x, moe);

@@ -48,8 +48,8 @@ void curve_set_from_profile(struct curve_set *cs, const struct profile *p)
 						p->n_optimizer_elementwise };
 		for (int k = 0; k < CURVE_BW_COUNT; k++)
 			for (int i = 0; i < n[k] && cs->n_bw[k] < CURVE_MAX_BW; i++)
-				cs->bw[k][cs->n_bw[k]++] = (struct curve_bw_pt){ src[k][i].bytes,
-										 src[k][i].gbps };
+				cs->bw[k][cs->n_bw[k]++] = (struct curve_bw_pt){
+					src[k][i].bytes, src[k][i].gbps, src[k][i].fwd_share };
 	}
 	for (int i = 0; i < p->n_attention && cs->n_attn < CURVE_MAX_ATTN; i++) {
 		const struct profile_attention *a = &p->attention[i];
@@ -105,6 +105,26 @@ double curve_set_gemm(const struct curve_set *cs, enum precision p, double batch
 		return -1;
 	/* a batch of GEMMs fills the device as one GEMM of batch x m rows */
 	return curve_gemm_time(cs->gemm, cs->n_gemm, &cs->tiles, batch * m, n, k);
+}
+
+double curve_set_layer_fwd_share(const struct curve_set *cs, double bytes)
+{
+	const struct curve_bw_pt *p = cs ? cs->bw[CURVE_BW_LAYER] : NULL;
+	int n = cs ? cs->n_bw[CURVE_BW_LAYER] : 0, i;
+	double f;
+	for (i = 0; i < n; i++)
+		if (!(p[i].fwd_share > 0))
+			return -1; /* all or none */
+	if (n == 0)
+		return -1;
+	if (bytes <= p[0].bytes)
+		return p[0].fwd_share;
+	if (bytes >= p[n - 1].bytes)
+		return p[n - 1].fwd_share;
+	for (i = 1; i < n - 1 && p[i].bytes < bytes; i++)
+		;
+	f = (log(bytes) - log(p[i - 1].bytes)) / (log(p[i].bytes) - log(p[i - 1].bytes));
+	return p[i - 1].fwd_share + f * (p[i].fwd_share - p[i - 1].fwd_share);
 }
 
 double curve_set_bw(const struct curve_set *cs, enum curve_bw kind, double bytes)

@@ -36,6 +36,7 @@ struct curve_gemm_pt {
 
 struct curve_bw_pt {
 	double bytes, gbps;
+	double fwd_share;   /* the layer curve: the forward's share (0: not measured) */
 };
 
 struct curve_coll_pt {
@@ -119,6 +120,11 @@ int curve_set_empty(const struct curve_set *cs);
 /* The measured GEMM of fewest FLOPs (NULL: none). */
 const struct curve_gemm_pt *curve_set_gemm_smallest(const struct curve_set *cs,
 						    enum precision prec);
+
+/* The forward kernels' share of a layer's element-wise time at `bytes`
+ * of the layer curve (forward and backward together), interpolated as
+ * the rates are; negative where the profile did not measure it. */
+double curve_set_layer_fwd_share(const struct curve_set *cs, double bytes);
 
 /* Negative where cs has nothing for the question. */
 double curve_set_gemm(const struct curve_set *cs, enum precision prec, double batch, double m,

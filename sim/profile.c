@@ -103,6 +103,7 @@ static const struct bounds B_BYTES = { 1, 1e15, 0, "bytes" };
 static const struct bounds B_SECONDS = { 1e-9, 1e5, 0, "s" };
 static const struct bounds B_LOAD = { 0, 1e6, 0, "(load average)" };
 static const struct bounds B_MHZ = { 1, 1e5, 0, "MHz" };
+static const struct bounds B_SHARE = { 0.01, 0.99, 0, "(a share of the time)" };
 
 /* A number within b; NAN when null and not required. */
 static enum pplan_status bounded(const cJSON *o, const char *key, double *out,
@@ -310,8 +311,11 @@ static enum pplan_status read_bw_curve(const cJSON *root, const char *key,
 		if (!cJSON_IsObject(it))
 			return perr_set(e, PPLAN_EINPUT, "%s must be an object", where);
 		if ((st = bounded(it, "bytes", &w->bytes, 1, &B_BYTES, where, e)) ||
-		    (st = bounded(it, "gbps", &w->gbps, 1, &B_GBPS, where, e)))
+		    (st = bounded(it, "gbps", &w->gbps, 1, &B_GBPS, where, e)) ||
+		    (st = bounded(it, "forward_share", &w->fwd_share, 0, &B_SHARE, where, e)))
 			return st;
+		if (!(w->fwd_share > 0))
+			w->fwd_share = 0; /* not measured */
 		if (i > 0 && !(w->bytes > (*out)[i - 1].bytes))
 			return perr_set(e, PPLAN_EINPUT, "%s: points must be sorted by bytes", where);
 		*count = ++i;
@@ -606,6 +610,8 @@ static void write_bw_curve(cJSON *root, const char *key, const struct profile_el
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "bytes", w[i].bytes);
 		cJSON_AddNumberToObject(o, "gbps", w[i].gbps);
+		if (w[i].fwd_share > 0)
+			cJSON_AddNumberToObject(o, "forward_share", w[i].fwd_share);
 		cJSON_AddItemToArray(a, o);
 	}
 }

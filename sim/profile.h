@@ -38,6 +38,8 @@ struct profile_gemm {
 
 struct profile_elementwise {
 	double bytes, gbps;
+	double fwd_share;   /* layer_elementwise: the forward kernels' share of the
+			     * point's time (0: not measured) */
 };
 
 struct profile_attention {

@@ -53,7 +53,7 @@ Test(curves, gemm_tiles)
 
 Test(curves, stream)
 {
-	struct curve_bw_pt p[2] = { { 1e3, 1 }, { 1e6, 10 } };
+	struct curve_bw_pt p[2] = { { 1e3, 1, 0 }, { 1e6, 10, 0 } };
 	near(curve_stream_time(p, 2, 1e3), 1e-6, 1e-12, "first point");
 	near(curve_stream_time(p, 2, 10), 1e-6, 1e-12, "below: the launch floor");
 	/* 10^4.5 B is half way in log bytes: 5.5 GB/s */
@@ -194,6 +194,64 @@ Test(curve_set, the_executors_adam_step, .init = load_fixture)
 	o.curves = &fixture_curves;
 	cr_assert_eq(cost_predict(&m, &c, &l, &o, &p, &e), PPLAN_OK, "%s", e.msg);
 	near(p.optimizer_s, 32 * P / 2 / 4e9 + 4 * P / (rate * 1e9), 1e-6, "optimizer step");
+	profile_free(&fixture);
+}
+
+/* The layer kernels' forward share, interpolated in log bytes as the
+ * rates are and held at the ends; a curve without it answers -1. */
+Test(curve_set, layer_forward_share)
+{
+	struct curve_set cs;
+	memset(&cs, 0, sizeof cs);
+	cs.n_bw[CURVE_BW_LAYER] = 2;
+	cs.bw[CURVE_BW_LAYER][0] = (struct curve_bw_pt){ 1e3, 1, 0.4 };
+	cs.bw[CURVE_BW_LAYER][1] = (struct curve_bw_pt){ 1e7, 10, 0.6 };
+	near(curve_set_layer_fwd_share(&cs, 1e2), 0.4, 1e-12, "below");
+	near(curve_set_layer_fwd_share(&cs, 1e5), 0.5, 1e-12, "half way in log bytes");
+	near(curve_set_layer_fwd_share(&cs, 1e9), 0.6, 1e-12, "beyond");
+	cs.bw[CURVE_BW_LAYER][1].fwd_share = 0;
+	cr_expect_lt(curve_set_layer_fwd_share(&cs, 1e5), 0, "one point without it: none");
+	cs.n_bw[CURVE_BW_LAYER] = 0;
+	cr_expect_lt(curve_set_layer_fwd_share(&cs, 1e5), 0, "no layer curve");
+}
+
+/* With a measured share the layer's element-wise time moves between the
+ * forward and the backward, linearly in the share, and their sum stays:
+ * the fixture's layer curve (0.5 GB/s, one point) with shares 0.3, 0.6
+ * and 0.9 on the small GPT. */
+Test(curve_set, layer_time_split_by_the_share, .init = load_fixture)
+{
+	struct cluster c;
+	struct model_spec m;
+	struct layout l;
+	struct train_opts o;
+	struct prediction p[3];
+	struct curve_set cs = fixture_curves;
+	struct perr e = { { 0 } };
+	unsigned set = 0;
+	const double share[3] = { 0.3, 0.6, 0.9 };
+	memset(&m, 0, sizeof m);
+	strcpy(m.name, "gpt-small by hand");
+	m.layers = 8, m.hidden = 256, m.ffn = 1024, m.heads = 8, m.kv_heads = 8, m.head_dim = 32;
+	m.vocab = 4096, m.seq = 256, m.mlp = MLP_GELU, m.norm = NORM_LAYERNORM;
+	m.tied_embeddings = 1, m.linear_bias = 1, m.pos_embedding = 256;
+	cr_assert_eq(curve_cpu_cluster(&fixture, 1, &c, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(layout_parse("gbs=4", &l, &set, &e), PPLAN_OK, "%s", e.msg);
+	layout_complete(&l, set, 1);
+	train_opts_default(&o, &m);
+	o.precision = PREC_FP32;
+	use_framework(&o, "pplan-exec", 2025);
+	o.curves = &cs;
+	for (int k = 0; k < 3; k++) {
+		for (int i = 0; i < cs.n_bw[CURVE_BW_LAYER]; i++)
+			cs.bw[CURVE_BW_LAYER][i].fwd_share = share[k];
+		cr_assert_eq(cost_predict(&m, &c, &l, &o, &p[k], &e), PPLAN_OK, "%s", e.msg);
+	}
+	cr_expect_gt(p[1].chunk.fwd_s, p[0].chunk.fwd_s);
+	near(p[1].chunk.fwd_s + p[1].chunk.bwd_s, p[0].chunk.fwd_s + p[0].chunk.bwd_s, 1e-9,
+	     "forward + backward");
+	near(p[2].chunk.fwd_s - p[0].chunk.fwd_s, 2 * (p[1].chunk.fwd_s - p[0].chunk.fwd_s), 1e-9,
+	     "linear in the share");
 	profile_free(&fixture);
 }
 
