@@ -159,6 +159,45 @@ Test(curve_set, gemm_and_bandwidth_hooks, .init = load_fixture)
 	profile_free(&fixture);
 }
 
+/* The small GPT of tests/fixtures/exec/gpt-small.json, written out, run by
+ * the executor (fp32) on `ranks` CPU ranks of the fixture profile with
+ * `layout`, priced from the curves cs. */
+struct small_job {
+	struct cluster c;
+	struct model_spec m;
+	struct layout l;
+	struct train_opts o;
+};
+
+static void small_job(struct small_job *j, int ranks, const char *layout,
+		      const struct curve_set *cs)
+{
+	struct perr e = { { 0 } };
+	unsigned set = 0;
+	struct model_spec *m = &j->m;
+	memset(j, 0, sizeof *j);
+	strcpy(m->name, "gpt-small by hand");
+	m->layers = 8, m->hidden = 256, m->ffn = 1024, m->heads = 8, m->kv_heads = 8;
+	m->head_dim = 32, m->vocab = 4096, m->seq = 256, m->mlp = MLP_GELU;
+	m->norm = NORM_LAYERNORM, m->tied_embeddings = 1, m->linear_bias = 1;
+	m->pos_embedding = 256;
+	cr_assert_eq(curve_cpu_cluster(&fixture, ranks, &j->c, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(layout_parse(layout, &j->l, &set, &e), PPLAN_OK, "%s", e.msg);
+	layout_complete(&j->l, set, ranks);
+	train_opts_default(&j->o, m);
+	j->o.precision = PREC_FP32;
+	use_framework(&j->o, "pplan-exec", 2025);
+	j->o.curves = cs;
+}
+
+static struct prediction small_predict(const struct small_job *j)
+{
+	struct prediction p;
+	struct perr e = { { 0 } };
+	cr_assert_eq(cost_predict(&j->m, &j->c, &j->l, &j->o, &p, &e), PPLAN_OK, "%s", e.msg);
+	return p;
+}
+
 /* The executor's optimizer step from the fixture's curves, by hand.  The
  * small GPT of tests/fixtures/exec/gpt-small.json holds P = 8 x (12 x
  * 256^2 + 13 x 256) + 4096 x 256 (tied table) + 256 x 256 (positions) +
@@ -171,28 +210,12 @@ Test(curve_set, gemm_and_bandwidth_hooks, .init = load_fixture)
  * bytes).  No per-step overhead: the executor's step is its ops. */
 Test(curve_set, the_executors_adam_step, .init = load_fixture)
 {
-	struct cluster c;
-	struct model_spec m;
-	struct layout l;
-	struct train_opts o;
+	struct small_job j;
 	struct prediction p;
-	struct perr e = { { 0 } };
-	unsigned set = 0;
 	double P = 8.0 * (12 * 256 * 256 + 13 * 256) + 4096 * 256 + 256 * 256 + 2 * 256;
 	double rate = 1 + 9 * (log10(4 * P) - 3) / 5;
-	memset(&m, 0, sizeof m);
-	strcpy(m.name, "gpt-small by hand");
-	m.layers = 8, m.hidden = 256, m.ffn = 1024, m.heads = 8, m.kv_heads = 8, m.head_dim = 32;
-	m.vocab = 4096, m.seq = 256, m.mlp = MLP_GELU, m.norm = NORM_LAYERNORM;
-	m.tied_embeddings = 1, m.linear_bias = 1, m.pos_embedding = 256;
-	cr_assert_eq(curve_cpu_cluster(&fixture, 2, &c, &e), PPLAN_OK, "%s", e.msg);
-	cr_assert_eq(layout_parse("dp=2,gbs=8,zero=1", &l, &set, &e), PPLAN_OK, "%s", e.msg);
-	layout_complete(&l, set, 2);
-	train_opts_default(&o, &m);
-	o.precision = PREC_FP32;
-	use_framework(&o, "pplan-exec", 2025);
-	o.curves = &fixture_curves;
-	cr_assert_eq(cost_predict(&m, &c, &l, &o, &p, &e), PPLAN_OK, "%s", e.msg);
+	small_job(&j, 2, "dp=2,gbs=8,zero=1", &fixture_curves);
+	p = small_predict(&j);
 	near(p.optimizer_s, 32 * P / 2 / 4e9 + 4 * P / (rate * 1e9), 1e-6, "optimizer step");
 	profile_free(&fixture);
 }
@@ -221,31 +244,15 @@ Test(curve_set, layer_forward_share)
  * and 0.9 on the small GPT. */
 Test(curve_set, layer_time_split_by_the_share, .init = load_fixture)
 {
-	struct cluster c;
-	struct model_spec m;
-	struct layout l;
-	struct train_opts o;
+	struct small_job j;
 	struct prediction p[3];
 	struct curve_set cs = fixture_curves;
-	struct perr e = { { 0 } };
-	unsigned set = 0;
 	const double share[3] = { 0.3, 0.6, 0.9 };
-	memset(&m, 0, sizeof m);
-	strcpy(m.name, "gpt-small by hand");
-	m.layers = 8, m.hidden = 256, m.ffn = 1024, m.heads = 8, m.kv_heads = 8, m.head_dim = 32;
-	m.vocab = 4096, m.seq = 256, m.mlp = MLP_GELU, m.norm = NORM_LAYERNORM;
-	m.tied_embeddings = 1, m.linear_bias = 1, m.pos_embedding = 256;
-	cr_assert_eq(curve_cpu_cluster(&fixture, 1, &c, &e), PPLAN_OK, "%s", e.msg);
-	cr_assert_eq(layout_parse("gbs=4", &l, &set, &e), PPLAN_OK, "%s", e.msg);
-	layout_complete(&l, set, 1);
-	train_opts_default(&o, &m);
-	o.precision = PREC_FP32;
-	use_framework(&o, "pplan-exec", 2025);
-	o.curves = &cs;
+	small_job(&j, 1, "gbs=4", &cs);
 	for (int k = 0; k < 3; k++) {
 		for (int i = 0; i < cs.n_bw[CURVE_BW_LAYER]; i++)
 			cs.bw[CURVE_BW_LAYER][i].fwd_share = share[k];
-		cr_assert_eq(cost_predict(&m, &c, &l, &o, &p[k], &e), PPLAN_OK, "%s", e.msg);
+		p[k] = small_predict(&j);
 	}
 	cr_expect_gt(p[1].chunk.fwd_s, p[0].chunk.fwd_s);
 	near(p[1].chunk.fwd_s + p[1].chunk.bwd_s, p[0].chunk.fwd_s + p[0].chunk.bwd_s, 1e-9,
