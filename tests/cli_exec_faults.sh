@@ -164,11 +164,18 @@ done
 # after its backward.  That wait is the ranks' imbalance, not the
 # transfer the model prices: it is measured as idle, and the TP, CP or
 # DP communication keeps the transfers (exec/steps.c).  Rank 1 sleeps
-# 400 ms a step: rank 0's wait would double the mean communication time.
-for spec in "tp=2 tp_comm 90008" "cp=2 cp_comm 90009" "dp=2 dp_comm_exposed 90010"; do
+# at the start of each step: rank 0's wait would double the mean
+# communication time.
+# Under TP and CP rank 0 waits at the step's first collective, the whole
+# delay; with DP only at the last bucket, by which time other processes
+# on the cores (a parallel ctest) may have slowed its own compute while
+# rank 1 slept: 0.08 s of idle a step was seen so with 400 ms, against
+# 0.4 s on a quiet machine.  So rank 1 sleeps 1500 ms there, more than
+# a step's compute.  The spec's fourth field is the sleep.
+for spec in "tp=2 tp_comm 90008 400" "cp=2 cp_comm 90009 400" "dp=2 dp_comm_exposed 90010 1500"; do
 	set -- $spec
 	timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout "$1" --backend cpu --steps 3 \
-		--warmup 1 --seed "$3" --fault 1:1:slow:400 >"$tmp/out" 2>&1
+		--warmup 1 --seed "$3" --fault "1:1:slow:$4" >"$tmp/out" 2>&1
 	rc=$?
 	comm=$(awk -v k="$2" '$1 == k { print $4 }' "$tmp/out")
 	idle=$(awk '$1 == "idle" { print $4 }' "$tmp/out")
