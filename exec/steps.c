@@ -123,22 +123,25 @@ static int class_runs(struct exec *x, const struct local_step *ls, int cls, doub
 	return n;
 }
 
+/* `wait` seconds of cls waited for a peer: they move to idle (no more
+ * than cls holds). */
+static void move_wait(struct local_step *ls, int cls, double wait)
+{
+	if (wait > ls->classes[cls])
+		wait = ls->classes[cls];
+	if (wait > 0 && cls != OC_IDLE) {
+		ls->classes[cls] -= wait;
+		ls->classes[OC_IDLE] += wait;
+	}
+}
+
 /* Each exchange's part before `ready` (when its peers had arrived or
- * posted) waits for a peer: it moves from cls to idle. */
+ * posted) waits for a peer. */
 static void move_waits(struct local_step *ls, int cls, int n, const double *start,
 		       const double *len, const double *ready)
 {
-	for (int k = 0; k < n; k++) {
-		double wait = ready[k] - start[k];
-		if (wait > len[k])
-			wait = len[k];
-		if (wait > ls->classes[cls])
-			wait = ls->classes[cls];
-		if (wait > 0) {
-			ls->classes[cls] -= wait;
-			ls->classes[OC_IDLE] += wait;
-		}
-	}
+	for (int k = 0; k < n; k++)
+		move_wait(ls, cls, fmin(ready[k] - start[k], len[k]));
 }
 
 /* The same count `n` on every member of comm (or -1 here), agreed. */
@@ -267,13 +270,7 @@ static enum pplan_status split_sync_waits(struct exec *x, struct local_step *ls,
 			const struct exec_sync *y = &t->sync[idx[k]];
 			double in = b->ops->mark_seconds(b, y->leave) -
 				    b->ops->mark_seconds(b, y->arrive);
-			double wait = fmin(last[k] - mine[k], in);
-			if (wait > ls->classes[y->cls])
-				wait = ls->classes[y->cls];
-			if (wait > 0 && y->cls != OC_IDLE) {
-				ls->classes[y->cls] -= wait;
-				ls->classes[OC_IDLE] += wait;
-			}
+			move_wait(ls, y->cls, fmin(last[k] - mine[k], in));
 		}
 	}
 	free(mine);
