@@ -114,6 +114,9 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 			fprintf(f, ", %d shared (ffn %ld)", m->shared_experts, model_shared_ffn(m));
 		if (model_moe_layers(m) < m->layers)
 			fprintf(f, ", %d of %d layers MoE", model_moe_layers(m), m->layers);
+		if (m->route_groups > 1)
+			fprintf(f, ", a token's experts in %d of %d groups", m->route_topk_groups,
+				m->route_groups);
 		fputc('\n', f);
 	}
 	if (model_is_hybrid(m)) {

@@ -595,22 +595,48 @@ static int members_per_domain(const struct cluster *c, int size, long stride)
 	return k < size ? (int)k : size;
 }
 
+/* The domains (of D, each holding a contiguous block of the experts) that
+ * a token's k experts reach.  Drawn evenly: D (1 - (1 - 1/D)^k).  Under
+ * group-limited routing (G groups of consecutive experts, a token's k in
+ * g of them, g <= k) where each domain holds p = G/D whole groups, the
+ * token reaches the domains of its g groups, drawn from the G without
+ * replacement: a domain is missed with probability C(G - p, g) / C(G, g)
+ * = prod_{i<g} (G - p - i)/(G - i) (DeepSeek-V3 on 8 nodes: G 8, g 4,
+ * p 1: 4 nodes against 5.25 unlimited).  Where a group spans several
+ * domains the k experts fall evenly on the g D/G domains of its groups. */
+static double ep_domains_reached(const struct model_spec *m, double D)
+{
+	double k = m->top_k, G = m->route_groups, g = m->route_topk_groups;
+	if (G > 1 && g >= 1 && g < G && g <= k) {
+		double p = G / D;
+		if (p >= 1 && p == floor(p)) {
+			double miss = 1.0;
+			for (int i = 0; i < (int)g; i++)
+				miss *= fmax(0.0, (G - p - i) / (G - i));
+			return D * (1.0 - miss);
+		}
+		if (p < 1 && D / G == floor(D / G))
+			D = g * D / G;
+	}
+	return D * (1.0 - pow(1.0 - 1.0 / D, k));
+}
+
 /* The share of a rank's k token copies (`bytes`) that crosses the
  * network.  The all-to-all sends each copy to its expert's rank: the
  * (n - local)/(n - 1) of them whose rank is in another domain.  The flex
  * dispatcher (DeepEP, HybridEP) sends a token once to each remote domain
- * that hosts one of its k experts and fans it out there over NVLink: with
- * D = n/local domains and experts drawn evenly, a token reaches
- * D (1 - (1 - 1/D)^k) domains, (D - 1)/D of them remote, so the share of
- * the k copies is that over k (D 8, k 8: 4.59 of 8, 0.57 against the
- * all-to-all's 0.90). */
+ * that hosts one of its k experts and fans it out there over NVLink: of
+ * the D = n/local domains a token reaches R (ep_domains_reached),
+ * (D - 1)/D of them remote, so the share of the k copies is that over k
+ * (D 8, k 8: 4.59 of 8, 0.57 against the all-to-all's 0.90; DeepSeek-V3's
+ * group limit 3.5 of 8, 0.44). */
 static double ep_remote_share(const struct cost_ctx *x, int n, int local)
 {
 	double k = x->m->top_k, D;
 	if (!x->o->b.moe_flex || local < 1 || k < 1)
 		return (double)(n - local) / (n - 1);
 	D = (double)n / local;
-	return D * (1.0 - pow(1.0 - 1.0 / D, k)) * (D - 1.0) / D / k;
+	return ep_domains_reached(x->m, D) * (D - 1.0) / D / k;
 }
 
 /* One all-to-all of `bytes` per rank over the EP group.  Inside a domain

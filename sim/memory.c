@@ -124,6 +124,13 @@ void memory_rank_params(const struct model_spec *m, const struct layout *l,
 	out->has_lm_head |= mirror.has_lm_head;
 }
 
+/* The attention output's width per token (elements, before the split
+ * over tp): the output projection's input, heads x the value width. */
+static double attn_out_width(const struct model_spec *m)
+{
+	return (double)m->heads * (model_is_mla(m) ? (double)m->v_head_dim : (double)m->head_dim);
+}
+
 /* Per token, the attention's kept tensors (bytes): Q, K, V after
  * rotary, and the attention output; MLA keeps its Q and KV latents too
  * (replicated over tp: the down projections are not split). */
@@ -146,7 +153,10 @@ static void attn_acts(const struct model_spec *m, const struct layout *l, double
 }
 
 /* The MLP's kept intermediates per token (bytes, before the split over
- * tp) and the widths whose input the fp8 recipe keeps in one byte. */
+ * tp) and the widths whose input the fp8 recipe keeps in one byte: the
+ * MLP-down's, and in an MoE layer the experts' fc1 too (the k permuted
+ * copies are its input; Transformer Engine's grouped linear keeps them
+ * quantized, as it keeps a dense layer's GEMM inputs). */
 static void mlp_acts(const struct model_spec *m, int moe, double *bytes, double *fp8_saved)
 {
 	double per_f = mlp_is_gated(m->mlp) ? 6.0 : 4.0;
@@ -162,7 +172,7 @@ static void mlp_acts(const struct model_spec *m, int moe, double *bytes, double 
 		double k = m->top_k, fe = (double)model_expert_ffn(m);
 		double fs = (double)m->shared_experts * model_shared_ffn(m);
 		*bytes = per_f * (k * fe + fs) + 2.0 * k * m->hidden + 4.0 * m->num_experts;
-		*fp8_saved = k * fe + fs;
+		*fp8_saved = k * fe + fs + k * m->hidden;
 	}
 }
 
@@ -228,7 +238,7 @@ static double module_savings(const struct model_spec *m, int moe, int fp8, unsig
 
 	mlp_acts(m, moe, &mlp, &fp8_saved);
 	if (fp8)
-		mlp -= fp8_saved; /* the MLP-down inputs in one byte */
+		mlp -= fp8_saved; /* the MLP-down (and expert fc1) inputs in one byte */
 	if (mods & RM_LAYERNORM)
 		*replicated -= 2.0 * in * h;
 	if ((mods & RM_MLA_UP) && model_is_mla(m)) {
@@ -267,15 +277,13 @@ static void offload_bytes(const struct model_spec *m, const struct layout *l, in
 		*rep += in * h;
 	attn_acts(m, l, &qkv, &latents);
 	if (off & OM_CORE_ATTN)
-		*split += qkv - 2.0 * m->heads * (model_is_mla(m) ? (double)m->v_head_dim
-								 : (double)m->head_dim);
+		*split += qkv - 2.0 * attn_out_width(m);
 	if (off & OM_ATTN_PROJ)
-		*split += in / 2.0 * 2.0 * m->heads *
-			  (model_is_mla(m) ? (double)m->v_head_dim : (double)m->head_dim);
+		*split += in * attn_out_width(m);
 	if (!moe || (rm & RM_MOE))
 		return;
 	if (off & OM_EXPERT_FC1)
-		*split += 2.0 * m->top_k * h;
+		*split += in * m->top_k * h;
 	if (off & OM_MOE_ACT)
 		*split += (mlp_is_gated(m->mlp) ? 4.0 : 2.0) * m->top_k * (double)model_expert_ffn(m);
 }
@@ -313,7 +321,7 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 		/* Transformer Engine keeps the inputs of the four GEMMs in fp8
 		 * for the backward pass: one byte instead of two. */
 		replicated -= 2.0 * h;          /* QKV and MLP-up inputs */
-		sharded -= h + fp8_saved;       /* projection and MLP-down inputs */
+		sharded -= attn_out_width(m) + fp8_saved; /* projection, MLP-down, expert fc1 inputs */
 	}
 	if (model_is_hybrid(m)) {
 		/* each block keeps its norm's input and its own input (half the
@@ -325,7 +333,7 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 		replicated = ((m->no_dropout ? 8.0 : 10.0) * h - 2.0 * h * fp8) *
 				     (mx.attn + mx.mamba + mx.gdn + mx.ffn) / 2.0 +
 			     mx.attn * latents;
-		sharded = mx.attn * (qkv - h * fp8) + mx.ffn * (mlp - fp8_saved * fp8) +
+		sharded = mx.attn * (qkv - attn_out_width(m) * fp8) + mx.ffn * (mlp - fp8_saved * fp8) +
 			  hybrid_mixer_acts(m, &mx);
 	}
 	if (mods & ~RM_CORE_ATTN)

@@ -63,6 +63,10 @@ struct model_spec {
 	int moe_every;      /* every moe_every-th layer is MoE (decoder_sparse_step); 0, 1: all */
 	int moe_bias;       /* experts and router carry biases (GPT-OSS) */
 	int shared_gate;    /* a sigmoid gate (h weights) on the shared expert (Qwen2-MoE) */
+	/* Group-limited routing (DeepSeek-V2/V3's n_group, topk_group): the
+	 * routed experts in route_groups equal groups of consecutive experts,
+	 * a token's top_k drawn from route_topk_groups of them; 0 = none. */
+	int route_groups, route_topk_groups;
 	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 = none.
 	 * Q is h x q_lora_rank x a(qk_nope + qk_rope) (or h x a(...) without
 	 * q_lora_rank), K and V come from a kv_lora_rank latent plus one

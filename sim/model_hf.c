@@ -10,8 +10,9 @@
  *   MLP width  intermediate_size, n_inner, ffn_dim (OPT), ffn_hidden_size;
  *              4h where the family leaves it out (GPT-2, BLOOM, Falcon)
  *   MoE        num_local_experts (Mixtral, GPT-OSS), n_routed_experts and
- *              n_shared_experts, first_k_dense_replace, moe_layer_freq
- *              (DeepSeek), num_experts, shared_expert_intermediate_size and
+ *              n_shared_experts, first_k_dense_replace, moe_layer_freq,
+ *              n_group and topk_group (DeepSeek; the last two its
+ *              group-limited routing), num_experts, shared_expert_intermediate_size and
  *              decoder_sparse_step (Qwen-MoE); experts per token
  *              num_experts_per_tok or experts_per_token; the expert width
  *              moe_intermediate_size where it differs from the dense one
@@ -277,6 +278,25 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 	return PPLAN_OK;
 }
 
+/* DeepSeek's group-limited routing: n_group groups of experts, a token's
+ * experts within topk_group of them (1 group, or all of them: no limit). */
+static enum pplan_status read_route_groups(const cJSON *c, struct model_spec *m, const char *path,
+					   struct perr *e)
+{
+	long groups = 0, top = 0;
+	TRY(json_optional(json_get_long_in(c, "n_group", 1, MAX_COUNT, &groups, path, e)));
+	TRY(json_optional(json_get_long_in(c, "topk_group", 1, MAX_COUNT, &top, path, e)));
+	if (groups <= 1 || top == 0 || top >= groups)
+		return PPLAN_OK;
+	if (m->num_experts % groups != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: n_group %ld does not divide the %d routed experts", path, groups,
+				m->num_experts);
+	m->route_groups = (int)groups;
+	m->route_topk_groups = (int)top;
+	return PPLAN_OK;
+}
+
 static enum pplan_status read_moe(const cJSON *c, const char *type, struct model_spec *m,
 				  struct keynames *k, const char *path, struct perr *e)
 {
@@ -310,6 +330,7 @@ static enum pplan_status read_moe(const cJSON *c, const char *type, struct model
 			m->shared_experts = 1;
 		m->shared_ffn = shared_ffn / m->shared_experts;
 	}
+	TRY(read_route_groups(c, m, path, e));
 	v = 0;
 	TRY(json_optional(json_get_long_in(c, "first_k_dense_replace", 0, MAX_COUNT, &v, path, e)));
 	m->dense_layers = (int)v;

@@ -97,7 +97,7 @@ static const char *const pplan_allowed[] = {
 	"alibi", "sliding_window", "window_layers", NULL};
 static const char *const moe_allowed[] = {
 	"num_experts", "top_k", "ffn_hidden_size", "shared_experts", "shared_ffn_hidden_size",
-	"dense_layers", "layer_freq", NULL};
+	"dense_layers", "layer_freq", "route_groups", "route_topk_groups", NULL};
 static const char *const mla_allowed[] = {"q_lora_rank", "kv_lora_rank", "qk_rope_head_dim",
 					  "qk_nope_head_dim", "v_head_dim", NULL};
 
@@ -155,6 +155,29 @@ static enum pplan_status opt_object(const cJSON *root, const char *key,
 	return only_known_keys(o, allowed, where, e);
 }
 
+/* route_groups and route_topk_groups, both or neither: g of G groups,
+ * G dividing the experts, g below G (g = G is no limit). */
+static enum pplan_status load_route_groups(const cJSON *moe, const char *where,
+					   struct model_spec *m, struct perr *e)
+{
+	long groups = 0, top = 0;
+	TRY(json_optional(json_get_long_in(moe, "route_groups", 1, MAX_COUNT, &groups, where, e)));
+	TRY(json_optional(json_get_long_in(moe, "route_topk_groups", 1, MAX_COUNT, &top, where, e)));
+	if ((groups == 0) != (top == 0))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: route_groups and route_topk_groups go together (group-limited routing)",
+				where);
+	if (groups == 0 || top == groups)
+		return PPLAN_OK;
+	if (top > groups || m->num_experts % groups != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: route_topk_groups %ld of route_groups %ld: the groups must divide the %d experts and the token's groups be at most all of them",
+				where, top, groups, m->num_experts);
+	m->route_groups = (int)groups;
+	m->route_topk_groups = (int)top;
+	return PPLAN_OK;
+}
+
 /* moe: {num_experts, top_k} and, for fine-grained and shared-expert
  * MoE, the expert width, the shared experts and the leading dense layers. */
 static enum pplan_status load_pplan_moe(const cJSON *moe, const char *where,
@@ -177,7 +200,7 @@ static enum pplan_status load_pplan_moe(const cJSON *moe, const char *where,
 	v = 0;
 	TRY(json_optional(json_get_long_in(moe, "layer_freq", 1, MAX_COUNT, &v, where, e)));
 	m->moe_every = (int)v;
-	return PPLAN_OK;
+	return load_route_groups(moe, where, m, e);
 }
 
 /* mla: DeepSeek's multi-head latent attention (q_lora_rank optional). */

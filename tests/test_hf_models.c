@@ -202,9 +202,16 @@ Test(hf, deepseek_fields)
 	cr_expect_eq(m.kv_heads, 128);
 	cr_expect_eq(m.seq, 4096);     /* rope_scaling's original length */
 	cr_expect_eq(m.tied_embeddings, 0);
+	/* group-limited routing: 4 of 8 groups (V2: 3 of 8); V2-Lite's
+	 * one group is no limit */
+	cr_expect_eq(m.route_groups, 8);
+	cr_expect_eq(m.route_topk_groups, 4);
+	m = load("DeepSeek-V2.json");
+	cr_expect_eq(m.route_topk_groups, 3);
 	m = load("DeepSeek-V2-Lite.json");
 	cr_expect_eq(m.q_lora_rank, 0);
 	cr_expect_eq(m.shared_experts, 2);
+	cr_expect_eq(m.route_groups, 0);
 }
 
 Test(hf, qwen_fields)
@@ -436,6 +443,9 @@ Test(hf, positions_match_the_zoo)
 		cr_expect_str_eq(f.rope_scaling, z->rope_scaling, "%s: scaling", pairs[i][0]);
 		cr_expect_eq(f.rope_factor, z->rope_factor, "%s: factor %g, zoo %g", pairs[i][0],
 			     f.rope_factor, z->rope_factor);
+		cr_expect_eq(f.route_groups, z->route_groups, "%s: routing groups", pairs[i][0]);
+		cr_expect_eq(f.route_topk_groups, z->route_topk_groups, "%s: a token's groups",
+			     pairs[i][0]);
 	}
 }
 

@@ -680,6 +680,44 @@ Test(activations, recompute_modules)
 		   "dense layer, mlp");
 }
 
+/* The same MoE layer in fp8: Transformer Engine keeps every GEMM's input
+ * quantized for the backward, one byte an element.  Per token:
+ *   norms 4h, QKV and MLP inputs 2h + 2h less a byte each: 8h - 2h = 12,288
+ *   Q, K, V 2 (32 + 8) 128 = 10,240 and the projection's input (32 x 128
+ *   wide, not h) 4,096: 14,336
+ *   the experts' gate and up outputs 4 x 8 x 768 = 24,576, the product
+ *   (fc2's input) 8 x 768 = 6,144, the 8 permuted copies (fc1's input)
+ *   8 x 2048 = 16,384, router probabilities 512: 47,616
+ *   in all 74,240; moe_act drops the product's 6,144: 68,096; moe the
+ *   MoE MLP's 47,616: 26,624.  expert_fc1 offloads the copies' 16,384. */
+Test(activations, fp8_keeps_the_experts_inputs_in_one_byte)
+{
+	const struct model_spec *m = zoo("qwen3-30b-a3b");
+	struct train_opts o;
+	struct layout l;
+	double s = 4096;
+	static const struct { unsigned mods; double per_token; } cases[] = {
+		{ RM_CORE_ATTN, 74240 }, { RM_MOE_ACT, 68096 }, { RM_MOE, 26624 },
+	};
+	train_opts_default(&o, m);
+	o.seq = 4096;
+	o.precision = PREC_FP8;
+	layout_default(&l);
+	l.recompute = RECOMPUTE_SELECTIVE;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char what[64];
+		l.recompute_modules = cases[i].mods;
+		snprintf(what, sizeof what, "fp8, modules %#x", cases[i].mods);
+		expect_rel(memory_layer_activations(m, &l, &o, 1), cases[i].per_token * s, 1e-12,
+			   what);
+	}
+	l.recompute_modules = RM_CORE_ATTN;
+	l.offload_modules = OM_EXPERT_FC1;
+	expect_rel(memory_layer_offloaded(m, &l, &o, 1), 16384 * s, 1e-12, "fp8 expert_fc1");
+	expect_rel(memory_layer_activations(m, &l, &o, 1), (74240 - 16384) * s, 1e-12,
+		   "fp8 expert_fc1 left");
+}
+
 /* --offload-modules on the same MoE layer (selective, core_attn), per
  * token: expert_fc1 moves the 8 permuted input copies 2 x 8 x 2048 =
  * 32,768 B (104,960 -> 72,192), moe_act the gate and up outputs

@@ -725,6 +725,8 @@ ParameterizedTestParameters(bad, files)
 		{"models/bad-huge.json", "vocab_size"},
 		{"models/bad-long-name.json", "name must be at most 63"},
 		{"models/bad-dense-layers.json", "moe.dense_layers (27) leaves no MoE layer"},
+		{"models/bad-route-groups.json", "route_groups and route_topk_groups go together"},
+		{"models/bad-route-divide.json", "the groups must divide the 64 experts"},
 		{"models/bad-mla-kv.json", "must equal num_attention_heads"},
 		{"models/bad-mla-key.json", "mla: rope_dim is not a pplan.model/1 key"},
 		{"models/does-not-exist.json", "cannot open"},

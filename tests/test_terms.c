@@ -175,6 +175,35 @@ Test(terms, ep_flex_dispatcher_sends_once_per_node)
 	expect_rel(predict(&s).time.ep_comm, 0.30064771072, 1e-9, "flex in the node");
 }
 
+/* Group-limited routing under the flex dispatcher, the same two nodes.
+ * The 8 experts in 2 groups of 4 (one a node), a token's 2 experts in 1
+ * group: it reaches 1 node, half the time the other: 0.5 of its 2 copies
+ * cross, 0.25 of them (161.06 ms against 241.59 unlimited).  In 4 groups
+ * of 2 (2 a node) with 2 of them: the node that holds neither group is
+ * missed with probability C(2,2)/C(4,2) = (2/4)(1/3) = 1/6, so 2 x 5/6 =
+ * 5/3 nodes are reached, more than the 1.5 of two even draws (the two
+ * experts are in different groups): 5/12 of the copies, 268.44 ms.  The
+ * all-to-all sends each copy to its rank whatever the groups. */
+Test(terms, ep_flex_follows_group_limited_routing)
+{
+	struct setup s;
+	const double S = 67108864.0, NET = 25e9;
+	setup(&s, "mixtral-8x7b", 16, NULL, "tp=1,dp=16,ep=16,mbs=1,gbs=32,zero=1");
+	s.c.net = (struct link){ LINK_NET, 25.0, 0.0, 1.0 };
+	s.m.route_groups = 2;
+	s.m.route_topk_groups = 1;
+	expect_rel(predict(&s).time.ep_comm, 0.3435973837, 1e-9, "all-to-all, groups");
+	s.o.b.moe_flex = 1;
+	expect_rel(predict(&s).time.ep_comm, 2 * 32 * 4 * (S * 0.25 * 15 / 16 / NET), 1e-9,
+		   "1 of 2 groups");
+	expect_rel(predict(&s).time.ep_comm, 0.1610612736, 1e-9, "161.06 ms");
+	s.m.route_groups = 4;
+	s.m.route_topk_groups = 2;
+	expect_rel(predict(&s).time.ep_comm, 2 * 32 * 4 * (S * 5.0 / 12 * 15 / 16 / NET), 1e-9,
+		   "2 of 4 groups");
+	expect_rel(predict(&s).time.ep_comm, 0.268435456, 1e-9, "268.44 ms");
+}
+
 /* Megatron-Core's 1F1B A2A overlap (sim/MODEL.md 5.1): in the steady
  * state, 1 - pp/m of the microbatches, a layer's four all-to-alls run
  * under the other microbatch's GEMMs and attention, which on the hand-set
