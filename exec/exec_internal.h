@@ -282,6 +282,7 @@ struct exec {
 	MPI_Win board_win;       /* the host's heartbeat board */
 	struct beat *board;      /* [local_size] */
 	double gone_checked;     /* when the watchdog last looked for a gone rank */
+	double last_poll_s;      /* when this rank last polled a wait (0: never) */
 	int *node_world_rank;    /* [local_size] */
 	char host[64];
 	char backend_note[256];

@@ -312,6 +312,11 @@ enum pplan_status exec_step(struct exec *x, struct perr *e)
 		if (st == PPLAN_OK)
 			st = exec_interrupted(x, e);
 	}
+	/* the step's end: what a hang report names from here on */
+	if (st == PPLAN_OK) {
+		x->doing_op = n;
+		exec_heartbeat(x, NULL);
+	}
 	/* sends still in flight must land before their buffers are reused */
 	for (int i = 0; i < x->nsends && st == PPLAN_OK; i++)
 		if (x->sends[i].req.active)

@@ -42,7 +42,11 @@ double exec_now(void)
 
 static void describe_op(const struct exec *x, long op, char *buf, size_t len)
 {
-	if (op < 0 || op >= x->sched.count) {
+	if (op == x->sched.count) {
+		snprintf(buf, len, "the step's end (gradient reduction, optimizer, closing exchanges)");
+		return;
+	}
+	if (op < 0 || op > x->sched.count) {
 		snprintf(buf, len, "outside the pipeline ops");
 		return;
 	}
@@ -71,7 +75,7 @@ static int gone_rank(const struct exec *x)
 static void say_gone(const struct exec *x, int j, char *buf, size_t len)
 {
 	const struct beat *bt = &x->board[j];
-	char op[96];
+	char op[128];
 	describe_op(x, bt->op, op, sizeof op);
 	snprintf(buf, len, "; rank %d (pid %d) %s in step %ld at %s", x->node_world_rank[j],
 		 bt->pid, bt->state == 2 ? "crashed" : "died (its process is gone)", bt->step + 1,
@@ -104,7 +108,7 @@ static void say_stopped(const struct exec *x, double now, char *buf, size_t len)
 	for (int pass = 0; first >= 0 && pass < 2; pass++)
 		for (int j = 0; j < x->local_size; j++) {
 			const struct beat *bt = &x->board[j];
-			char op[96];
+			char op[128];
 			int n;
 			if ((pass == 0) != (j == first) || j == x->local_rank || bt->state == 1 ||
 			    now - bt->t < x->opt.timeout_s / 2)
@@ -129,10 +133,14 @@ static enum pplan_status check(void *ctx, const char *what, double waited,
 			       struct perr *e)
 {
 	struct exec *x = ctx;
-	char here[96], others[640] = "";
+	char here[128], others[640] = "";
 	double now = exec_now();
+	/* this rank's own pause inside this wait: it did not run (SIGSTOP,
+	 * a suspended job, or not scheduled) */
+	double paused = x->last_poll_s > 0 ? now - x->last_poll_s : 0;
 	int gone;
 
+	x->last_poll_s = now;
 	if (got_signal)
 		return exec_interrupted(x, e);
 	if (x->board) { /* what this rank waits for, for the others' messages */
@@ -149,6 +157,10 @@ static enum pplan_status check(void *ctx, const char *what, double waited,
 			return perr_set(e, PPLAN_ESYSTEM, "%s; rank %d (%s) was waiting for %s in step %ld at %s",
 					others + 2, x->rank, x->host, what, x->step + 1, here);
 		}
+		if (paused >= x->opt.timeout_s / 2 && paused <= waited + 1.0)
+			return perr_set(e, PPLAN_ESYSTEM,
+					"rank %d (%s) itself did not run for %.0f s (stopped, as by SIGSTOP or a suspended job, or not scheduled) while it waited for %s in step %ld at %s",
+					x->rank, x->host, paused, what, x->step + 1, here);
 		say_stopped(x, now, others, sizeof others);
 		return perr_set(e, PPLAN_ESYSTEM,
 				"rank %d (%s) waited %.0f s for %s in step %ld at %s%s",
@@ -164,7 +176,7 @@ enum pplan_status exec_interrupted(struct exec *x, struct perr *e)
 	if (!got_signal)
 		return PPLAN_OK;
 	{
-		char here[96], why[160] = "";
+		char here[128], why[160] = "";
 		int gone = gone_rank(x); /* the launcher's SIGTERM after a rank died */
 		describe_op(x, x->doing_op, here, sizeof here);
 		if (gone >= 0)
@@ -213,8 +225,12 @@ static void on_crash(int sig)
 	if (crash_x) {
 		n = put(buf, n, sizeof buf, " in step ");
 		n = put_long(buf, n, sizeof buf, crash_x->step + 1);
-		n = put(buf, n, sizeof buf, " at op ");
-		n = put_long(buf, n, sizeof buf, crash_x->doing_op + 1);
+		if (crash_x->doing_op < crash_x->sched.count) {
+			n = put(buf, n, sizeof buf, " at op ");
+			n = put_long(buf, n, sizeof buf, crash_x->doing_op + 1);
+		} else {
+			n = put(buf, n, sizeof buf, " after its pipeline ops");
+		}
 		if (crash_x->board)
 			crash_x->board[crash_x->local_rank].state = 2;
 	}

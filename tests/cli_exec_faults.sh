@@ -89,6 +89,15 @@ PPLAN_EXEC_FAULT=2:2:hang timeout 120 "$MPIEXEC" -n 4 "$B" exec --model "$M" \
 	--report "$tmp/r.json" --timeout 5 >"$tmp/out" 2>&1
 rc=$?
 expect "one of four stages hangs" $rc "rank 2 stopped first.*waits for the" 90006
+# Two replicas, the second hangs: the first ends its ops and waits for
+# the last gradient bucket, which a report names as the step's end, not
+# the step's last op.
+PPLAN_EXEC_FAULT=1:2:hang timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
+	--layout dp=2 --backend cpu --steps 4 --warmup 1 --seed 90011 \
+	--report "$tmp/r.json" --timeout 5 >"$tmp/out" 2>&1
+rc=$?
+expect "a replica hangs" $rc \
+	"rank 0 .* in step 2 at the step's end \(gradient reduction, optimizer, closing exchanges\); rank 1 stopped first" 90011
 
 # SIGINT to the launcher mid-run (to mpiexec itself: a timeout wrapper in
 # a script would not pass SIGINT on), within the timeout.
