@@ -650,27 +650,40 @@ Test(memory, monotone_in_recompute_and_zero)
  *   inputs 4h: 96,768; moe_act drops the activations' outputs
  *   2 x 8 x 768 = 12,288: 92,672; moe drops the MoE MLP's 70,144: 34,816;
  *   layernorm + moe 26,624. */
+struct module_set { unsigned mods; double per_token; };
+
+/* Qwen3-30B-A3B's MoE layer at s = 4096 in precision prec, selective
+ * recomputation of each module set: its activations per token as
+ * given.  *o and *l are the setting, for further checks. */
+static void expect_module_sets(enum precision prec, const struct module_set *sets, size_t n,
+			       struct train_opts *o, struct layout *l)
+{
+	const struct model_spec *m = zoo("qwen3-30b-a3b");
+	train_opts_default(o, m);
+	o->seq = 4096;
+	o->precision = prec;
+	layout_default(l);
+	l->recompute = RECOMPUTE_SELECTIVE;
+	for (size_t i = 0; i < n; i++) {
+		char what[64];
+		l->recompute_modules = sets[i].mods;
+		snprintf(what, sizeof what, "%s, modules %#x", precision_name(prec), sets[i].mods);
+		expect_rel(memory_layer_activations(m, l, o, 1), sets[i].per_token * 4096, 1e-12,
+			   what);
+	}
+}
+
 Test(activations, recompute_modules)
 {
 	const struct model_spec *m = zoo("qwen3-30b-a3b");
 	struct train_opts o;
 	struct layout l;
 	double s = 4096;
-	static const struct { unsigned mods; double per_token; } cases[] = {
+	static const struct module_set sets[] = {
 		{ 0, 104960 }, { RM_CORE_ATTN, 104960 }, { RM_LAYERNORM, 96768 },
 		{ RM_MOE_ACT, 92672 }, { RM_MOE, 34816 }, { RM_LAYERNORM | RM_MOE, 26624 },
 	};
-	train_opts_default(&o, m);
-	o.seq = 4096;
-	layout_default(&l);
-	l.recompute = RECOMPUTE_SELECTIVE;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char what[64];
-		l.recompute_modules = cases[i].mods;
-		snprintf(what, sizeof what, "modules %#x", cases[i].mods);
-		expect_rel(memory_layer_activations(m, &l, &o, 1), cases[i].per_token * s, 1e-12,
-			   what);
-	}
+	expect_module_sets(PREC_BF16, sets, sizeof sets / sizeof sets[0], &o, &l);
 	/* A dense layer: mlp drops its 6f; moe_act touches only experts. */
 	l.recompute_modules = RM_MOE_ACT;
 	expect_rel(memory_layer_activations(m, &l, &o, 0),
@@ -696,21 +709,10 @@ Test(activations, fp8_keeps_the_experts_inputs_in_one_byte)
 	struct train_opts o;
 	struct layout l;
 	double s = 4096;
-	static const struct { unsigned mods; double per_token; } cases[] = {
+	static const struct module_set sets[] = {
 		{ RM_CORE_ATTN, 74240 }, { RM_MOE_ACT, 68096 }, { RM_MOE, 26624 },
 	};
-	train_opts_default(&o, m);
-	o.seq = 4096;
-	o.precision = PREC_FP8;
-	layout_default(&l);
-	l.recompute = RECOMPUTE_SELECTIVE;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char what[64];
-		l.recompute_modules = cases[i].mods;
-		snprintf(what, sizeof what, "fp8, modules %#x", cases[i].mods);
-		expect_rel(memory_layer_activations(m, &l, &o, 1), cases[i].per_token * s, 1e-12,
-			   what);
-	}
+	expect_module_sets(PREC_FP8, sets, sizeof sets / sizeof sets[0], &o, &l);
 	l.recompute_modules = RM_CORE_ATTN;
 	l.offload_modules = OM_EXPERT_FC1;
 	expect_rel(memory_layer_offloaded(m, &l, &o, 1), 16384 * s, 1e-12, "fp8 expert_fc1");
