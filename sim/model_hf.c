@@ -279,13 +279,14 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 }
 
 /* DeepSeek's group-limited routing: n_group groups of experts, a token's
- * experts within topk_group of them (1 group, or all of them: no limit). */
+ * experts within topk_group of them (0 or 1 group, or all of them: no
+ * limit). */
 static enum pplan_status read_route_groups(const cJSON *c, struct model_spec *m, const char *path,
 					   struct perr *e)
 {
 	long groups = 0, top = 0;
-	TRY(json_optional(json_get_long_in(c, "n_group", 1, MAX_COUNT, &groups, path, e)));
-	TRY(json_optional(json_get_long_in(c, "topk_group", 1, MAX_COUNT, &top, path, e)));
+	TRY(json_optional(json_get_long_in(c, "n_group", 0, MAX_COUNT, &groups, path, e)));
+	TRY(json_optional(json_get_long_in(c, "topk_group", 0, MAX_COUNT, &top, path, e)));
 	if (groups <= 1 || top == 0 || top >= groups)
 		return PPLAN_OK;
 	if (m->num_experts % groups != 0)

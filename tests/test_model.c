@@ -695,6 +695,7 @@ ParameterizedTestParameters(bad, files)
 		{"hf/bad-topk.json", "num_experts_per_tok (9)"},
 		{"hf/bad-missing-topk.json", "num_experts_per_tok is missing"},
 		{"hf/bad-mlp-only-layers.json", "mlp_only_layers"},
+		{"hf/bad-n-group.json", "n_group 7 does not divide the 256"},
 		{"models/bad-truncated.json", "malformed JSON"},
 		{"models/bad-malformed.json", "malformed JSON"},
 		{"models/bad-empty.json", "empty file"},
