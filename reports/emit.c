@@ -363,6 +363,9 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 		int moe = model_moe_layers(m);
 		fprintf(f, "%s--num-experts %d --moe-router-topk %d\n", pre,
 			m->num_experts, m->top_k);
+		if (m->route_groups > 1) /* group-limited routing (DeepSeek) */
+			fprintf(f, "%s--moe-router-num-groups %d --moe-router-group-topk %d\n", pre,
+				m->route_groups, m->route_topk_groups);
 		/* what pplan prices: the tokens go to their experts' ranks in
 		 * all-to-alls (or the flex dispatcher's DeepEP, once per
 		 * remote node; or gathered on every rank), and each rank's

@@ -404,6 +404,9 @@ static void bridge_provider(FILE *f, const struct model_spec *m)
 		m->no_dropout ? "0.0" : "0.1", m->no_dropout ? "0.0" : "0.1");
 	if (m->num_experts > 1) {
 		fprintf(f, "    num_moe_experts=%d,\n    moe_router_topk=%d,\n", m->num_experts, m->top_k);
+		if (m->route_groups > 1)
+			fprintf(f, "    moe_router_num_groups=%d,\n    moe_router_group_topk=%d,\n",
+				m->route_groups, m->route_topk_groups);
 		if (m->moe_ffn > 0)
 			fprintf(f, "    moe_ffn_hidden_size=%ld,\n", m->moe_ffn);
 		if (m->shared_experts > 0)

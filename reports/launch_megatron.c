@@ -122,6 +122,8 @@ static enum pplan_status megatron_model_flag(struct reader *r, struct megatron *
 	L("--v-head-dim", m->v_head_dim, 1);
 	I("--num-experts", m->num_experts, 1);
 	I("--moe-router-topk", m->top_k, 1);
+	I("--moe-router-num-groups", m->route_groups, 1);
+	I("--moe-router-group-topk", m->route_topk_groups, 1);
 	L("--moe-ffn-hidden-size", m->moe_ffn, 1);
 	L("--moe-shared-expert-intermediate-size", g->shared_width, 1);
 	B("--group-query-attention", g->gqa);
@@ -370,6 +372,9 @@ static void megatron_model_defaults(struct megatron *g, long seq)
 	m->no_dropout = g->hidden_dropout == 0 && g->attn_dropout == 0;
 	if (m->num_experts > 0 && !m->top_k)
 		m->top_k = 2;
+	/* one group, or a token's groups all of them: no limit */
+	if (m->route_groups <= 1 || m->route_topk_groups >= m->route_groups)
+		m->route_groups = m->route_topk_groups = 0;
 	if (m->num_experts > 0 && g->shared_width > 0) {
 		m->shared_experts = 1;
 		m->shared_ffn = g->shared_width;

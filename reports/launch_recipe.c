@@ -297,6 +297,8 @@ static enum pplan_status provider_flag(struct reader *r, const char *kw, const c
 		{ "rotary_base", "--rotary-base" }, { "rotary_percent", "--rotary-percent" },
 		{ "hidden_dropout", "--hidden-dropout" }, { "attention_dropout", "--attention-dropout" },
 		{ "num_moe_experts", "--num-experts" }, { "moe_router_topk", "--moe-router-topk" },
+		{ "moe_router_num_groups", "--moe-router-num-groups" },
+		{ "moe_router_group_topk", "--moe-router-group-topk" },
 		{ "moe_ffn_hidden_size", "--moe-ffn-hidden-size" },
 		{ "moe_shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size" },
 		{ "num_query_groups", "--group-query-attention --num-query-groups" },

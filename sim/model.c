@@ -560,6 +560,12 @@ enum pplan_status model_check_keys(const struct model_spec *m,
 					where, k->top_k, m->top_k, k->experts,
 					m->num_experts);
 	}
+	if ((m->route_groups != 0 || m->route_topk_groups != 0) &&
+	    (m->num_experts == 0 || m->route_groups < 2 || m->route_topk_groups < 1 ||
+	     m->route_topk_groups >= m->route_groups || m->num_experts % m->route_groups != 0))
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: group-limited routing to %d of %d expert groups: the groups must be two or more, divide the %d experts, and a token's be fewer than all of them",
+				where, m->route_topk_groups, m->route_groups, m->num_experts);
 	if (check_hybrid(m, where, e) != PPLAN_OK)
 		return PPLAN_EINPUT;
 	return check_moe_mla(m, where, k, e);

@@ -78,6 +78,9 @@ Test(launch_read, every_zoo_model_reads_back_from_its_megatron_arguments)
 		cr_expect_eq(r->qkv_bias, m->qkv_bias, "%s qkv bias", m->name);
 		cr_expect_eq(r->num_experts, m->num_experts, "%s experts", m->name);
 		cr_expect_eq(r->top_k, m->top_k, "%s top k", m->name);
+		cr_expect_eq(r->route_groups, m->route_groups, "%s routing groups", m->name);
+		cr_expect_eq(r->route_topk_groups, m->route_topk_groups, "%s a token's groups",
+			     m->name);
 		cr_expect_eq(model_moe_layers(r), model_moe_layers(m), "%s MoE layers", m->name);
 		cr_expect_eq(model_is_mla(r), model_is_mla(m), "%s MLA", m->name);
 		cr_expect_eq(r->kv_lora_rank, m->kv_lora_rank, "%s kv lora rank", m->name);
@@ -302,6 +305,30 @@ Test(launch_read, shell_quoting)
 	cr_expect_neq(launch_read_text(EMIT_MEGATRON, "--num-layers \"32", "args", NULL, &lj, &e),
 		      PPLAN_OK);
 	cr_expect(strstr(e.msg, "quote is not closed"), "%s", e.msg);
+}
+
+/* Group-limited routing: read, one group taken as no limit, and groups
+ * that do not divide the experts refused as Megatron-Core refuses them. */
+Test(launch_read, megatron_group_limited_routing)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	const char *base = "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+			   "--vocab-size 32000 --seq-length 4096 --bf16 --num-experts 64 "
+			   "--moe-router-topk 8 ";
+	char args[512];
+	snprintf(args, sizeof args, "%s--moe-router-num-groups 8 --moe-router-group-topk 4", base);
+	cr_assert(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e) == PPLAN_OK, "%s",
+		  e.msg);
+	cr_expect_eq(lj.model.route_groups, 8);
+	cr_expect_eq(lj.model.route_topk_groups, 4);
+	snprintf(args, sizeof args, "%s--moe-router-num-groups 1 --moe-router-group-topk 1", base);
+	cr_assert(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e) == PPLAN_OK, "%s",
+		  e.msg);
+	cr_expect_eq(lj.model.route_groups, 0, "one group: no limit");
+	snprintf(args, sizeof args, "%s--moe-router-num-groups 6 --moe-router-group-topk 2", base);
+	cr_expect_eq(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "divide the 64 experts"), "%s", e.msg);
 }
 
 /* pretrain_mamba.py's arguments: a hybrid pattern with Megatron-LM's
