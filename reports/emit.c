@@ -366,6 +366,13 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 		if (m->route_groups > 1) /* group-limited routing (DeepSeek) */
 			fprintf(f, "%s--moe-router-num-groups %d --moe-router-group-topk %d\n", pre,
 				m->route_groups, m->route_topk_groups);
+		if (m->router_sigmoid)
+			fprintf(f, "%s--moe-router-score-function sigmoid%s\n", pre,
+				m->router_expert_bias ? " --moe-router-enable-expert-bias" : "");
+		if (m->router_pre_softmax)
+			fprintf(f, "%s--moe-router-pre-softmax\n", pre);
+		if (m->router_scale > 0)
+			fprintf(f, "%s--moe-router-topk-scaling-factor %g\n", pre, m->router_scale);
 		/* what pplan prices: the tokens go to their experts' ranks in
 		 * all-to-alls (or the flex dispatcher's DeepEP, once per
 		 * remote node; or gathered on every rank), and each rank's

@@ -407,6 +407,14 @@ static void bridge_provider(FILE *f, const struct model_spec *m)
 		if (m->route_groups > 1)
 			fprintf(f, "    moe_router_num_groups=%d,\n    moe_router_group_topk=%d,\n",
 				m->route_groups, m->route_topk_groups);
+		if (m->router_sigmoid)
+			fprintf(f, "    moe_router_score_function=\"sigmoid\",\n"
+				   "    moe_router_enable_expert_bias=%s,\n",
+				py_bool(m->router_expert_bias));
+		if (m->router_pre_softmax)
+			fprintf(f, "    moe_router_pre_softmax=True,\n");
+		if (m->router_scale > 0)
+			fprintf(f, "    moe_router_topk_scaling_factor=%g,\n", m->router_scale);
 		if (m->moe_ffn > 0)
 			fprintf(f, "    moe_ffn_hidden_size=%ld,\n", m->moe_ffn);
 		if (m->shared_experts > 0)

@@ -124,6 +124,15 @@ static enum pplan_status megatron_model_flag(struct reader *r, struct megatron *
 	I("--moe-router-topk", m->top_k, 1);
 	I("--moe-router-num-groups", m->route_groups, 1);
 	I("--moe-router-group-topk", m->route_topk_groups, 1);
+	B("--moe-router-enable-expert-bias", m->router_expert_bias);
+	B("--moe-router-pre-softmax", m->router_pre_softmax);
+	D("--moe-router-topk-scaling-factor", m->router_scale);
+	if (!strcmp(n, "--moe-router-score-function")) {
+		if (!f->value || (strcmp(f->value, "softmax") && strcmp(f->value, "sigmoid")))
+			return lr_bad_value(r, n, f->value, f->var, "softmax or sigmoid");
+		m->router_sigmoid = !strcmp(f->value, "sigmoid");
+		return PPLAN_OK;
+	}
 	L("--moe-ffn-hidden-size", m->moe_ffn, 1);
 	L("--moe-shared-expert-intermediate-size", g->shared_width, 1);
 	B("--group-query-attention", g->gqa);

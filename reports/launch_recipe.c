@@ -299,6 +299,8 @@ static enum pplan_status provider_flag(struct reader *r, const char *kw, const c
 		{ "num_moe_experts", "--num-experts" }, { "moe_router_topk", "--moe-router-topk" },
 		{ "moe_router_num_groups", "--moe-router-num-groups" },
 		{ "moe_router_group_topk", "--moe-router-group-topk" },
+		{ "moe_router_score_function", "--moe-router-score-function" },
+		{ "moe_router_topk_scaling_factor", "--moe-router-topk-scaling-factor" },
 		{ "moe_ffn_hidden_size", "--moe-ffn-hidden-size" },
 		{ "moe_shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size" },
 		{ "num_query_groups", "--group-query-attention --num-query-groups" },
@@ -308,6 +310,8 @@ static enum pplan_status provider_flag(struct reader *r, const char *kw, const c
 		{ "share_embeddings_and_output_weights", "False", "--untie-embeddings-and-output-weights" },
 		{ "add_bias_linear", "False", "--disable-bias-linear" },
 		{ "add_qkv_bias", "True", "--add-qkv-bias" }, { "qk_layernorm", "True", "--qk-layernorm" },
+		{ "moe_router_enable_expert_bias", "True", "--moe-router-enable-expert-bias" },
+		{ "moe_router_pre_softmax", "True", "--moe-router-pre-softmax" },
 	};
 	size_t n = strlen(args);
 	char val[96];

@@ -67,6 +67,14 @@ struct model_spec {
 	 * routed experts in route_groups equal groups of consecutive experts,
 	 * a token's top_k drawn from route_topk_groups of them; 0 = none. */
 	int route_groups, route_topk_groups;
+	/* The router's scores as Megatron-Core's flags name them (none
+	 * changes a cost; the emitted configs say them): sigmoid scores
+	 * (DeepSeek-V3, Nemotron-H; else softmax), an expert bias for
+	 * aux-loss-free balancing, softmax over every expert before the top-k
+	 * (the top-k weights not renormalised: DeepSeek-V2, Qwen2-MoE), and
+	 * the top-k weights' scale (0: none). */
+	int router_sigmoid, router_expert_bias, router_pre_softmax;
+	double router_scale;
 	/* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 = none.
 	 * Q is h x q_lora_rank x a(qk_nope + qk_rope) (or h x a(...) without
 	 * q_lora_rank), K and V come from a kv_lora_rank latent plus one

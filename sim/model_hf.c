@@ -298,6 +298,30 @@ static enum pplan_status read_route_groups(const cJSON *c, struct model_spec *m,
 	return PPLAN_OK;
 }
 
+/* The router: scoring_func (DeepSeek; Nemotron-H's is sigmoid with a
+ * score-correction bias, unnamed), topk_method noaux_tc (the expert
+ * bias), norm_topk_prob false with softmax (scores over every expert,
+ * not renormalised), routed_scaling_factor. */
+static enum pplan_status read_router(const cJSON *c, const char *type, struct model_spec *m,
+				     const char *path, struct perr *e)
+{
+	const char *s = NULL;
+	int norm = 1;
+	double scale = 0;
+	if (strcmp(type, "nemotron_h") == 0)
+		m->router_sigmoid = m->router_expert_bias = 1;
+	if (json_get_string(c, "scoring_func", &s, path, NULL) == PPLAN_OK && s)
+		m->router_sigmoid = strcmp(s, "sigmoid") == 0;
+	s = NULL;
+	if (json_get_string(c, "topk_method", &s, path, NULL) == PPLAN_OK && s)
+		m->router_expert_bias = strcmp(s, "noaux_tc") == 0;
+	TRY(json_optional(json_get_bool(c, "norm_topk_prob", &norm, path, e)));
+	m->router_pre_softmax = !m->router_sigmoid && !norm;
+	TRY(json_optional(json_get_number_in(c, "routed_scaling_factor", 0, 1e6, "", &scale, path, e)));
+	m->router_scale = scale != 1.0 ? scale : 0;
+	return PPLAN_OK;
+}
+
 static enum pplan_status read_moe(const cJSON *c, const char *type, struct model_spec *m,
 				  struct keynames *k, const char *path, struct perr *e)
 {
@@ -332,6 +356,7 @@ static enum pplan_status read_moe(const cJSON *c, const char *type, struct model
 		m->shared_ffn = shared_ffn / m->shared_experts;
 	}
 	TRY(read_route_groups(c, m, path, e));
+	TRY(read_router(c, type, m, path, e));
 	v = 0;
 	TRY(json_optional(json_get_long_in(c, "first_k_dense_replace", 0, MAX_COUNT, &v, path, e)));
 	m->dense_layers = (int)v;

@@ -206,8 +206,17 @@ Test(hf, deepseek_fields)
 	 * one group is no limit */
 	cr_expect_eq(m.route_groups, 8);
 	cr_expect_eq(m.route_topk_groups, 4);
+	/* V3's router: sigmoid scores, the aux-loss-free expert bias
+	 * (noaux_tc), the top-k weights renormalised and scaled by 2.5; V2's
+	 * a softmax over every expert, not renormalised, scaled by 16 */
+	cr_expect(m.router_sigmoid && m.router_expert_bias && !m.router_pre_softmax);
+	cr_expect_eq(m.router_scale, 2.5);
 	m = load("DeepSeek-V2.json");
 	cr_expect_eq(m.route_topk_groups, 3);
+	cr_expect(!m.router_sigmoid && !m.router_expert_bias && m.router_pre_softmax);
+	cr_expect_eq(m.router_scale, 16.0);
+	m = load("NVIDIA-Nemotron-3-Nano-30B-A3B.json");
+	cr_expect(m.router_sigmoid && m.router_expert_bias, "Nemotron-H: sigmoid, corrected");
 	m = load("DeepSeek-V2-Lite.json");
 	cr_expect_eq(m.q_lora_rank, 0);
 	cr_expect_eq(m.shared_experts, 2);
@@ -446,6 +455,12 @@ Test(hf, positions_match_the_zoo)
 		cr_expect_eq(f.route_groups, z->route_groups, "%s: routing groups", pairs[i][0]);
 		cr_expect_eq(f.route_topk_groups, z->route_topk_groups, "%s: a token's groups",
 			     pairs[i][0]);
+		cr_expect_eq(f.router_sigmoid, z->router_sigmoid, "%s: sigmoid router", pairs[i][0]);
+		cr_expect_eq(f.router_expert_bias, z->router_expert_bias, "%s: expert bias",
+			     pairs[i][0]);
+		cr_expect_eq(f.router_pre_softmax, z->router_pre_softmax, "%s: pre-softmax",
+			     pairs[i][0]);
+		cr_expect_eq(f.router_scale, z->router_scale, "%s: top-k scale", pairs[i][0]);
 	}
 }
 

@@ -81,6 +81,10 @@ Test(launch_read, every_zoo_model_reads_back_from_its_megatron_arguments)
 		cr_expect_eq(r->route_groups, m->route_groups, "%s routing groups", m->name);
 		cr_expect_eq(r->route_topk_groups, m->route_topk_groups, "%s a token's groups",
 			     m->name);
+		cr_expect_eq(r->router_sigmoid, m->router_sigmoid, "%s sigmoid router", m->name);
+		cr_expect_eq(r->router_expert_bias, m->router_expert_bias, "%s expert bias", m->name);
+		cr_expect_eq(r->router_pre_softmax, m->router_pre_softmax, "%s pre-softmax", m->name);
+		cr_expect_eq(r->router_scale, m->router_scale, "%s top-k scale", m->name);
 		cr_expect_eq(model_moe_layers(r), model_moe_layers(m), "%s MoE layers", m->name);
 		cr_expect_eq(model_is_mla(r), model_is_mla(m), "%s MLA", m->name);
 		cr_expect_eq(r->kv_lora_rank, m->kv_lora_rank, "%s kv lora rank", m->name);
