@@ -372,6 +372,128 @@ static int stages_split(const struct state *s, struct layout *l)
 	return layout_split_megatron(l, L) != SPLIT_NONE;
 }
 
+/* ---- the stage cut of one shape ------------------------------------------- */
+
+#define SPLIT_SHIFT 3     /* edge stages up to 3 x vp layers lighter than the middle */
+#define SPLIT_GAIN 0.01   /* a cut other than the framework's default must save 1 % */
+#define MAX_SPLITS 64
+
+static void clear_split(struct layout *l)
+{
+	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
+}
+
+/* The cuts of l's pp x vp chunks that the framework can run besides its
+ * default: the embedding, the loss or both counted as layers of the split
+ * (Megatron's --account-for-embedding/loss-in-pipeline-split, torchtitan's
+ * first/last-stage weights), and, in Megatron, first and last stages of
+ * fewer layers than the middle ones (--decoder-first/last-pipeline-num-
+ * layers). Every count a multiple of vp; layout_check judges the rest. */
+static int split_candidates(const struct state *s, const struct layout *l,
+			    struct layout *out)
+{
+	int n = 0, L = s->m->layers, pp = l->pp, vp = l->vp;
+	long mean;
+
+	if (pp < 2 || s->o->b.partition != PART_FIRST_LAST)
+		return 0;
+	for (int e = 0; e <= 1; e++)
+		for (int lo = 0; lo <= 1; lo++) {
+			struct layout c = *l;
+			clear_split(&c);
+			c.pp_embed = e;
+			c.pp_loss = lo;
+			if ((e || lo) && layout_edge_split_ok(&c, L))
+				out[n++] = c;
+		}
+	if (s->o->fw->pipe != FW_PIPE_MEGATRON)
+		return n;
+	mean = ((long)L + pp - 1) / pp;
+	mean = (mean + vp - 1) / vp * vp;
+	if (pp == 2) {
+		/* No middle: the layers the last stage sheds go to the first. */
+		for (int j = 1; j <= SPLIT_SHIFT; j++) {
+			struct layout c = *l;
+			long last = mean - (long)j * vp, first = L - last;
+			if (last < vp || first % vp != 0)
+				continue;
+			clear_split(&c);
+			c.pp_first = (int)first;
+			c.pp_last = (int)last;
+			out[n++] = c;
+		}
+		return n;
+	}
+	for (long mid = mean; mid <= mean + 2L * vp; mid += vp)
+		for (int jf = 0; jf <= SPLIT_SHIFT; jf++)
+			for (int jl = 0; jl <= SPLIT_SHIFT && n < MAX_SPLITS; jl++) {
+				long first = mid - (long)jf * vp, last = mid - (long)jl * vp;
+				struct layout c = *l;
+				if ((jf == 0 && jl == 0) || first < vp || last < vp ||
+				    (pp - 2) * mid + first + last != L)
+					continue;
+				clear_split(&c);
+				c.pp_first = jf ? (int)first : 0; /* 0: as the middle */
+				c.pp_last = jl ? (int)last : 0;
+				out[n++] = c;
+			}
+	return n;
+}
+
+/* One prediction of l's cut at the shape's plainest choices: one
+ * sequence a microbatch, no recomputation, the framework's usual ZeRO.
+ * Not a layout of the search (nor counted as one): a probe. */
+static int probe_split(struct state *s, const struct layout *l, struct prediction *p)
+{
+	struct layout c = *l;
+	struct train_opts o = *s->o;
+	enum reject why = REJECT_NONE;
+	int zmax = c.pp == 1 ? s->o->fw->max_zero : s->o->fw->zero_with_pp;
+
+	c.gbs = s->sp->gbs;
+	c.mbs = 1;
+	c.recompute = RECOMPUTE_NONE;
+	c.schedule = c.vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
+	c.sp = c.tp > 1 && s->o->fw->can_sp;
+	c.zero = c.dp * c.cp > 1 && zmax >= 1;
+	if (layout_check_part(&c, s->m, s->gpus, s->o->b.partition, &why, NULL) != PPLAN_OK)
+		return -1;
+	o.order = s->sp->orders[0];
+	return cost_predict(s->m, s->c, &c, &o, p, NULL) == PPLAN_OK ? 0 : -1;
+}
+
+/* The edge stages carry the embedding and the LM head (sim/MODEL.md 4.5,
+ * 6.1), so an even cut leaves the last stage the slowest, by about
+ * V/(12h) layers' work. Sets l's cut to the fastest the framework can run
+ * when it beats the default by SPLIT_GAIN without needing more memory
+ * than the default where that does not fit; the choices of stage 3 are
+ * then priced on that cut alone. */
+static void choose_split(struct state *s, struct layout *l)
+{
+	struct layout cand[MAX_SPLITS];
+	struct prediction p0, p;
+	int n = split_candidates(s, l, cand), best = -1;
+	double best_t;
+
+	if (n == 0 || probe_split(s, l, &p0) != 0)
+		return;
+	best_t = p0.step_time_s * (1.0 - SPLIT_GAIN);
+	for (int i = 0; i < n; i++) {
+		if (probe_split(s, &cand[i], &p) != 0 || p.step_time_s >= best_t)
+			continue;
+		if (!p.feasible && p.mem.total > p0.mem.total)
+			continue;
+		best = i;
+		best_t = p.step_time_s;
+	}
+	if (best >= 0) {
+		l->pp_first = cand[best].pp_first;
+		l->pp_last = cand[best].pp_last;
+		l->pp_embed = cand[best].pp_embed;
+		l->pp_loss = cand[best].pp_loss;
+	}
+}
+
 static void price_degrees(struct state *s, const struct layout *deg)
 {
 	int etps[2], n_etp = etp_list(s->m, deg, etps);
@@ -383,8 +505,10 @@ static void price_degrees(struct state *s, const struct layout *deg)
 			l.vp = (int)product_digit(&k, s->sp->max_vp) + 1;
 			l.ep = eps[product_digit(&k, n_ep)];
 			l.etp = etps[a];
-			if (stages_split(s, &l))
+			if (stages_split(s, &l)) {
+				choose_split(s, &l);
 				price_shape(s, l);
+			}
 		}
 	}
 }

@@ -520,6 +520,81 @@ Test(search, uneven_stages_for_megatron_only)
 	}
 }
 
+/* The step of l cut with first/last stage counts (0: as the middle),
+ * predicted on its own: the second method the search's cut is checked by. */
+static double cut_step(const struct model_spec *m, const struct cluster *c,
+		       const struct train_opts *o, const struct layout *l, int first, int last)
+{
+	struct layout x = *l;
+	struct prediction p;
+	x.pp_first = first;
+	x.pp_last = last;
+	x.pp_embed = x.pp_loss = 0;
+	if (layout_check(&x, m, layout_gpus(&x), NULL, NULL) != PPLAN_OK ||
+	    predict_layout(m, c, &x, o, &p, NULL) != PPLAN_OK)
+		return INFINITY;
+	return p.step_time_s;
+}
+
+/* Llama 3 8B's LM head (4096 x 128,256) is about two layers' GEMM work
+ * (a layer's 218 M weights against the head's 525 M), all on the last
+ * stage: cut evenly, that stage sets the pace.  On 32 GPUs the search
+ * gives the last stage fewer layers; every cut it keeps adds up to 32,
+ * is at least 1 % faster than the even cut of the same layout, and no
+ * other cut of those layouts (every first/last pair, tried one by one
+ * here) is more than 1 % faster than the one it chose.  torchtitan can
+ * only count the embedding and the loss as layers: no first/last counts. */
+Test(search, cuts_stages_around_the_lm_head)
+{
+	const struct model_spec *m = model_find("llama3-8b");
+	struct cluster c;
+	struct train_opts o;
+	struct search_result r;
+	struct search_params sp;
+	struct perr e = { "" };
+	int cut = 0;
+
+	run("llama3-8b", 32, 256, 1000, 1, &c, &o, &r);
+	for (int i = 0; i < r.n_top; i++) {
+		const struct layout *l = &r.top_layouts[i];
+		struct train_opts oo = o;
+		int sum = 0, mid = 32 / l->pp;
+		double t, even, best = INFINITY;
+		if (l->pp < 2 || (l->pp_first == 0 && l->pp_last == 0))
+			continue;
+		cr_assert_eq(l->pp_embed + l->pp_loss, 0, "32 + 1 or 2 units split no pp x vp here");
+		cut++;
+		for (int s = 0; s < l->pp; s++)
+			sum += layout_stage_layers(l, 32, PART_FIRST_LAST, s);
+		cr_assert_eq(sum, 32);
+		cr_assert_lt(layout_stage_layers(l, 32, PART_FIRST_LAST, l->pp - 1), mid,
+			     "the LM head's stage is not the lighter one");
+		oo.order = r.top_orders[i];
+		t = cut_step(m, &c, &oo, l, l->pp_first, l->pp_last);
+		cr_assert(fabs(t - r.top_preds[i].step_time_s) <= 1e-9 * t);
+		even = cut_step(m, &c, &oo, l, 0, 0);
+		cr_assert_leq(t, 0.99 * even, "rank %d: %.4f s cut, %.4f s even", i + 1, t, even);
+		for (int f = 0; f <= 32; f += l->vp)
+			for (int la = 0; la <= 32 - f; la += l->vp)
+				best = fmin(best, cut_step(m, &c, &oo, l, f, la));
+		cr_assert_leq(t, 1.01 * best, "rank %d: %.4f s, a cut gives %.4f s", i + 1, t, best);
+	}
+	cr_assert_gt(cut, 0, "no kept layout cuts its stages unevenly");
+	cr_assert(r.family[FAM_PP_DP].found);
+	cr_assert_gt(r.family[FAM_PP_DP].layout.pp_last, 0);
+	search_free(&r);
+
+	cr_assert_eq(framework_parse("torchtitan", &o.fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	search_params_default(&sp);
+	sp.gbs = 256;
+	sp.top_k = 1000;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < r.n_top; i++)
+		cr_assert_eq(r.top_layouts[i].pp_first + r.top_layouts[i].pp_last, 0);
+	search_free(&r);
+}
+
 /* The simplicity rank by hand: 4 per dimension above 1 among tp, pp, cp,
  * dp, ep; 2 more when TP leaves an 8-GPU node; 1 more with vp > 1. */
 Test(search, simplicity_by_hand)
