@@ -325,6 +325,9 @@ int cmd_predict(int argc, char **argv)
 	term(out, "EP communication", p.time.ep_comm, p.step_time_s, "s");
 	term(out, "PP communication", p.time.pp_comm, p.step_time_s, "s");
 	term(out, "DP communication exposed", p.time.dp_comm_exposed, p.step_time_s, "s");
+	if (p.dp_emb_s > 0)
+		fprintf(out, "  %-26s %12.3f s of it: the tied embedding's all-reduce between the first and last stage\n",
+			"  tied embedding", p.dp_emb_s);
 	term(out, "bubble time", p.time.bubble, p.step_time_s, "s");
 	term(out, "optimizer step", p.time.optimizer, p.step_time_s, "s");
 	if (l.optimizer_offload)

@@ -158,6 +158,7 @@ cJSON *report_prediction_fields(const struct prediction *p)
 	cJSON_AddNumberToObject(t, "pp_comm", p->time.pp_comm);
 	cJSON_AddNumberToObject(t, "dp_comm_exposed", p->time.dp_comm_exposed);
 	cJSON_AddNumberToObject(t, "dp_comm_total", p->time.dp_comm_total);
+	cJSON_AddNumberToObject(t, "tied_embedding_allreduce", p->dp_emb_s);
 	cJSON_AddNumberToObject(t, "bubble", p->time.bubble);
 	cJSON_AddNumberToObject(t, "optimizer", p->time.optimizer);
 	cJSON_AddNumberToObject(t, "offload_d2h", p->offload_d2h_s);

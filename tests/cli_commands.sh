@@ -104,9 +104,24 @@ if run predict --model llama3-8b --gpus 8 --layout tp=2,dp=4,gbs=64 --json "$tmp
 	for k in model cluster layout feasible reject_reason step_time_s tokens_per_s \
 		tflops_per_gpu mfu bubble_fraction memory_gib time_s total weights \
 		gradients optimizer activations other compute recompute tp_comm \
-		cp_comm ep_comm pp_comm dp_comm_exposed bubble; do
+		cp_comm ep_comm pp_comm dp_comm_exposed tied_embedding_allreduce bubble; do
 		json_key "$j" "$k"
 	done
+	if grep -q "tied embedding" "$tmp/out"; then ko "an untied model prints a tied embedding line"; else ok; fi
+fi
+# A tied table over a pipeline (GPT-3 175B, pp 8): its all-reduce is printed
+# under DP communication exposed, the figure the JSON gives, and no more
+# than the exposed DP time it is part of.
+if run predict --model gpt3-175b --gpus 1024 --layout tp=8,pp=8 --json "$tmp/t.json"; then
+	emb=$(sed -n 's/^ *tied embedding *\([0-9.]*\) s of it.*/\1/p' "$tmp/out")
+	dpx=$(sed -n 's/^ *DP communication exposed *\([0-9.]*\) s.*/\1/p' "$tmp/out")
+	js=$(grep -o '"tied_embedding_allreduce":[[:space:]]*[0-9.e-]*' "$tmp/t.json" | sed 's/.*:[[:space:]]*//')
+	if [ -n "$emb" ] && [ -n "$js" ] && awk -v a="$emb" -v b="$js" -v d="$dpx" \
+		'BEGIN { exit !(a > 0 && (a - b < 0.0005 && b - a < 0.0005) && a <= d) }'; then
+		ok
+	else
+		ko "tied embedding line '$emb' s against JSON '$js' s and DP exposed '$dpx' s"
+	fi
 fi
 
 # ---- pplan validate -------------------------------------------------------------
