@@ -432,7 +432,8 @@ double model_params_active_compute(const struct model_spec *m)
 const struct keynames model_pplan_keys = {
 	"num_layers", "hidden_size", "ffn_hidden_size", "num_attention_heads",
 	"num_kv_heads", "head_dim", "vocab_size", "seq_length",
-	"moe.num_experts", "moe.top_k", "moe.dense_layers", "mla.kv_lora_rank"};
+	"moe.num_experts", "moe.top_k", "moe.dense_layers", "mla.kv_lora_rank",
+	"moe.route_groups", "moe.route_topk_groups"};
 
 #define NEED_POSITIVE(field, key)                                            \
 	do {                                                                 \
@@ -564,8 +565,9 @@ enum pplan_status model_check_keys(const struct model_spec *m,
 	    (m->num_experts == 0 || m->route_groups < 2 || m->route_topk_groups < 1 ||
 	     m->route_topk_groups >= m->route_groups || m->num_experts % m->route_groups != 0))
 		return perr_set(e, PPLAN_EINPUT,
-				"%s: group-limited routing to %d of %d expert groups: the groups must be two or more, divide the %d experts, and a token's be fewer than all of them",
-				where, m->route_topk_groups, m->route_groups, m->num_experts);
+				"%s: %s %d of %s %d (group-limited routing): the groups must be two or more and divide the %d experts, and a token's be fewer than all of them",
+				where, k->route_topk_groups, m->route_topk_groups, k->route_groups,
+				m->route_groups, m->num_experts);
 	if (check_hybrid(m, where, e) != PPLAN_OK)
 		return PPLAN_EINPUT;
 	return check_moe_mla(m, where, k, e);

@@ -280,7 +280,7 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 
 /* DeepSeek's group-limited routing: n_group groups of experts, a token's
  * experts within topk_group of them (0 or 1 group, or all of them: no
- * limit). */
+ * limit); model_check_keys judges the rest. */
 static enum pplan_status read_route_groups(const cJSON *c, struct model_spec *m, const char *path,
 					   struct perr *e)
 {
@@ -289,10 +289,6 @@ static enum pplan_status read_route_groups(const cJSON *c, struct model_spec *m,
 	TRY(json_optional(json_get_long_in(c, "topk_group", 0, MAX_COUNT, &top, path, e)));
 	if (groups <= 1 || top == 0 || top >= groups)
 		return PPLAN_OK;
-	if (m->num_experts % groups != 0)
-		return perr_set(e, PPLAN_EINPUT,
-				"%s: n_group %ld does not divide the %d routed experts", path, groups,
-				m->num_experts);
 	m->route_groups = (int)groups;
 	m->route_topk_groups = (int)top;
 	return PPLAN_OK;
@@ -512,7 +508,7 @@ enum pplan_status model_load_hf(const cJSON *root, const char *path,
 {
 	struct keynames k = {NULL, NULL, NULL, NULL, "num_key_value_heads", "head_dim",
 			     "vocab_size", NULL, "num_local_experts", "num_experts_per_tok",
-			     "first_k_dense_replace", "kv_lora_rank"};
+			     "first_k_dense_replace", "kv_lora_rank", "n_group", "topk_group"};
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "text_config");
 	const char *type = NULL, *outer = NULL;
 

@@ -17,7 +17,8 @@
  * Face config actually had. */
 struct keynames {
 	const char *layers, *hidden, *ffn, *heads, *kv_heads, *head_dim, *vocab,
-		*seq, *experts, *top_k, *dense_layers, *kv_lora_rank;
+		*seq, *experts, *top_k, *dense_layers, *kv_lora_rank, *route_groups,
+		*route_topk_groups;
 };
 
 extern const struct keynames model_pplan_keys;

@@ -155,8 +155,8 @@ static enum pplan_status opt_object(const cJSON *root, const char *key,
 	return only_known_keys(o, allowed, where, e);
 }
 
-/* route_groups and route_topk_groups, both or neither: g of G groups,
- * G dividing the experts, g below G (g = G is no limit). */
+/* route_groups and route_topk_groups, both or neither: g of G groups
+ * (g = G is no limit); model_check_keys judges the rest. */
 static enum pplan_status load_route_groups(const cJSON *moe, const char *where,
 					   struct model_spec *m, struct perr *e)
 {
@@ -169,10 +169,6 @@ static enum pplan_status load_route_groups(const cJSON *moe, const char *where,
 				where);
 	if (groups == 0 || top == groups)
 		return PPLAN_OK;
-	if (top > groups || m->num_experts % groups != 0)
-		return perr_set(e, PPLAN_EINPUT,
-				"%s: route_topk_groups %ld of route_groups %ld: the groups must divide the %d experts and the token's groups be at most all of them",
-				where, top, groups, m->num_experts);
 	m->route_groups = (int)groups;
 	m->route_topk_groups = (int)top;
 	return PPLAN_OK;
