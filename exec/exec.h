@@ -75,6 +75,12 @@ void exec_mpi_defaults(void);
  * did not pass on killed it (SIGKILL: the out-of-memory killer).  Without
  * a launcher, or where fork fails, returns 0 at once (supervise.c). */
 int exec_supervise(int *exit_code);
+/* In a supervised rank: if its supervising process is stopped (SIGSTOP
+ * sent to it alone; a suspended job stops the rank too), says so and
+ * continues it, which would otherwise hold the launcher after the rank
+ * ends.  Async-signal-safe; a no-op elsewhere.  Runs at the rank's exit
+ * (atexit) and before a crash report's _exit. */
+void exec_release_supervisor(void);
 
 /* MPI_Init_thread; *rank and *size of the world.  Call first. */
 enum pplan_status exec_mpi_init(int *argc, char ***argv, int *rank, int *size,

@@ -14,12 +14,15 @@
  * 1.  The child dies with its parent (PR_SET_PDEATHSIG), so a launcher
  * that kills the parent leaves nothing behind.  A run without a launcher,
  * or of one rank, is not forked (valgrind and a debugger see the rank
- * itself).
+ * itself).  A parent stopped on its own (SIGSTOP to it alone) would hold
+ * the launcher after the rank ends, with no word: the rank, as it exits,
+ * says so and continues it (exec_release_supervisor).
  */
 #define _GNU_SOURCE
 #include "exec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,37 @@
 
 static volatile sig_atomic_t rank_pid;    /* the child, once forked */
 static volatile sig_atomic_t passed_on;   /* the last signal passed to it */
+static pid_t supervisor;                  /* in the rank: its parent; 0 unsupervised */
+static char stat_path[40];                /* /proc/<supervisor>/stat */
+static char released_msg[200];            /* said when it is continued */
+
+/* Async-signal-safe: is the supervisor stopped by a signal (state T in
+ * /proc/<pid>/stat, the field after the command's closing parenthesis)? */
+static int supervisor_stopped(void)
+{
+	char buf[512];
+	ssize_t n;
+	int fd = open(stat_path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	for (ssize_t i = n - 1; i > 0; i--)
+		if (buf[i] == ')')
+			return i + 2 < n && buf[i + 2] == 'T';
+	return 0;
+}
+
+void exec_release_supervisor(void)
+{
+	if (supervisor <= 0 || getppid() != supervisor || !supervisor_stopped())
+		return;
+	if (write(STDERR_FILENO, released_msg, strlen(released_msg)) < 0)
+		return;
+	kill(supervisor, SIGCONT);
+}
 
 static void pass_on(int sig)
 {
@@ -100,6 +134,12 @@ int exec_supervise(int *exit_code)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent) /* the parent died before prctl */
 			_exit(1);
+		supervisor = parent;
+		snprintf(stat_path, sizeof stat_path, "/proc/%d/stat", (int)parent);
+		snprintf(released_msg, sizeof released_msg,
+			 "pplan exec: rank %ld's supervising process (pid %d) was stopped (SIGSTOP) and would hold the launcher: continued as the rank ends\n",
+			 rank, (int)parent);
+		atexit(exec_release_supervisor);
 		return 0;
 	}
 	rank_pid = pid;

@@ -237,6 +237,7 @@ static void on_crash(int sig)
 	n = put(buf, n, sizeof buf, "; exit 1\n");
 	if (write(STDERR_FILENO, buf, n) < 0)
 		n = 0;
+	exec_release_supervisor();
 	_exit(1);
 }
 

@@ -6,7 +6,8 @@
 # itself, exit 1; a rank killed (SIGKILL) is named by the others and by
 # the process that watches it (exec/supervise.c), exit 1 with and without
 # mpiexec -q (not Open MPI's 137); a
-# hang names the rank that stopped first and what the others wait for.  Faults come from `pplan exec --fault
+# hang names the rank that stopped first and what the others wait for; a
+# supervising process stopped alone is continued as its rank ends.  Faults come from `pplan exec --fault
 # RANK:STEP:KIND` (exec/fault.c), the hang through PPLAN_EXEC_FAULT (the
 # same text, for launchers that cannot pass options).  A wrong value in a
 # GEMM output or a pipeline message, doubled or changed by 1e-4, must fail
@@ -98,6 +99,32 @@ PPLAN_EXEC_FAULT=1:2:hang timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" \
 rc=$?
 expect "a replica hangs" $rc \
 	"rank 0 .* in step 2 at the step's end \(gradient reduction, optimizer, closing exchanges\); rank 1 stopped first" 90011
+
+# One rank's supervising process (the one the launcher started, whose
+# child is the rank) stopped by SIGSTOP: the rank, as it ends, says so and
+# continues it, so the run ends as it would have (exit 0), where the
+# launcher had waited on the stopped process for ever.
+timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout dp=2 --backend cpu --steps 6 \
+	--warmup 1 --seed 90012 >"$tmp/out" 2>&1 </dev/null &
+pid=$!
+for _ in $(seq 1 100); do grep -q '^# run' "$tmp/out" && break; sleep 0.2; done
+sup=
+for p in $(pgrep -f "^$B exec --model .* --seed 90012( |$)"); do
+	pgrep -P "$p" >/dev/null && { sup=$p; break; }
+done
+if [ -z "$sup" ]; then
+	echo "FAIL: no supervising process found"; fail=1
+else
+	kill -STOP "$sup"
+fi
+wait $pid
+rc=$?
+if [ $rc -ne 0 ] || ! grep -Eq "rank [01]'s supervising process \(pid $sup\) was stopped \(SIGSTOP\).*continued" "$tmp/out"; then
+	echo "FAIL: a stopped supervising process: exit $rc"; cat "$tmp/out"; fail=1
+else
+	echo "ok: a stopped supervising process: exit 0: $(grep -m1 'supervising process' "$tmp/out")"
+fi
+orphans 90012
 
 # SIGINT to the launcher mid-run (to mpiexec itself: a timeout wrapper in
 # a script would not pass SIGINT on), within the timeout.
