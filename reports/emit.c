@@ -212,8 +212,14 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 	if (o->b.grad_bytes == 2 && o->precision != PREC_FP16)
 		fprintf(f, "%s--grad-reduce-in-bf16%s", pre, sep);
 	fprintf(f, "%s--%s%s", pre, o->precision == PREC_FP16 ? "fp16" : "bf16", sep);
-	if (o->precision == PREC_FP8)
-		fprintf(f, "%s--fp8-format hybrid%s", pre, sep);
+	/* fp8: its recipe (Megatron's default is delayed scaling); MXFP8 in
+	 * e4m3 throughout, as NVIDIA's recipes set it */
+	if (o->precision == PREC_FP8) {
+		fprintf(f, "%s--fp8-format %s%s", pre, o->b.fp8_recipe == FP8_MXFP8 ? "e4m3" : "hybrid",
+			sep);
+		if (o->b.fp8_recipe != FP8_DELAYED && o->b.fp8_recipe != FP8_FRAMEWORK)
+			fprintf(f, "%s--fp8-recipe %s%s", pre, fp8_recipe_name(o->b.fp8_recipe), sep);
+	}
 }
 
 /* Positions as the model has them (Megatron's default is a learned

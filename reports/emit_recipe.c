@@ -305,10 +305,23 @@ static void recipe_overrides(FILE *f, const struct emit_input *in, const struct 
 		py_bool(o->b.overlap_param_gather && l->zero >= 1));
 }
 
+/* The mixed-precision config of the run's precision and fp8 recipe, as
+ * NeMo 2.0 (delayed = "fp8") or Megatron-Bridge (delayed spelt out) names it. */
+static const char *mixed_precision(const struct train_opts *o, int bridge)
+{
+	if (o->precision != PREC_FP8)
+		return o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed";
+	switch (o->b.fp8_recipe) {
+	case FP8_TENSORWISE: return "bf16_with_fp8_current_scaling_mixed";
+	case FP8_BLOCKWISE: return "bf16_with_fp8_subchannel_scaling_mixed";
+	case FP8_MXFP8: return "bf16_with_mxfp8_mixed";
+	default: return bridge ? "bf16_with_fp8_delayed_scaling_mixed" : "bf16_with_fp8_mixed";
+	}
+}
+
 static const char *nemo_precision(const struct train_opts *o)
 {
-	return o->precision == PREC_FP8 ? "bf16_with_fp8_mixed"
-	       : o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed";
+	return mixed_precision(o, 0);
 }
 
 void emit_nemo(FILE *f, const struct emit_input *in)
@@ -353,8 +366,7 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 
 static const char *bridge_precision(const struct train_opts *o)
 {
-	return o->precision == PREC_FP8 ? "bf16_with_fp8_current_scaling_mixed"
-	       : o->precision == PREC_FP16 ? "fp16_mixed" : "bf16_mixed";
+	return mixed_precision(o, 1);
 }
 
 /* A model Megatron-Bridge builds from GPTModelProvider's fields alone,

@@ -29,6 +29,7 @@ struct megatron {
 	long window;            /* --window-size's keys before the query + 1 (0: none) */
 	int precision_aware;    /* --use-precision-aware-optimizer */
 	char exp_avg[16], exp_avg_sq[16]; /* --exp-avg-dtype, --exp-avg-sq-dtype ("" fp32) */
+	char fp8_recipe[16];              /* --fp8-recipe ("": Megatron's delayed) */
 	int window_every;       /* --window-attn-skip-freq */
 	const char *pp_layout;  /* --pipeline-model-parallel-layout (the words' own) */
 	long mtp;               /* --mtp-num-layers (0: none) */
@@ -358,6 +359,13 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		return g->fp16 = 1, PPLAN_OK;
 	if (!strcmp(n, "--fp8-format"))
 		return g->fp8 = 1, PPLAN_OK;
+	if (!strcmp(n, "--fp8-recipe")) {
+		if (!lr_one_of(f->value, "delayed|tensorwise|blockwise|mxfp8"))
+			return lr_bad_value(r, n, f->value, f->var,
+					    "delayed, tensorwise, blockwise or mxfp8");
+		snprintf(g->fp8_recipe, sizeof g->fp8_recipe, "%s", f->value);
+		return PPLAN_OK;
+	}
 	return PPLAN_OK;
 }
 
@@ -457,8 +465,13 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 		return perr_set(r->e, PPLAN_EINPUT,
 				"%s: neither --bf16 nor --fp16: Megatron-LM then trains in fp32, which pplan does not price on GPUs",
 				r->where);
-	snprintf(o->precision, sizeof o->precision, "%s",
-		 g->fp8 ? "fp8" : g->fp16 ? "fp16" : "bf16");
+	/* fp8 by its recipe, Megatron's delayed scaling where none is named */
+	if (g->fp8)
+		snprintf(o->precision, sizeof o->precision, "%s%s",
+			 strcmp(g->fp8_recipe, "mxfp8") ? "fp8-" : "",
+			 g->fp8_recipe[0] ? g->fp8_recipe : "delayed");
+	else
+		snprintf(o->precision, sizeof o->precision, "%s", g->fp16 ? "fp16" : "bf16");
 	/* the layout */
 	if (l->sp && l->tp == 1)
 		l->sp = 0; /* Megatron-LM turns it off with a warning */

@@ -35,7 +35,7 @@ struct launch_job {
 	long seq;                  /* tokens per sequence; 0 = not said */
 	long nodes, gpus_per_node; /* the launcher's world; 0 = not said */
 	long gpus;                 /* DeepSpeed: the world its batch implies; 0 = not said */
-	char precision[8];         /* "bf16", "fp16", "fp8" */
+	char precision[16];        /* "bf16", "fp16", "fp8-delayed", "fp8-tensorwise", "mxfp8" ... */
 	struct fw_switches switches;
 	char order[16];            /* a rank order, "" = the default */
 	char pp_layout[512];       /* the pipeline layout string read ("" none, or too long) */

@@ -518,10 +518,14 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	if (nm.mtp[0] && !o->mtp_layers)
 		lr_say(r, "%s: pplan prices no multi-token-prediction layer", nm.mtp);
 	snprintf(o->framework, sizeof o->framework, bridge ? "megatron-bridge" : "nemo");
-	/* NeMo's plugins and Bridge's mixed-precision names: *fp8* (delayed,
-	 * current, blockwise or MX scaling alike), fp16*, the rest bf16 */
+	/* NeMo's plugins and Bridge's mixed-precision names: *fp8* by their
+	 * scaling (bf16_with_fp8_mixed is NeMo's delayed scaling), fp16*, the
+	 * rest bf16 */
 	snprintf(o->precision, sizeof o->precision, "%s",
-		 strstr(nm.plugin, "fp8") ? "fp8"
+		 strstr(nm.plugin, "mxfp8") ? "mxfp8"
+		 : strstr(nm.plugin, "fp8_current_scaling") ? "fp8-tensorwise"
+		 : strstr(nm.plugin, "fp8_subchannel") || strstr(nm.plugin, "fp8_blockwise") ? "fp8-blockwise"
+		 : strstr(nm.plugin, "fp8") ? "fp8-delayed"
 		 : !strncmp(nm.plugin, "fp16", 4) ? "fp16" : "bf16");
 	if (nm.granularity[0]) {
 		o->set |= LK_RECOMPUTE;

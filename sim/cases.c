@@ -367,6 +367,7 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 					where, s);
 		if (pnote)
 			vcase_note(vc, "%s", pnote);
+		vc->opts.switches.fp8_recipe = fp8_recipe_of(s);
 		*precision = s;
 	} else {
 		vcase_note(vc, "precision=bf16");

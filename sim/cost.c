@@ -273,7 +273,7 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 	const struct link *k = &x->links.dp;
 	struct time_breakdown *tb = &p->time;
 	double g = x->o->b.grad_bytes; /* the same bytes as in memory */
-	double w = x->o->b.fp8_weights ? 1.0 : x->ab; /* the weights gathered */
+	double w = x->o->b.fp8_weights ? fw_fp8_bytes(&x->o->b) : x->ab; /* the weights gathered */
 	int n = l->dp * l->cp, ne = (int)layout_expert_dp(l);
 	double rs = 0, ag = 0, rs_exposed, ag_exposed = 0, bwd, fwd;
 	long micro = layout_microbatches(l);
@@ -571,6 +571,13 @@ enum pplan_status cost_predict(const struct model_spec *m,
 		p->reject = REJECT_PRECISION;
 		snprintf(p->reject_msg, sizeof p->reject_msg, "%s has no %s tensor cores",
 			 c->gpu.name, precision_name(o->precision));
+		return perr_set(e, PPLAN_EINPUT, "%s", p->reject_msg);
+	}
+	if (o->b.fp8_recipe == FP8_MXFP8 && c->gpu.arch != ARCH_BLACKWELL) {
+		p->reject = REJECT_PRECISION;
+		snprintf(p->reject_msg, sizeof p->reject_msg,
+			 "MXFP8 needs a Blackwell GPU (B200, GB200, GB300: Transformer Engine's block-scaled fp8); the %s has delayed, tensorwise and blockwise fp8",
+			 c->gpu.name);
 		return perr_set(e, PPLAN_EINPUT, "%s", p->reject_msg);
 	}
 	if (layout_gpus(l) != cluster_gpus(c))

@@ -19,13 +19,15 @@
 /* Gradient bytes by run precision: bf16, fp16, fp8 (bf16 master). */
 #define GRADS(bf16, fp16, fp8) { [PREC_BF16] = bf16, [PREC_FP16] = fp16, [PREC_FP8] = fp8 }
 /* Megatron-Bridge as its performance recipes run it: NeMo 2.0's
- * behaviour (bf16 gradient reduction, fp8 parameters, uneven stages)
- * and Megatron FSDP as zero 3. */
+ * behaviour (bf16 gradient reduction, fp8 parameters, uneven stages),
+ * fp8 by per-tensor current scaling (the performance tables' FP8-CS) and
+ * Megatron FSDP as zero 3. */
 #define BRIDGE_BEHAVIOUR \
 	.attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED, \
 	.tp_overlap_on = ALL_PREC, \
 	.overlap_grad_reduce = 1, .overlap_param_gather = 1, \
-	.grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .pipe = FW_PIPE_MEGATRON, \
+	.grad_bytes = GRADS(2, 2, 2), .fp8_weights = 1, .fp8_recipe = FP8_TENSORWISE, \
+	.pipe = FW_PIPE_MEGATRON, \
 	.sharding = FW_SHARD_MEGATRON, .partition = PART_FIRST_LAST, \
 	.layout = { RECOMPUTE_NONE, 1, 1 }, \
 	.can_flash = 1, .can_tp_overlap = 1, .can_dp_overlap = 1, .can_sp = 1, \
@@ -230,7 +232,7 @@ static const struct framework table[] = {
 	  .year_from = 2024, .year_to = 2030, .label = "torchtitan",
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_PIPELINED,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
-	  .grad_bytes = GRADS(4, 4, 4), .pipe = FW_PIPE_TORCH,
+	  .grad_bytes = GRADS(4, 4, 4), .fp8_recipe = FP8_TENSORWISE, .pipe = FW_PIPE_TORCH,
 	  .sharding = FW_SHARD_FSDP, .reshard_after_forward = 1,
 	  .partition = PART_FIRST_LAST, .selective_ops = 1, .loss_bytes = 10,
 	  .sdpa_attention = 1,
@@ -346,6 +348,11 @@ const struct framework *framework_executor(void)
 	return fw;
 }
 
+double fw_fp8_bytes(const struct fw_behaviour *b)
+{
+	return b->fp8_bytes > 0 ? b->fp8_bytes : 1.0;
+}
+
 void fw_switches_none(struct fw_switches *s)
 {
 	s->tp_overlap = -1;
@@ -356,6 +363,7 @@ void fw_switches_none(struct fw_switches *s)
 	s->moe_dispatcher = -1;
 	s->moe_a2a_overlap = s->moe_shared_overlap = -1;
 	s->precision_aware_opt = -1;
+	s->fp8_recipe = FP8_FRAMEWORK;
 }
 
 int fw_moe_dispatcher_parse(const char *s)
@@ -760,7 +768,13 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	b->grad_bytes = fw->grad_bytes[p];
 	b->half_grad_copy = fw->half_grad_copy && b->grad_bytes == 4 &&
 			    p != PREC_FP16;
-	b->fp8_weights = fw->fp8_weights && p == PREC_FP8;
+	b->fp8_recipe = p != PREC_FP8 ? FP8_FRAMEWORK
+			: s && s->fp8_recipe != FP8_FRAMEWORK ? s->fp8_recipe
+			: fw->fp8_recipe != FP8_FRAMEWORK ? fw->fp8_recipe : FP8_DELAYED;
+	/* NVIDIA's blockwise recipes keep bf16 parameters (fp8_param_gather
+	 * off); MXFP8 adds a scale byte to every 32 elements. */
+	b->fp8_weights = fw->fp8_weights && p == PREC_FP8 && b->fp8_recipe != FP8_BLOCKWISE;
+	b->fp8_bytes = b->fp8_recipe == FP8_MXFP8 ? 1.0 + 1.0 / 32.0 : 1.0;
 	b->fp32_master = fw->fp32_master;
 	b->bare_step = fw->bare_step;
 	b->pipe = fw->pipe;
@@ -873,13 +887,20 @@ const char *fw_grad_dtype_name(int bytes, enum precision p)
 
 void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
+	char fp8[64] = "";
+	if (b->fp8_recipe != FP8_FRAMEWORK)
+		snprintf(fp8, sizeof fp8, ", %s%s%s%s",
+			 b->fp8_recipe == FP8_MXFP8 ? "" : "fp8 ",
+			 b->fp8_recipe == FP8_MXFP8 ? "MXFP8" : fp8_recipe_name(b->fp8_recipe),
+			 b->fp8_recipe == FP8_MXFP8 ? "" : " scaling",
+			 b->fp8_weights ? ", fp8 weights" : "");
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
 		 "%d-byte gradients%s, %s%s, zero = %s%s%s%s%s%s",
 		 fw_attention_name(b->attention), fw_tp_overlap_name(b->tp_overlap),
 		 b->overlap_grad_reduce ? "overlapped" : "after the backward",
 		 b->overlap_param_gather ? "overlapped" : "not overlapped",
-		 b->grad_bytes, b->fp8_weights ? ", fp8 weights" : "",
+		 b->grad_bytes, fp8,
 		 b->pipe == FW_PIPE_NONE ? "no pipeline parallelism" : fw_pipe_name(b->pipe),
 		 b->pipe == FW_PIPE_NONE ? "" : " pipeline", fw_sharding_name(b->sharding),
 		 b->selective_ops ? ", selective = op-level checkpointing" : "",

@@ -47,6 +47,11 @@ struct fw_behaviour {
 	int grad_bytes;                  /* gradient buffer and DP reduction dtype, bytes */
 	int half_grad_copy;              /* a 2-byte .grad beside a 4-byte accumulation buffer */
 	int fp8_weights;                 /* fp8 runs keep and gather the weights in fp8 */
+	/* fp8 runs: the scaling recipe (never FP8_FRAMEWORK), and the bytes
+	 * of one fp8 element kept in memory or sent: 1, or 1 + 1/32 under
+	 * MXFP8 (an E8M0 scale byte per block of 32). */
+	enum fp8_recipe fp8_recipe;
+	double fp8_bytes;
 	int fp32_master;                 /* fp32 runs keep an fp32 master shard too */
 	int bare_step;                   /* no per-step overhead beyond the ops (pplan exec) */
 	enum fw_pipe pipe;
@@ -104,6 +109,7 @@ struct framework {
 	int grad_bytes[PREC_COUNT];      /* by run precision */
 	int half_grad_copy;
 	int fp8_weights;                 /* in fp8 runs (fp8 parameters) */
+	enum fp8_recipe fp8_recipe;      /* its fp8 recipe; FP8_FRAMEWORK: delayed scaling */
 	int fp32_master;                 /* an fp32 master shard even beside fp32 weights */
 	/* A step is its ops and nothing else: no data loader, logging or
 	 * framework bookkeeping (step_fixed_ms does not apply). */
@@ -160,9 +166,13 @@ struct fw_switches {
 	int moe_dispatcher;   /* -1, 0 alltoall, 1 flex (DeepEP / HybridEP), 2 allgather */
 	int moe_a2a_overlap, moe_shared_overlap; /* -1, 0, 1 */
 	int precision_aware_opt;               /* -1, 0, 1 */
+	enum fp8_recipe fp8_recipe;            /* FP8_FRAMEWORK: the framework's */
 };
 
 void fw_switches_none(struct fw_switches *switches);
+
+/* b->fp8_bytes, or 1 where b was not resolved (framework_resolve). */
+double fw_fp8_bytes(const struct fw_behaviour *b);
 
 /* A MoE dispatcher's name: "alltoall" 0, "flex" (or its backends
  * "deepep", "hybridep") 1, "allgather" 2; -1 for any other. */

@@ -217,6 +217,8 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 				in->precision_arg);
 	if (pnote)
 		snprintf(in->precision_note, sizeof in->precision_note, "%s", pnote);
+	if (in->precision_arg && fp8_recipe_of(in->precision_arg) != FP8_FRAMEWORK)
+		in->switches.fp8_recipe = fp8_recipe_of(in->precision_arg);
 	/* a GPU without bf16 (V100, P100) trains in fp16 by default */
 	if (!in->cpu_ranks && !in->precision_arg && g->peak_tflops[PREC_BF16] <= 0 &&
 	    g->peak_tflops[PREC_FP16] > 0) {
@@ -237,6 +239,12 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 		/* pplan exec still runs it, unpriced (job_price says why) */
 		if (in->ranks != JOB_EXEC_GPU)
 			return perr_set(e, PPLAN_EINPUT, "%s", in->unpriced);
+	} else if (in->precision_arg && fp8_recipe_of(in->precision_arg) == FP8_MXFP8 &&
+		   g->arch != ARCH_BLACKWELL && !in->cpu_ranks) {
+		/* Transformer Engine refuses MXFP8 before Blackwell */
+		return perr_set(e, PPLAN_EINPUT,
+				"--precision %s: MXFP8 needs a Blackwell GPU (b200, gb200, gb300), not the %s; its fp8 recipes are delayed, tensorwise and blockwise (fp8-delayed, fp8-cs, fp8-blockwise)",
+				in->precision_arg, g->name);
 	} else {
 		in->unpriced[0] = '\0';
 	}

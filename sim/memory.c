@@ -223,22 +223,28 @@ static double op_sac_activations(const struct model_spec *m, const struct layout
 	return s * b * (input + split / t + whole + rs);
 }
 
+/* Bytes of one element of a GEMM input kept for the backward: 2, or in
+ * fp8 one (MXFP8: and its share of a scale byte per 32). */
+static double kept_input_bytes(const struct train_opts *o)
+{
+	return o->precision == PREC_FP8 ? fw_fp8_bytes(&o->b) : 2.0;
+}
+
 /* What Megatron's --recompute-modules leave out of a layer's kept
  * tensors, per token (bytes; fp8 keeps GEMM inputs in one byte): the
  * norms' outputs (the QKV and MLP inputs, replicated, taken from
  * *replicated), a dense MLP's or an MoE layer's whole intermediates and
  * permuted copies, the experts' activation outputs, the shared experts'
  * intermediates, MLA's up-projected Q, K and V.  Returns the sharded part. */
-static double module_savings(const struct model_spec *m, int moe, int fp8, unsigned mods,
+static double module_savings(const struct model_spec *m, int moe, double in, unsigned mods,
 			     double *replicated)
 {
 	double h = (double)m->hidden, gated = mlp_is_gated(m->mlp) ? 6.0 : 4.0;
-	double in = fp8 ? 1.0 : 2.0, mlp, fp8_saved, saved = 0;
+	double mlp, fp8_saved, saved = 0;
 	double fe = (double)model_expert_ffn(m), fs = (double)m->shared_experts * model_shared_ffn(m);
 
 	mlp_acts(m, moe, &mlp, &fp8_saved);
-	if (fp8)
-		mlp -= fp8_saved; /* the MLP-down (and expert fc1) inputs in one byte */
+	mlp -= (2.0 - in) * fp8_saved; /* fp8: the MLP-down (and expert fc1) inputs in `in` bytes */
 	if (mods & RM_LAYERNORM)
 		*replicated -= 2.0 * in * h;
 	if ((mods & RM_MLA_UP) && model_is_mla(m)) {
@@ -261,11 +267,11 @@ static double module_savings(const struct model_spec *m, int moe, int fp8, unsig
  * (Q, K, V, the projection input, the experts' fc1 input and output) into
  * *split.  A tensor the layout already recomputes is not kept, so not
  * moved: layernorm recomputation drops the QKV input, moe the experts'. */
-static void offload_bytes(const struct model_spec *m, const struct layout *l, int fp8, int moe,
+static void offload_bytes(const struct model_spec *m, const struct layout *l, double in, int moe,
 			  double *rep, double *split)
 {
 	unsigned off = l->offload_modules, rm = layout_recompute_modules(l);
-	double h = (double)m->hidden, in = fp8 ? 1.0 : 2.0, qkv, latents;
+	double h = (double)m->hidden, qkv, latents;
 	*rep = *split = 0;
 	if (!off || l->recompute == RECOMPUTE_FULL)
 		return;
@@ -292,7 +298,7 @@ double memory_layer_offloaded(const struct model_spec *m, const struct layout *l
 			      const struct train_opts *o, int moe)
 {
 	double s = (double)o->seq / l->cp, b = l->mbs, t = l->tp, rep, split;
-	offload_bytes(m, l, o->precision == PREC_FP8, moe, &rep, &split);
+	offload_bytes(m, l, kept_input_bytes(o), moe, &rep, &split);
 	return l->sp ? s * b * (rep + split) / t : s * b * (rep + split / t);
 }
 
@@ -302,6 +308,7 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 	double s = (double)o->seq / l->cp, b = l->mbs, h = (double)m->hidden;
 	double t = l->tp;
 	double qkv, latents, mlp, fp8_saved, replicated, sharded, scores;
+	double in = kept_input_bytes(o), sv = 2.0 - in; /* bytes a kept GEMM input saves */
 	unsigned mods;
 
 	if (l->recompute == RECOMPUTE_FULL)
@@ -317,30 +324,28 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 	 * MLP intermediates (split over tp). */
 	replicated = (m->no_dropout ? 8.0 : 10.0) * h + latents;
 	sharded = qkv + mlp;
-	if (o->precision == PREC_FP8) {
-		/* Transformer Engine keeps the inputs of the four GEMMs in fp8
-		 * for the backward pass: one byte instead of two. */
-		replicated -= 2.0 * h;          /* QKV and MLP-up inputs */
-		sharded -= attn_out_width(m) + fp8_saved; /* projection, MLP-down, expert fc1 inputs */
-	}
+	/* Transformer Engine keeps the inputs of the four GEMMs in fp8 for
+	 * the backward pass: one byte instead of two (MXFP8: and a scale
+	 * byte per 32). */
+	replicated -= 2.0 * h * sv;                    /* QKV and MLP-up inputs */
+	sharded -= (attn_out_width(m) + fp8_saved) * sv; /* projection, MLP-down, expert fc1 inputs */
 	if (model_is_hybrid(m)) {
 		/* each block keeps its norm's input and its own input (half the
 		 * usual layer's replicated bytes), attention and the MLP their
 		 * tensors where the layer has them, the mixers theirs */
 		struct layer_mix mx;
-		double fp8 = o->precision == PREC_FP8;
 		model_layer_mix(m, moe, &mx);
-		replicated = ((m->no_dropout ? 8.0 : 10.0) * h - 2.0 * h * fp8) *
+		replicated = ((m->no_dropout ? 8.0 : 10.0) * h - 2.0 * h * sv) *
 				     (mx.attn + mx.mamba + mx.gdn + mx.ffn) / 2.0 +
 			     mx.attn * latents;
-		sharded = mx.attn * (qkv - attn_out_width(m) * fp8) + mx.ffn * (mlp - fp8_saved * fp8) +
+		sharded = mx.attn * (qkv - attn_out_width(m) * sv) + mx.ffn * (mlp - fp8_saved * sv) +
 			  hybrid_mixer_acts(m, &mx);
 	}
 	if (mods & ~RM_CORE_ATTN)
-		sharded -= module_savings(m, moe, o->precision == PREC_FP8, mods, &replicated);
+		sharded -= module_savings(m, moe, in, mods, &replicated);
 	if (l->offload_modules) {
 		double rep, split;
-		offload_bytes(m, l, o->precision == PREC_FP8, moe, &rep, &split);
+		offload_bytes(m, l, in, moe, &rep, &split);
 		replicated = fmax(0.0, replicated - rep);
 		sharded = fmax(0.0, sharded - split);
 	}
@@ -443,7 +448,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	/* Weights: half precision, or under FSDP the sharded fp32 master
 	 * copy (the half-precision layer is gathered when used, in other). */
 	if (o->b.fp8_weights)
-		w_b = 1.0;
+		w_b = fw_fp8_bytes(&o->b);
 	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP)
 		w_b = 4.0;
 	out->weights = w_b * (l->zero >= 3 ? sp.dense / dp_shard + sp.expert / ep_shard
@@ -518,7 +523,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 		double live = 2.0 * (sp.dense + sp.expert) / sp.layers;
 		if (o->b.sharding == FW_SHARD_DEEPSPEED && live > DS_MAX_LIVE_PARAMS)
 			live = DS_MAX_LIVE_PARAMS;
-		other += (o->b.fp8_weights ? 1.0 : 2.0) * live;
+		other += (o->b.fp8_weights ? fw_fp8_bytes(&o->b) : 2.0) * live;
 	}
 	/* The optimizer step makes an fp32 copy of the gradient shard when
 	 * the gradients are narrower.  The activations are free by then, so

@@ -192,6 +192,9 @@ bad "conflict" predict $M8 --layout tp=8,gbs=64 --global-batch 64
 bad "fp8" search --params 7B --gpus 8 --gpu a100-80gb --precision fp8
 bad "fp8" search --params 7B --gpus 8 --cluster dgx-a100 --precision fp8
 bad "fp8" predict --model llama3-8b --gpus 8 --cluster dgx-a100 --precision fp8 --layout tp=8
+# MXFP8 before Blackwell: Transformer Engine has no block-scaled MMA there
+bad "MXFP8 needs a Blackwell GPU" predict --model llama3-8b --gpus 8 --precision mxfp8 --layout tp=8
+bad "MXFP8 needs a Blackwell GPU" search --model llama3-8b --gpus 8 --precision FP8-MX
 
 # Llama 2 70B on one DGX H100: 18 bytes x 68.98e9 parameters / 8 GPUs
 # = 144.6 GiB of model states per GPU at best; an H100 has 79.2 GiB.

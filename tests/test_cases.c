@@ -644,7 +644,9 @@ Test(cases, fallback_takes_the_least_knob_that_fits)
 /* A case's hf_config without head_dim (Mixtral's config.json has none)
  * takes hidden / heads, as a config.json file does: the same step as the
  * flat keys, not the NaN a zero head width gave; and a precision written
- * as its recipe (FP8-MX) is fp8, NVFP4 at the fp8 rate with a note. */
+ * as its recipe (FP8-CS) is fp8 with that recipe, NVFP4 at the fp8 rate
+ * with a note, and MXFP8 on an H100 that case alone unpredicted (Transformer
+ * Engine's MXFP8 needs Blackwell). */
 #define MIXTRAL_REST(prec) \
 	"\"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 64}," \
 	" \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 64, \"ep\": 8, \"global_batch_size\": 512," \
@@ -657,7 +659,7 @@ Test(cases, hf_config_without_head_dim)
 		" {\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
 		" \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
 		" \"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"vocab_size\": 32000,"
-		" \"hidden_act\": \"silu\"}}, " MIXTRAL_REST("FP8-MX") ","
+		" \"hidden_act\": \"silu\"}}, " MIXTRAL_REST("FP8-CS") ","
 		"{\"id\": \"flat\", \"source\": \"s\", \"model\": {\"seq_length\": 4096, \"num_layers\": 32,"
 		" \"hidden_size\": 4096, \"ffn_hidden_size\": 14336, \"num_attention_heads\": 32,"
 		" \"num_kv_heads\": 8, \"vocab_size\": 32000, \"mlp\": \"swiglu\","
@@ -665,16 +667,25 @@ Test(cases, hf_config_without_head_dim)
 		"{\"id\": \"fp4\", \"source\": \"s\", \"model\": {\"seq_length\": 4096, \"num_layers\": 32,"
 		" \"hidden_size\": 4096, \"ffn_hidden_size\": 14336, \"num_attention_heads\": 32,"
 		" \"num_kv_heads\": 8, \"vocab_size\": 32000, \"mlp\": \"swiglu\","
-		" \"moe\": {\"num_experts\": 8, \"top_k\": 2}}, " MIXTRAL_REST("NVFP4") "]}";
+		" \"moe\": {\"num_experts\": 8, \"top_k\": 2}}, " MIXTRAL_REST("NVFP4") ","
+		"{\"id\": \"mx\", \"source\": \"s\", \"model\": {\"seq_length\": 4096, \"num_layers\": 32,"
+		" \"hidden_size\": 4096, \"ffn_hidden_size\": 14336, \"num_attention_heads\": 32,"
+		" \"num_kv_heads\": 8, \"vocab_size\": 32000, \"mlp\": \"swiglu\","
+		" \"moe\": {\"num_experts\": 8, \"top_k\": 2}}, " MIXTRAL_REST("FP8-MX") "]}";
 	int n = 0;
 	struct vcase *cs = load_text(text, &n);
 	struct prediction a, b;
 	struct perr e = { "" };
 
-	cr_assert_eq(n, 3);
+	cr_assert_eq(n, 4);
 	cr_assert(cs[0].predictable && cs[1].predictable && cs[2].predictable);
 	cr_assert_eq(cs[0].model.head_dim, 128);
 	cr_assert_eq(cs[0].opts.precision, PREC_FP8);
+	cr_assert_eq(cs[0].opts.b.fp8_recipe, FP8_TENSORWISE);
+	cr_assert_eq(cs[1].opts.b.fp8_recipe, FP8_DELAYED, "Megatron-Core's own");
+	cr_assert_not(cs[3].predictable);
+	cr_assert(strstr(cs[3].skip_reason, "MXFP8 needs a Blackwell GPU") != NULL, "%s",
+		  cs[3].skip_reason);
 	cr_assert_eq(cs[2].opts.precision, PREC_FP8);
 	cr_assert(strstr(cs[2].assumed, "NVFP4 priced at the fp8 rate") != NULL, "%s", cs[2].assumed);
 	cr_assert_eq(vcase_predict(&cs[0], &a, &e), PPLAN_OK, "%s", e.msg);

@@ -194,7 +194,7 @@ Test(launch_read, bridge_override)
 	cr_expect_eq(lj.switches.tp_overlap, FW_TPO_NONE);
 	cr_expect_eq(lj.switches.moe_dispatcher, 1, "flex");
 	cr_expect_str_eq(lj.order, "tp-cp-pp-dp");
-	cr_expect_str_eq(lj.precision, "fp8");
+	cr_expect_str_eq(lj.precision, "fp8-delayed", "bf16_with_fp8_delayed_scaling_mixed");
 	/* a recipe pplan does not know needs the model */
 	cr_expect_eq(launch_read_text(EMIT_BRIDGE, "cfg = kimi_k2_pretrain_config()\n", "cfg.py", NULL,
 				      &lj, &e), PPLAN_EINPUT);
@@ -333,6 +333,51 @@ Test(launch_read, megatron_group_limited_routing)
 	snprintf(args, sizeof args, "%s--moe-router-num-groups 6 --moe-router-group-topk 2", base);
 	cr_expect_eq(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e), PPLAN_EINPUT);
 	cr_expect(strstr(e.msg, "divide the 64 experts"), "%s", e.msg);
+}
+
+/* The fp8 recipe as each launch names it: Megatron-LM's --fp8-recipe
+ * (delayed where only --fp8-format is given, its default), NeMo's and
+ * Megatron-Bridge's mixed-precision configs; each reads back as the
+ * precision name whose recipe fp8_recipe_of gives, and a recipe Megatron
+ * does not have is refused. */
+Test(launch_read, fp8_recipes)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	static const struct { const char *flags, *want; enum fp8_recipe r; } meg[] = {
+		{ "--fp8-format hybrid", "fp8-delayed", FP8_DELAYED },
+		{ "--fp8-format hybrid --fp8-recipe tensorwise", "fp8-tensorwise", FP8_TENSORWISE },
+		{ "--fp8-format hybrid --fp8-recipe blockwise", "fp8-blockwise", FP8_BLOCKWISE },
+		{ "--fp8-format e4m3 --fp8-recipe mxfp8", "mxfp8", FP8_MXFP8 },
+	};
+	static const struct { const char *name, *want; } bridge[] = {
+		{ "bf16_with_fp8_delayed_scaling_mixed", "fp8-delayed" },
+		{ "bf16_with_fp8_current_scaling_mixed", "fp8-tensorwise" },
+		{ "bf16_with_fp8_subchannel_scaling_mixed", "fp8-blockwise" },
+		{ "bf16_with_mxfp8_mixed", "mxfp8" },
+		{ "bf16_mixed", "bf16" },
+	};
+	char args[512];
+	for (size_t i = 0; i < sizeof meg / sizeof meg[0]; i++) {
+		snprintf(args, sizeof args, "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+			 "--vocab-size 32000 --seq-length 4096 --bf16 %s", meg[i].flags);
+		cr_assert(launch_read_text(EMIT_MEGATRON, args, "args", NULL, &lj, &e) == PPLAN_OK,
+			  "%s", e.msg);
+		cr_expect_str_eq(lj.precision, meg[i].want, "%s", meg[i].flags);
+		cr_expect_eq(fp8_recipe_of(lj.precision), meg[i].r, "%s", meg[i].flags);
+	}
+	cr_expect_eq(launch_read_text(EMIT_MEGATRON,
+				      "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+				      "--vocab-size 32000 --bf16 --fp8-format hybrid --fp8-recipe fp4",
+				      "args", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "delayed, tensorwise, blockwise or mxfp8"), "%s", e.msg);
+	for (size_t i = 0; i < sizeof bridge / sizeof bridge[0]; i++) {
+		snprintf(args, sizeof args, "cfg = llama3_8b_pretrain_config()\n"
+			 "cfg.mixed_precision = '%s'\n", bridge[i].name);
+		cr_assert(launch_read_text(EMIT_BRIDGE, args, "cfg.py", NULL, &lj, &e) == PPLAN_OK,
+			  "%s: %s", bridge[i].name, e.msg);
+		cr_expect_str_eq(lj.precision, bridge[i].want, "%s", bridge[i].name);
+	}
 }
 
 /* pretrain_mamba.py's arguments: a hybrid pattern with Megatron-LM's

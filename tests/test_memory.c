@@ -720,6 +720,51 @@ Test(activations, fp8_keeps_the_experts_inputs_in_one_byte)
 		   "fp8 expert_fc1 left");
 }
 
+/* The fp8 recipes, on the same MoE layer and on Llama 2 7B's weights
+ * under Megatron-Bridge (fp8 parameters).  MXFP8 keeps one E8M0 scale byte
+ * per 32 elements, so every byte an fp8 tensor keeps grows by 1/32.  The
+ * layer keeps, per token, the 74,240 B of fp8 above; its fp8 elements are
+ * the bytes bf16 keeps more:
+ * 104,960 - 74,240 = 30,720 elements (the QKV and MLP inputs 2h, the
+ * projection's input 4,096, the product 6,144, the copies 16,384), so MXFP8
+ * keeps 74,240 + 30,720 / 32 = 75,200 B.  Weights: 1 byte a parameter under
+ * per-tensor scaling, 33/32 under MXFP8, 2 under the blockwise recipes
+ * (NVIDIA's keep bf16 parameters, fp8_param_gather off). */
+Test(activations, fp8_recipes)
+{
+	const struct model_spec *m = zoo("qwen3-30b-a3b"), *w = zoo("llama2-7b");
+	struct cluster cl = h100(8);
+	struct train_opts o;
+	struct layout l;
+	struct perr e = { "" };
+	static const struct { enum fp8_recipe r; double act, weight; } want[] = {
+		{ FP8_TENSORWISE, 74240, 1.0 }, { FP8_DELAYED, 74240, 1.0 },
+		{ FP8_MXFP8, 75200, 33.0 / 32.0 }, { FP8_BLOCKWISE, 74240, 2.0 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		struct mem_breakdown mb;
+		train_opts_default(&o, m);
+		cr_assert_eq(framework_parse("megatron-bridge", &o.fw, &e), PPLAN_OK, "%s", e.msg);
+		o.seq = 4096;
+		o.precision = PREC_FP8;
+		o.switches.fp8_recipe = want[i].r;
+		cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+		cr_assert_eq(o.b.fp8_recipe, want[i].r);
+		layout_default(&l);
+		l.recompute = RECOMPUTE_SELECTIVE;
+		l.recompute_modules = RM_CORE_ATTN;
+		expect_rel(memory_layer_activations(m, &l, &o, 1), want[i].act * 4096, 1e-12,
+			   fp8_recipe_name(want[i].r));
+		layout_default(&l);
+		l.dp = 8;
+		l.gbs = 16;
+		l.zero = 1;
+		memory_stage(w, &cl, &l, &o, 0, &mb);
+		expect_rel(mb.weights, want[i].weight * model_params_total(w), 1e-12,
+			   fp8_recipe_name(want[i].r));
+	}
+}
+
 /* --offload-modules on the same MoE layer (selective, core_attn), per
  * token: expert_fc1 moves the 8 permuted input copies 2 x 8 x 2048 =
  * 32,768 B (104,960 -> 72,192), moe_act the gate and up outputs

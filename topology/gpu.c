@@ -128,31 +128,68 @@ int precision_bytes(enum precision p)
 	return 2;
 }
 
+static const char *const recipe_names[FP8_RECIPE_COUNT] = {
+	[FP8_FRAMEWORK] = "framework", [FP8_DELAYED] = "delayed",
+	[FP8_TENSORWISE] = "tensorwise", [FP8_BLOCKWISE] = "blockwise", [FP8_MXFP8] = "mxfp8",
+};
+
+const char *fp8_recipe_name(enum fp8_recipe r)
+{
+	return r >= 0 && r < FP8_RECIPE_COUNT ? recipe_names[r] : "?";
+}
+
+/* s lower-cased without its punctuation ("FP8-CS" -> "fp8cs"); 0 when it
+ * does not fit. */
+static int squeeze(const char *s, char *k, size_t len)
+{
+	size_t n = 0;
+	for (; *s && n < len - 1; s++)
+		if (isalnum((unsigned char)*s))
+			k[n++] = (char)tolower((unsigned char)*s);
+	k[n] = '\0';
+	return *s == '\0';
+}
+
+enum fp8_recipe fp8_recipe_of(const char *s)
+{
+	static const struct {
+		const char *key;
+		enum fp8_recipe r;
+	} map[] = {
+		{ "fp8delayed", FP8_DELAYED }, { "fp8ds", FP8_DELAYED },
+		{ "fp8delayedscaling", FP8_DELAYED }, { "fp8cs", FP8_TENSORWISE },
+		{ "fp8tensorwise", FP8_TENSORWISE }, { "fp8currentscaling", FP8_TENSORWISE },
+		{ "fp8blockwise", FP8_BLOCKWISE }, { "fp8sc", FP8_BLOCKWISE },
+		{ "fp8subchannel", FP8_BLOCKWISE }, { "fp8blockscaling", FP8_BLOCKWISE },
+		{ "mxfp8", FP8_MXFP8 }, { "fp8mx", FP8_MXFP8 },
+	};
+	char k[32];
+	if (!s || !squeeze(s, k, sizeof k))
+		return FP8_FRAMEWORK;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(k, map[i].key))
+			return map[i].r;
+	return FP8_FRAMEWORK;
+}
+
 int precision_parse_recipe(const char *s, enum precision *out, const char **note)
 {
-	static const char *const fp8[] = { "fp8cs", "fp8mx", "mxfp8", "fp8delayed", "fp8ds",
-					   "fp8tensorwise", "fp8blockwise", "fp8sc", "fp8subchannel",
-					   "fp8hybrid", "fp8e4m3", "fp8currentscaling", "fp8blockscaling" };
 	char k[32];
-	size_t n = 0;
 	*note = NULL;
 	if (!s)
 		return -1;
 	if (precision_parse(s, out) == 0)
 		return 0;
-	for (; *s && n < sizeof k - 1; s++)
-		if (isalnum((unsigned char)*s))
-			k[n++] = (char)tolower((unsigned char)*s);
-	k[n] = '\0';
-	if (*s)
+	if (!squeeze(s, k, sizeof k))
 		return -1;
 	if (precision_parse(k, out) == 0) /* "BF-16", "fp8 " */
 		return 0;
-	for (size_t i = 0; i < sizeof fp8 / sizeof fp8[0]; i++)
-		if (!strcmp(k, fp8[i])) {
-			*out = PREC_FP8;
-			return 0;
-		}
+	/* a recipe, or Megatron's fp8 formats (hybrid: e4m3 forward, e5m2
+	 * gradients) */
+	if (fp8_recipe_of(k) != FP8_FRAMEWORK || !strcmp(k, "fp8hybrid") || !strcmp(k, "fp8e4m3")) {
+		*out = PREC_FP8;
+		return 0;
+	}
 	if (!strcmp(k, "nvfp4") || !strcmp(k, "fp4") || !strcmp(k, "mxfp4")) {
 		*out = PREC_FP8;
 		*note = "NVFP4 priced at the fp8 rate (pplan's GPU table has no fp4 rate): an upper bound on the time";

@@ -29,6 +29,22 @@ int precision_parse(const char *s, enum precision *out);
  * the fp8 rate, which the GPU table has, and *note says so (NULL for the
  * plain names). */
 int precision_parse_recipe(const char *s, enum precision *out, const char **note);
+
+/* Transformer Engine's fp8 scaling recipe (Megatron-Core's --fp8-recipe):
+ * the framework's own unless a name says which.  Delayed scaling (the
+ * amax history), per-tensor current scaling ("tensorwise", FP8-CS),
+ * blockwise (1 x 128 activations, 128 x 128 weights: DeepSeek-V3's,
+ * "sub-channel"), MXFP8 (blocks of 32 with an E8M0 scale byte each,
+ * Blackwell only). */
+enum fp8_recipe { FP8_FRAMEWORK = 0, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
+		  FP8_RECIPE_COUNT };
+/* Megatron-Core's names: "delayed", "tensorwise", "blockwise", "mxfp8";
+ * "framework" for FP8_FRAMEWORK. */
+const char *fp8_recipe_name(enum fp8_recipe r);
+/* The recipe a precision name says ("fp8-cs" tensorwise, "FP8-MX" mxfp8,
+ * "fp8 delayed", "fp8-blockwise", "fp8-sc" ...); FP8_FRAMEWORK for the plain
+ * names and for a name that is not fp8 or is not one. */
+enum fp8_recipe fp8_recipe_of(const char *s);
 /* Bytes of one element stored in precision prec (fp8 1, bf16/fp16 2, fp32 4). */
 int precision_bytes(enum precision prec);
 
