@@ -466,6 +466,26 @@ Test(search, moe_tries_ep_and_etp)
 	search_free(&r);
 }
 
+/* Under framework fw (options o, cluster c), no layout the search keeps
+ * for model sets first/last stage counts: the framework cannot run them. */
+static void expect_no_first_last(const char *fw, const char *model, long gbs,
+				 const struct cluster *c, struct train_opts *o)
+{
+	const struct model_spec *m = model_find(model);
+	struct search_params sp;
+	struct search_result r;
+	struct perr e = { "" };
+	cr_assert_eq(framework_parse(fw, &o->fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_resolve(o, &e), PPLAN_OK, "%s", e.msg);
+	search_params_default(&sp);
+	sp.gbs = gbs;
+	sp.top_k = 1000;
+	cr_assert_eq(search_run(m, c, o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < r.n_top; i++)
+		cr_assert_eq(r.top_layouts[i].pp_first + r.top_layouts[i].pp_last, 0, "%s", fw);
+	search_free(&r);
+}
+
 /* Megatron splits a pp that does not divide the layers with the
  * embedding and the loss as layers of the split, or its first and last
  * stage apart: Llama 3.1 405B's 126 layers on 16,384 GPUs keep such
@@ -503,21 +523,8 @@ Test(search, uneven_stages_for_megatron_only)
 	cr_expect(uneven, "no layout with uneven stages kept");
 	search_free(&r);
 
-	{
-		const struct model_spec *m = model_find("llama3.1-405b");
-		struct search_params sp;
-		struct perr e = { "" };
-		cr_assert_eq(framework_parse("megatron-deepspeed", &o.fw, &e), PPLAN_OK, "%s", e.msg);
-		o.precision = PREC_BF16;
-		cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
-		search_params_default(&sp);
-		sp.gbs = 2048;
-		sp.top_k = 1000;
-		cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
-		for (int i = 0; i < r.n_top; i++)
-			cr_assert_eq(r.top_layouts[i].pp_first + r.top_layouts[i].pp_last, 0);
-		search_free(&r);
-	}
+	o.precision = PREC_BF16;
+	expect_no_first_last("megatron-deepspeed", "llama3.1-405b", 2048, &c, &o);
 }
 
 /* The step of l cut with first/last stage counts (0: as the middle),
@@ -550,8 +557,6 @@ Test(search, cuts_stages_around_the_lm_head)
 	struct cluster c;
 	struct train_opts o;
 	struct search_result r;
-	struct search_params sp;
-	struct perr e = { "" };
 	int cut = 0;
 
 	run("llama3-8b", 32, 256, 1000, 1, &c, &o, &r);
@@ -584,15 +589,7 @@ Test(search, cuts_stages_around_the_lm_head)
 	cr_assert_gt(r.family[FAM_PP_DP].layout.pp_last, 0);
 	search_free(&r);
 
-	cr_assert_eq(framework_parse("torchtitan", &o.fw, &e), PPLAN_OK, "%s", e.msg);
-	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
-	search_params_default(&sp);
-	sp.gbs = 256;
-	sp.top_k = 1000;
-	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
-	for (int i = 0; i < r.n_top; i++)
-		cr_assert_eq(r.top_layouts[i].pp_first + r.top_layouts[i].pp_last, 0);
-	search_free(&r);
+	expect_no_first_last("torchtitan", "llama3-8b", 256, &c, &o);
 }
 
 /* The simplicity rank by hand: 4 per dimension above 1 among tp, pp, cp,
