@@ -105,6 +105,13 @@ cJSON *report_framework_json(const struct train_opts *o)
 	cJSON_AddStringToObject(j, "selective_recompute",
 				b->selective_ops ? "op-level" : "megatron");
 	cJSON_AddStringToObject(j, "adam_moments", b->bf16_moments ? "bf16" : "fp32");
+	/* fp8 runs: the scaling recipe priced (Megatron-Core's --fp8-recipe
+	 * names) and whether the weights are kept in fp8; null otherwise */
+	if (b->fp8_recipe != FP8_FRAMEWORK)
+		cJSON_AddStringToObject(j, "fp8_recipe", fp8_recipe_name(b->fp8_recipe));
+	else
+		cJSON_AddNullToObject(j, "fp8_recipe");
+	cJSON_AddBoolToObject(j, "fp8_weights", b->fp8_weights);
 	/* What the user switched by hand, as given. */
 	sw = cJSON_AddObjectToObject(j, "switches");
 	if (o->switches.tp_overlap >= 0)

@@ -109,6 +109,14 @@ if run predict --model llama3-8b --gpus 8 --layout tp=2,dp=4,gbs=64 --json "$tmp
 	done
 	if grep -q "tied embedding" "$tmp/out"; then ko "an untied model prints a tied embedding line"; else ok; fi
 fi
+# The fp8 recipe priced is in the JSON: MXFP8 named, null outside fp8 (above).
+if run predict --model llama3-8b --gpus 8 --cluster hgx-b200 --layout tp=1 --precision FP8-MX \
+	--framework megatron-bridge --json "$tmp/mx.json"; then
+	has "$tmp/mx.json" '"fp8_recipe":[[:space:]]*"mxfp8"' "fp8_recipe mxfp8"
+	has "$tmp/mx.json" '"fp8_weights":[[:space:]]*true' "Bridge keeps fp8 weights"
+	has "$tmp/out" "^# framework .*MXFP8, fp8 weights" "the framework line names the recipe"
+	has "$j" '"fp8_recipe":[[:space:]]*null' "no recipe in bf16"
+fi
 # A tied table over a pipeline (GPT-3 175B, pp 8): its all-reduce is printed
 # under DP communication exposed, the figure the JSON gives, and no more
 # than the exposed DP time it is part of.
