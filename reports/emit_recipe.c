@@ -305,6 +305,12 @@ static void recipe_overrides(FILE *f, const struct emit_input *in, const struct 
 		py_bool(o->b.overlap_param_gather && l->zero >= 1));
 }
 
+/* The current-scaling configs keep the first and last layer in bf16;
+ * NVIDIA's performance scripts turn that off, and pplan prices every
+ * layer in fp8, so the override says so. */
+#define FIRST_LAST_BF16_NOTE \
+	"every layer in fp8, as pplan prices it and NVIDIA's performance scripts run it"
+
 /* The mixed-precision config of the run's precision and fp8 recipe, as
  * NeMo 2.0 (delayed = "fp8") or Megatron-Bridge (delayed spelt out) names it. */
 static const char *mixed_precision(const struct train_opts *o, int bridge)
@@ -357,6 +363,9 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 	/* the plugin sets the DDP config's reduction dtype (fp32 but for
 	 * fp16_mixed): pplan's, as the framework row prices it */
 	fprintf(f, "recipe.trainer.plugins.grad_reduce_in_fp32 = %s\n", py_bool(o->b.grad_bytes == 4));
+	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_TENSORWISE)
+		fprintf(f, "recipe.trainer.plugins.first_last_layers_bf16 = False  # %s\n",
+			FIRST_LAST_BF16_NOTE);
 	if (l->tp > 1) /* said either way: a recipe may add the callback itself */
 		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=%s))\n",
 			py_bool(o->b.tp_overlap != FW_TPO_NONE));
@@ -494,6 +503,9 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	fprintf(f, "cfg.mixed_precision = %s()\n"
 		   "cfg.mixed_precision.grad_reduce_in_fp32 = %s\n", bridge_precision(o),
 		py_bool(o->b.grad_bytes == 4));
+	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_TENSORWISE)
+		fprintf(f, "cfg.mixed_precision.first_last_layers_bf16 = False  # %s\n",
+			FIRST_LAST_BF16_NOTE);
 	/* the DP overlap said here too: CommOverlapConfig's own default
 	 * turns it on wherever dp > 1 */
 	fprintf(f, "cfg.comm_overlap = CommOverlapConfig(tp_comm_overlap=%s, overlap_grad_reduce=%s, overlap_param_gather=%s)\n",

@@ -49,6 +49,7 @@ deepseek-v2 64 dp=64,ep=16,gbs=256,mbs=1 --moe-shared-expert-overlap=on
 llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision-aware-optimizer=on
 llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=mxfp8 --cluster=hgx-b200
 llama3-8b 8 tp=2,dp=4,gbs=64,mbs=1,zero=1 --precision=fp8-blockwise
+llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=fp8-cs
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 deepseek-v3 1024 tp=2,pp=16,vp=2,dp=32,ep=64,etp=1,gbs=8192,mbs=1 --pipeline-layout=Et|(tt|)*30mL
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
