@@ -15,12 +15,18 @@
 /* ---- NeMo 2.0 ------------------------------------------------------------------- */
 
 /* A Python value as the emitter writes them: True, False, None, a number,
- * a quoted string, a list of quoted strings (joined by '+'), X(). */
+ * a quoted string, a list of quoted strings (joined by '+'), X(); a comment
+ * after the value (# ...) is not part of it. */
 static void py_value(const char *v, char *buf, size_t len)
 {
 	size_t o = 0;
+	int quoted = 0;
 	for (; *v && o + 1 < len; v++)
-		if (*v == '[' || *v == ']' || *v == '"' || *v == '\'' || *v == ' ')
+		if (*v == '"' || *v == '\'')
+			quoted = !quoted;
+		else if (*v == '#' && !quoted)
+			break; /* a comment to the line's end */
+		else if (*v == '[' || *v == ']' || *v == ' ')
 			continue;
 		else
 			buf[o++] = *v == ',' ? '+' : *v;
@@ -41,10 +47,11 @@ static enum pplan_status nemo_bool(struct reader *r, const char *shown, const ch
 }
 
 struct nemo {
-	char recipe[64], plugin[32], granularity[16], fsdp[16], shard[24], method[16];
+	char recipe[64], plugin[64], granularity[16], fsdp[16], shard[24], method[16];
 	int dist_opt;       /* -1 not said */
 	int recompute_layers, cpu_offloading, fine_grained_offloading;
 	int plugin_grad32, ddp_grad32;   /* grad_reduce_in_fp32 as said (-1 not) */
+	int first_last_bf16;             /* first_last_layers_bf16 as said (-1 not) */
 	/* Megatron-Bridge's cfg.model = GPTModelProvider(...): its keywords
 	 * (the text between the parentheses), and the tokenizer's vocabulary */
 	char provider[2048];
@@ -153,6 +160,8 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	}
 	if (!strcmp(key, "trainer.plugins.grad_reduce_in_fp32"))
 		return nemo_bool(r, shown, v, &nm->plugin_grad32);
+	if (!strcmp(key, "trainer.plugins.first_last_layers_bf16"))
+		return nemo_bool(r, shown, v, &nm->first_last_bf16);
 	if (!strcmp(key, "trainer.strategy.ddp.grad_reduce_in_fp32"))
 		return nemo_bool(r, shown, v, &nm->ddp_grad32);
 	if (!strcmp(key, "model.config.overlap_moe_expert_parallel_comm"))
@@ -465,7 +474,8 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	const int bridge = r->out->fmt == EMIT_BRIDGE;
 	struct launch_job *o = r->out;
 	struct layout *l = &o->l;
-	struct nemo nm = { .dist_opt = -1, .plugin_grad32 = -1, .ddp_grad32 = -1 };
+	struct nemo nm = { .dist_opt = -1, .plugin_grad32 = -1, .ddp_grad32 = -1,
+			   .first_last_bf16 = -1 };
 	enum pplan_status st;
 	char what[96];
 
@@ -550,6 +560,12 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 		o->switches.grad_bytes = !strncmp(nm.plugin, "fp16", 4) ? 2 : 4;
 	else if (nm.ddp_grad32 >= 0)
 		o->switches.grad_bytes = nm.ddp_grad32 ? 4 : 2;
+	/* the current-scaling config's own default keeps the end layers in bf16 */
+	if (nm.first_last_bf16 != 0 &&
+	    (nm.first_last_bf16 > 0 || strstr(nm.plugin, "fp8_current_scaling")))
+		lr_say(r, "%s keeps the first and the last transformer layer in bf16 (first_last_layers_bf16%s): pplan prices every layer in fp8, as NVIDIA's performance scripts run it",
+		       nm.plugin[0] ? nm.plugin : "the mixed-precision config",
+		       nm.first_last_bf16 > 0 ? "" : ", the config's default");
 	if (!nm.fine_grained_offloading) {
 		l->offload_modules = 0;
 		o->set &= ~LK_OFFLOAD;

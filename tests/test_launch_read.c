@@ -378,6 +378,20 @@ Test(launch_read, fp8_recipes)
 			  "%s: %s", bridge[i].name, e.msg);
 		cr_expect_str_eq(lj.precision, bridge[i].want, "%s", bridge[i].name);
 	}
+	/* Current scaling's own default keeps the end layers in bf16, which
+	 * pplan does not price: said, unless the config turns it off (as
+	 * pplan's emitted configs do, with a comment after the value). */
+	for (int off = 0; off < 2; off++) {
+		int said = 0;
+		snprintf(args, sizeof args, "cfg = llama3_8b_pretrain_config()\n"
+			 "cfg.mixed_precision = 'bf16_with_fp8_current_scaling_mixed'\n%s",
+			 off ? "cfg.mixed_precision.first_last_layers_bf16 = False  # as priced\n" : "");
+		cr_assert(launch_read_text(EMIT_BRIDGE, args, "cfg.py", NULL, &lj, &e) == PPLAN_OK,
+			  "%s", e.msg);
+		for (int k = 0; k < lj.n_notes; k++)
+			said |= strstr(lj.notes[k], "first_last_layers_bf16") != NULL;
+		cr_expect_eq(said, !off, "first_last_layers_bf16 %s", off ? "off" : "the default");
+	}
 }
 
 /* pretrain_mamba.py's arguments: a hybrid pattern with Megatron-LM's
