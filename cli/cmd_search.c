@@ -418,13 +418,13 @@ static void format_cut(const struct layout *l, int layers, char *buf, size_t len
 }
 
 /* Where the search cut the stages other than the framework's default
- * (search.c, choose_split): the cut, and the same layout cut the
- * default way, priced as the search priced the best. */
-static void print_cut(FILE *f, const struct job *in, const struct search_args *a,
-		      const struct layout *l, const struct train_opts *o)
+ * (search.c, choose_split): the cut at its step p, and the same layout
+ * cut the default way, priced as the search priced the best. */
+static void print_cut(FILE *f, const struct job *in, const struct layout *l,
+		      const struct prediction *p, const struct train_opts *o)
 {
 	struct layout d = *l;
-	struct prediction p, q;
+	struct prediction q;
 	char cut[96], dcut[96];
 
 	if (l->pp < 2 || layout_split_megatron(&d, in->model.layers) == SPLIT_NONE ||
@@ -433,11 +433,7 @@ static void print_cut(FILE *f, const struct job *in, const struct search_args *a
 		return;
 	if (layout_check_part(&d, &in->model, cluster_gpus(&in->cluster), o->b.partition, NULL,
 			      NULL) != PPLAN_OK ||
-	    cost_predict(&in->model, &in->cluster, &d, o, &q, NULL) != PPLAN_OK ||
-	    cost_predict(&in->model, &in->cluster, l, o, &p, NULL) != PPLAN_OK)
-		return;
-	if (!a->closed_form && (predict_simulate(&d, o, &q, NULL) != PPLAN_OK ||
-				predict_simulate(l, o, &p, NULL) != PPLAN_OK))
+	    predict_layout(&in->model, &in->cluster, &d, o, &q, NULL) != PPLAN_OK)
 		return;
 	if (l->pp_embed || l->pp_loss)
 		snprintf(cut, sizeof cut, "with %s as %s", l->pp_embed && l->pp_loss ?
@@ -447,7 +443,7 @@ static void print_cut(FILE *f, const struct job *in, const struct search_args *a
 		format_cut(l, in->model.layers, cut, sizeof cut);
 	format_cut(&d, in->model.layers, dcut, sizeof dcut);
 	fprintf(f, "  stages cut %s (the edge stages also hold the embedding and the LM head): %.3f s a step, against %.3f s cut %s (%s)%s\n",
-		cut, p.step_time_s, q.step_time_s,
+		cut, p->step_time_s, q.step_time_s,
 		d.pp_first || d.pp_last || d.pp_embed || d.pp_loss ? "Megatron's default way" : "evenly",
 		dcut, q.feasible ? "" : ", which does not fit");
 }
@@ -469,7 +465,7 @@ static void print_best(FILE *f, const struct job *in,
 	fprintf(f, "\n");
 	if (r->fastest > 0)
 		print_why_not_fastest(f, in, r);
-	print_cut(f, in, a, &r->top_layouts[0], &o);
+	print_cut(f, in, &r->top_layouts[0], &r->top_preds[0], &o);
 	if (in->train_tokens > 0) {
 		char tt[64], n[32];
 		cli_train_time(tt, sizeof tt, in, &r->top_preds[0]);

@@ -325,10 +325,6 @@ static const char *mixed_precision(const struct train_opts *o, int bridge)
 	}
 }
 
-static const char *nemo_precision(const struct train_opts *o)
-{
-	return mixed_precision(o, 0);
-}
 
 void emit_nemo(FILE *f, const struct emit_input *in)
 {
@@ -353,13 +349,13 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 	fprintf(f, "import nemo_run as run\n"
 		   "from nemo.collections import llm\n"
 		   "from nemo.collections.llm.recipes.precision.mixed_precision import %s\n",
-		nemo_precision(o));
+		mixed_precision(o, 0));
 	if (l->tp > 1)
 		fprintf(f, "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n");
 	fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
 		r ? r->name : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
 	recipe_overrides(f, in, &nemo_dialect);
-	fprintf(f, "recipe.trainer.plugins = %s()\n", nemo_precision(o));
+	fprintf(f, "recipe.trainer.plugins = %s()\n", mixed_precision(o, 0));
 	/* the plugin sets the DDP config's reduction dtype (fp32 but for
 	 * fp16_mixed): pplan's, as the framework row prices it */
 	fprintf(f, "recipe.trainer.plugins.grad_reduce_in_fp32 = %s\n", py_bool(o->b.grad_bytes == 4));
@@ -372,11 +368,6 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 }
 
 /* ---- Megatron-Bridge ------------------------------------------------------------- */
-
-static const char *bridge_precision(const struct train_opts *o)
-{
-	return mixed_precision(o, 1);
-}
 
 /* A model Megatron-Bridge builds from GPTModelProvider's fields alone,
  * for one without a recipe: attention and an MLP in every layer, RoPE
@@ -490,7 +481,7 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	fprintf(f, "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
 		   "from megatron.bridge.training.gpt_step import forward_step\n"
 		   "from megatron.bridge.training.mixed_precision import %s\n"
-		   "from megatron.bridge.training.pretrain import pretrain\n", bridge_precision(o));
+		   "from megatron.bridge.training.pretrain import pretrain\n", mixed_precision(o, 1));
 	if (provider) {
 		fprintf(f, "\ncfg = _pretrain_common()\n");
 		bridge_provider(f, m);
@@ -501,7 +492,7 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	/* it sets the DDP config's reduction dtype (fp32 but for
 	 * fp16_mixed): pplan's, as the framework row prices it */
 	fprintf(f, "cfg.mixed_precision = %s()\n"
-		   "cfg.mixed_precision.grad_reduce_in_fp32 = %s\n", bridge_precision(o),
+		   "cfg.mixed_precision.grad_reduce_in_fp32 = %s\n", mixed_precision(o, 1),
 		py_bool(o->b.grad_bytes == 4));
 	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_TENSORWISE)
 		fprintf(f, "cfg.mixed_precision.first_last_layers_bf16 = False  # %s\n",

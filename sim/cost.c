@@ -573,11 +573,8 @@ enum pplan_status cost_predict(const struct model_spec *m,
 			 c->gpu.name, precision_name(o->precision));
 		return perr_set(e, PPLAN_EINPUT, "%s", p->reject_msg);
 	}
-	if (o->b.fp8_recipe == FP8_MXFP8 && c->gpu.arch != ARCH_BLACKWELL) {
+	if (fp8_recipe_refused(&c->gpu, o->b.fp8_recipe, p->reject_msg, sizeof p->reject_msg)) {
 		p->reject = REJECT_PRECISION;
-		snprintf(p->reject_msg, sizeof p->reject_msg,
-			 "MXFP8 needs a Blackwell GPU (B200, GB200, GB300: Transformer Engine's block-scaled fp8); the %s has delayed, tensorwise and blockwise fp8",
-			 c->gpu.name);
 		return perr_set(e, PPLAN_EINPUT, "%s", p->reject_msg);
 	}
 	if (layout_gpus(l) != cluster_gpus(c))

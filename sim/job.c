@@ -195,6 +195,7 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 {
 	const struct gpu_spec *g = &in->cluster.gpu;
 	const char *pnote = NULL;
+	char why[256];
 	enum pplan_status st;
 
 	train_opts_default(&in->opts, &in->model);
@@ -239,12 +240,10 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 		/* pplan exec still runs it, unpriced (job_price says why) */
 		if (in->ranks != JOB_EXEC_GPU)
 			return perr_set(e, PPLAN_EINPUT, "%s", in->unpriced);
-	} else if (in->precision_arg && fp8_recipe_of(in->precision_arg) == FP8_MXFP8 &&
-		   g->arch != ARCH_BLACKWELL && !in->cpu_ranks) {
-		/* Transformer Engine refuses MXFP8 before Blackwell */
-		return perr_set(e, PPLAN_EINPUT,
-				"--precision %s: MXFP8 needs a Blackwell GPU (b200, gb200, gb300), not the %s; its fp8 recipes are delayed, tensorwise and blockwise (fp8-delayed, fp8-cs, fp8-blockwise)",
-				in->precision_arg, g->name);
+	} else if (!in->cpu_ranks && in->precision_arg &&
+		   fp8_recipe_refused(g, fp8_recipe_of(in->precision_arg), why, sizeof why)) {
+		/* refused once here, not by every layout of a search */
+		return perr_set(e, PPLAN_EINPUT, "--precision %s: %s", in->precision_arg, why);
 	} else {
 		in->unpriced[0] = '\0';
 	}

@@ -138,6 +138,16 @@ const char *fp8_recipe_name(enum fp8_recipe r)
 	return r >= 0 && r < FP8_RECIPE_COUNT ? recipe_names[r] : "?";
 }
 
+int fp8_recipe_refused(const struct gpu_spec *g, enum fp8_recipe r, char *why, size_t len)
+{
+	if (r != FP8_MXFP8 || g->arch == ARCH_BLACKWELL || g->arch == ARCH_CPU)
+		return 0;
+	snprintf(why, len,
+		 "MXFP8 needs a Blackwell GPU (b200, gb200, gb300: Transformer Engine's block-scaled fp8), not the %s; its fp8 recipes are delayed, tensorwise and blockwise (fp8-delayed, fp8-cs, fp8-blockwise)",
+		 g->name);
+	return -1;
+}
+
 /* s lower-cased without its punctuation ("FP8-CS" -> "fp8cs"); 0 when it
  * does not fit. */
 static int squeeze(const char *s, char *k, size_t len)

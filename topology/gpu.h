@@ -41,6 +41,10 @@ enum fp8_recipe { FP8_FRAMEWORK = 0, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE,
 /* Megatron-Core's names: "delayed", "tensorwise", "blockwise", "mxfp8";
  * "framework" for FP8_FRAMEWORK. */
 const char *fp8_recipe_name(enum fp8_recipe r);
+struct gpu_spec;
+/* 0 where gpu runs recipe r; else -1 and a sentence in why (MXFP8 needs
+ * Blackwell: Transformer Engine's block-scaled MMA). */
+int fp8_recipe_refused(const struct gpu_spec *gpu, enum fp8_recipe r, char *why, size_t len);
 /* The recipe a precision name says ("fp8-cs" tensorwise, "FP8-MX" mxfp8,
  * "fp8 delayed", "fp8-blockwise", "fp8-sc" ...); FP8_FRAMEWORK for the plain
  * names and for a name that is not fp8 or is not one. */
