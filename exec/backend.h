@@ -42,6 +42,12 @@
 #include "status.h"
 
 enum be_kind { BE_CPU = 0, BE_CUDA };
+
+/* The longest nap of a backend's wait loop, ns: a waiter notices its
+ * transfer at most that late.  (Naps of up to 1.3 ms had added 0.5-1.2
+ * ms to each pipeline receive that waited through a peer's microbatch,
+ * against a 0.1 ms transfer, and the report counted it as communication.) */
+#define BE_WAIT_NAP_MAX_NS 50000L
 enum be_redop { BE_SUM = 0, BE_MAX };
 
 struct backend;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -334,7 +335,7 @@ static int cpu_test(struct backend *b, struct be_req *r)
 
 /* Polls: spins briefly, then yields the core (ranks may share cores)
  * while staying runnable, and only after a while sleeps in growing
- * steps; asks the watchdog now and then. */
+ * steps of at most BE_WAIT_NAP_MAX_NS; asks the watchdog now and then. */
 enum pplan_status be_mpi_wait(const struct be_watch *w, MPI_Request *r,
 			      const char *what, struct perr *e)
 {
@@ -356,7 +357,7 @@ enum pplan_status be_mpi_wait(const struct be_watch *w, MPI_Request *r,
 		} else {
 			struct timespec ts = { 0, nap_ns };
 			nanosleep(&ts, NULL);
-			if (nap_ns < 1000000)
+			if (nap_ns * 2 <= BE_WAIT_NAP_MAX_NS)
 				nap_ns *= 2;
 		}
 		if (w && w->check && t - last_check > 0.01) {
@@ -502,6 +503,9 @@ enum pplan_status be_cpu_open(int local_rank, struct backend **out,
 		free(b);
 		return perr_set(e, PPLAN_ENOMEM, "out of host memory for the CPU backend");
 	}
+	/* the wait loop's naps as asked, not the kernel's default 50 us
+	 * later (BE_WAIT_NAP_MAX_NS) */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
 	b->ops = &cpu_ops;
 	b->k = kern_cpu_ops();
 	((struct cpu_state *)b->impl)->stats = getenv("PPLAN_EXEC_GEMM_STATS") != NULL;

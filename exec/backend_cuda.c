@@ -109,7 +109,8 @@ int cuda_be_step_comm(struct cuda_be *c, void *comm, char *why, size_t len)
 }
 
 /* Polls step until done: spins first (waits are often short and their
- * end is timed), then sleeps in growing naps; reads NCCL's asynchronous
+ * end is timed), then sleeps in growing naps (BE_WAIT_NAP_MAX_NS at
+ * most); reads NCCL's asynchronous
  * errors and asks the watchdog (or, without one, a deadline).  On any
  * failure every communicator is aborted. */
 enum pplan_status cuda_be_poll(struct cuda_be *c, cuda_step_fn step, void *arg,
@@ -151,7 +152,7 @@ enum pplan_status cuda_be_poll(struct cuda_be *c, cuda_step_fn step, void *arg,
 		{
 			struct timespec ts = { 0, nap_ns };
 			nanosleep(&ts, NULL);
-			if (nap_ns < 500000)
+			if (nap_ns * 2 <= BE_WAIT_NAP_MAX_NS)
 				nap_ns *= 2;
 		}
 	}
