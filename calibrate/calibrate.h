@@ -67,6 +67,11 @@ struct cal_coll_point {
 	double time_s, algbw_gbps, busbw_gbps;
 	long wrong;          /* elements that differ from the expected result, all ranks */
 	long iters;
+	double loop_s;       /* the back-to-back loop's time per call */
+	double exposed_s;    /* CPU send_recv (calibrate_coll.c): the wait left when both
+			      * post, compute, then wait; 0 when not measured.  time_s is
+			      * then the receive with the sender computing (at least
+			      * loop_s) */
 };
 
 struct cal_coll {

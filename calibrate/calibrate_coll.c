@@ -220,6 +220,151 @@ static double time_coll(struct cal_session *s, struct coll_ctx *x, long *iters)
 	return cal_max(s, (cal_now() - t0) / (double)*iters);
 }
 
+/* ---- a send/receive as a CPU step meets it ----------------------------------------- */
+
+/* MPI on a CPU moves a message only inside its calls, beside the peer's
+ * compute on the same memory, and a back-to-back loop (both ranks inside
+ * MPI, everything in cache) is not how a step meets it.  A step either
+ *  - posts a pipeline transfer and goes back to compute while the
+ *    receiver waits (on the development machine 256 KiB took 25-43 us in
+ *    the loop, 50-75 us so), or
+ *  - posts a ring attention's exchange both ways and computes on both
+ *    ranks, and the transfer runs only at the wait, from and to buffers
+ *    the compute pushed out of the caches (90-120 us).
+ * So on the CPU each send/receive point is timed both ways, ranks in
+ * pairs, for BUSY_FACTOR times the loop's time (at least BUSY_MIN_S, at
+ * most BUSY_MAX_S):
+ *  - time_s: one rank sends and multiplies matrices (the next layer's
+ *    GEMMs), the other times its receive from its post; the roles swap
+ *    every call; the median of a rank's receives, the slowest rank's;
+ *  - exposed_s: both post, walk memory (BUSY_WALK_BYTES at least once,
+ *    past the caches), then time what is left to wait; per
+ *    call the shorter of the pair's two waits (the later arriver's: the
+ *    other also waited for its peer's compute to end); the median, the
+ *    slowest rank's.
+ * BUSY_CALLS calls each (BUSY_CALLS_LONG where one takes over BUSY_LONG_S). */
+#define BUSY_FACTOR 4.0
+#define BUSY_MIN_S 200e-6
+#define BUSY_MAX_S 0.05
+#define BUSY_CALLS 20
+#define BUSY_CALLS_LONG 6
+#define BUSY_LONG_S 0.01
+#define BUSY_WALK_BYTES (64.0 * 1048576.0)
+#define BUSY_GEMM_DIM 256
+
+struct busy_walk {
+	float *buf;
+	size_t n;            /* floats */
+	size_t at;
+	float *gemm;         /* three BUSY_GEMM_DIM^2 matrices */
+};
+
+/* Reads and writes one float a cache line, over the whole buffer (twice
+ * the caches: what the step's compute leaves) and on for s seconds. */
+static void walk_for(struct busy_walk *w, double s)
+{
+	double t0 = cal_now();
+	size_t lines = w->n / 16, done = 0;
+	do {
+		for (int k = 0; k < 4096; k++) {
+			w->buf[w->at] += 1.0f;
+			w->at = (w->at + 16) % w->n;
+		}
+		done += 4096;
+	} while (done < lines || cal_now() - t0 < s);
+}
+
+/* Multiplies BUSY_GEMM_DIM^2 matrices for s seconds: a sender's next
+ * layer, compute-bound and in cache. */
+static void gemm_for(struct cal_session *s, struct busy_walk *w, double secs)
+{
+	const long d = BUSY_GEMM_DIM;
+	double t0 = cal_now();
+	do
+		s->b->ops->gemm(s->b, 0, 0, d, d, d, 1.0f, w->gemm, d, w->gemm + d * d, d, 0.0f,
+				w->gemm + 2 * d * d, d, KD_F32);
+	while (cal_now() - t0 < secs);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of t[0..n), the slowest rank's. */
+static double median_max(struct cal_session *s, double *t, int n)
+{
+	if (n == 0)
+		return cal_max(s, 0);
+	qsort(t, (size_t)n, sizeof t[0], cmp_double);
+	return cal_max(s, t[n / 2]);
+}
+
+/* One call: both = 0, this rank sends and walks or receives and times
+ * (by the call's parity); both = 1, both post, walk and time the wait. */
+static double busy_call(struct cal_session *s, struct coll_ctx *x, struct busy_walk *w,
+			double busy, int i, int both)
+{
+	const struct be_ops *o = s->b->ops;
+	size_t bytes = (size_t)x->count * sizeof(float);
+	int peer = x->me ^ 1, sender = both || (x->me & 1) == (i & 1);
+	struct be_req rq[2];
+	double t0 = 0;
+	memset(rq, 0, sizeof rq);
+	if (sender)
+		o->zero(s->b, x->send, bytes); /* the activation just written */
+	MPI_Barrier(s->world);
+	if (sender)
+		x->st = o->send(s->b, x->g, peer, x->send, bytes, 9, &rq[0], &x->err);
+	if (!sender)
+		t0 = cal_now();
+	if (x->st == PPLAN_OK && (both || !sender))
+		x->st = o->recv(s->b, x->g, peer, x->recv, bytes, 9, &rq[1], &x->err);
+	if (both)
+		walk_for(w, busy);
+	else if (sender)
+		gemm_for(s, w, busy);
+	if (both)
+		t0 = cal_now();
+	if (x->st == PPLAN_OK && (both || !sender))
+		x->st = o->wait(s->b, &rq[1], &x->err);
+	if (!both && !sender)
+		return cal_now() - t0;
+	if (x->st == PPLAN_OK)
+		x->st = o->wait(s->b, &rq[0], &x->err);
+	return both ? cal_now() - t0 : -1;
+}
+
+static void time_sendrecv_busy(struct cal_session *s, struct coll_ctx *x, struct busy_walk *w,
+			       struct cal_coll_point *p)
+{
+	double busy = fmin(BUSY_MAX_S, fmax(BUSY_MIN_S, BUSY_FACTOR * p->loop_s));
+	int calls = busy + p->loop_s > BUSY_LONG_S ? BUSY_CALLS_LONG : BUSY_CALLS;
+	double t[BUSY_CALLS], peer_t[BUSY_CALLS];
+	int got = 0;
+
+	for (int i = -2; i < calls && x->st == PPLAN_OK; i++) {
+		double v = busy_call(s, x, w, busy, i, 0);
+		if (i >= 0 && v >= 0)
+			t[got++] = v;
+	}
+	p->time_s = fmax(p->loop_s, median_max(s, t, got));
+	got = 0;
+	for (int i = -1; i < calls && x->st == PPLAN_OK; i++) {
+		double v = busy_call(s, x, w, busy, i, 1);
+		if (i >= 0)
+			t[got++] = v;
+	}
+	/* of a call's two waits the later arriver's is the transfer */
+	MPI_Sendrecv(t, got, MPI_DOUBLE, s->rank ^ 1, 11, peer_t, got, MPI_DOUBLE, s->rank ^ 1,
+		     11, s->world, MPI_STATUS_IGNORE);
+	for (int i = 0; i < got; i++)
+		t[i] = fmin(t[i], peer_t[i]);
+	p->exposed_s = median_max(s, t, got);
+}
+
+
 /* The link class of the group: one host, or several. */
 static void group_link(struct cal_session *s, MPI_Comm comm, char *link, size_t len)
 {
@@ -240,6 +385,7 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 				 struct perr *e)
 {
 	struct coll_ctx x;
+	struct busy_walk walk = { NULL, 0, 0, NULL };
 	MPI_Comm comm = MPI_COMM_NULL;
 	enum pplan_status st = PPLAN_OK;
 	double budget = cal_mem_budget(s); /* the smallest rank's, agreed at open */
@@ -265,6 +411,16 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 	x.n = ranks;
 	x.me = s->rank % ranks;
 	x.reqs = calloc((size_t)(2 * ranks), sizeof *x.reqs);
+	if (op == COLL_SENDRECV && s->b->kind == BE_CPU && ranks % 2 == 0) {
+		walk.n = (size_t)(fmin(BUSY_WALK_BYTES, budget / 4) / sizeof(float));
+		walk.buf = walk.n >= 4096 ? calloc(walk.n, sizeof(float)) : NULL;
+		walk.gemm = walk.buf ? calloc(3 * BUSY_GEMM_DIM * BUSY_GEMM_DIM, sizeof(float)) : NULL;
+		if (!walk.gemm) {
+			free(walk.buf);
+	free(walk.gemm);
+			walk.buf = NULL; /* the loop's times only */
+		}
+	}
 	for (int i = 0; i < n && st == PPLAN_OK; i++) {
 		struct cal_coll_point *p = &out->pts[out->n];
 		long ns, nr, wrong = 0;
@@ -285,7 +441,9 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 			st = cal_agree(s, x.st, &x.err);
 		}
 		if (st == PPLAN_OK) {
-			p->time_s = time_coll(s, &x, &p->iters);
+			p->time_s = p->loop_s = time_coll(s, &x, &p->iters);
+			if (walk.buf)
+				time_sendrecv_busy(s, &x, &walk, p);
 			st = cal_agree(s, x.st, &x.err);
 		}
 		if (st == PPLAN_OK) {
@@ -304,6 +462,7 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 		x.send = x.recv = NULL;
 	}
 	free(x.reqs);
+	free(walk.buf);
 	s->b->ops->group_free(s->b, x.g);
 	if (st == PPLAN_OK)
 		cal_fit(out);

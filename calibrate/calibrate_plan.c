@@ -403,7 +403,7 @@ static enum pplan_status add_curves(struct profile *pr, const struct cal_plan *p
 		for (int k = 0; k < c->n; k++)
 			o->points[o->n_points++] = (struct profile_coll_point){
 				c->pts[k].bytes, c->pts[k].time_s, c->pts[k].algbw_gbps,
-				c->pts[k].busbw_gbps };
+				c->pts[k].busbw_gbps, c->pts[k].exposed_s };
 	}
 	return PPLAN_OK;
 }

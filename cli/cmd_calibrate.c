@@ -277,6 +277,17 @@ void calibrate_print_coll(FILE *f, const struct cal_coll *c)
 	fprintf(f, "# Avg bus bandwidth    : %.4f GB/s\n", c->avg_busbw_gbps);
 	fprintf(f, "# alpha-beta fit       : alpha %.2f us, busbw %.4f GB/s\n", 1e6 * c->alpha_s,
 		c->busbw_gbps);
+	for (int i = 0; i < c->n; i++)
+		if (c->pts[i].exposed_s > 0) {
+			fprintf(f, "# as a step meets it   : each time is a receive while the sender "
+				   "computes (at least the back-to-back loop's); what both ranks wait "
+				   "after posting and computing (the profile's exposed_s):\n#  ");
+			for (int k = 0; k < c->n; k++)
+				if (c->pts[k].bytes >= 4096)
+					fprintf(f, " %.0f B %.1f us%s", c->pts[k].bytes,
+						1e6 * c->pts[k].exposed_s, k + 1 < c->n ? "," : "\n");
+			break;
+		}
 }
 
 /* ---- the command ----------------------------------------------------------------- */

@@ -570,15 +570,34 @@ static void layer_tp_comm(const struct cost_ctx *x, int moe, struct layer_cost *
 
 /* Ring attention: K and V blocks go round the cp ranks, c-1 steps
  * forward and with their gradients backward, each hidden behind that
- * step's attention. */
+ * step's attention.  Where a measured profile says what a transfer
+ * leaves to wait after the compute that follows its post (MPI on a CPU
+ * moves it only inside its calls), each step costs that instead.  The
+ * executor's ring sends no extra step forward, and backward each block
+ * with its gradients, c times, each waited for as it is posted. */
 static void layer_cp_comm(const struct cost_ctx *x, struct layer_cost *lc)
 {
-	int n = x->l->cp;
-	double kv, step;
+	int n = x->l->cp, net = x->links.cp.cls == LINK_NET;
+	double kv, step, left;
 	if (n <= 1)
 		return;
 	kv = 2.0 * x->ab * x->b * x->sl * x->kv_l * x->m->head_dim;
 	step = cost_coll(x, COLL_SENDRECV, kv, 2, &x->links.cp);
+	left = curve_set_coll_exposed(x->o->curves, COLL_SENDRECV, kv, 2, net);
+	if (x->o->b.cp_joint_grads) {
+		double both = left >= 0 ? curve_set_coll_exposed(x->o->curves, COLL_SENDRECV,
+								 2 * kv, 2, net)
+					: cost_coll(x, COLL_SENDRECV, 2 * kv, 2, &x->links.cp);
+		lc->cp_f = left >= 0 ? (n - 1) * left
+				     : fmax(0.0, (n - 1) * step - lc->attn_f * (n - 1) / n);
+		lc->cp_b = n * both;
+		return;
+	}
+	if (left >= 0) {
+		lc->cp_f = (n - 1) * left + step;
+		lc->cp_b = 2.0 * (n - 1) * left + step;
+		return;
+	}
 	lc->cp_f = fmax(0.0, (n - 1) * step - lc->attn_f * (n - 1) / n) + step;
 	lc->cp_b = fmax(0.0, 2.0 * (n - 1) * step - lc->attn_b * (n - 1) / n) + step;
 }

@@ -70,8 +70,9 @@ void curve_set_from_profile(struct curve_set *cs, const struct profile *p)
 		c->busbw_gbps = isfinite(pc->busbw_gbps) ? pc->busbw_gbps : 0;
 		c->n = 0;
 		for (int k = 0; k < pc->n_points && c->n < CURVE_MAX_COLL_PTS; k++)
-			c->pts[c->n++] = (struct curve_coll_pt){ pc->points[k].bytes,
-								 pc->points[k].time_s };
+			c->pts[c->n++] = (struct curve_coll_pt){
+				pc->points[k].bytes, pc->points[k].time_s,
+				pc->points[k].exposed_s > 0 ? pc->points[k].exposed_s : 0 };
 		if (c->n == 0 && !(c->busbw_gbps > 0))
 			continue; /* nothing to price with */
 		cs->n_coll++;
@@ -168,6 +169,22 @@ double curve_set_coll(const struct curve_set *cs, enum coll_op op, double bytes,
 		return -1;
 	return curve_coll_time(op, c->pts, c->n, c->ranks, c->alpha_s, c->busbw_gbps, ranks,
 			       bytes);
+}
+
+double curve_set_coll_exposed(const struct curve_set *cs, enum coll_op op, double bytes,
+			      int ranks, int net)
+{
+	const struct curve_coll *c = cs ? coll_entry(cs, op, ranks, net) : NULL;
+	struct curve_coll_pt pts[CURVE_MAX_COLL_PTS];
+	int n = 0;
+	if (!c || c->ranks != ranks)
+		return -1;
+	for (int i = 0; i < c->n; i++)
+		if (c->pts[i].exposed_s > 0)
+			pts[n++] = (struct curve_coll_pt){ c->pts[i].bytes, c->pts[i].exposed_s, 0 };
+	if (n == 0)
+		return -1;
+	return curve_coll_time(op, pts, n, c->ranks, 0, c->busbw_gbps, ranks, bytes);
 }
 
 int curve_set_attention(const struct curve_set *cs, enum precision p, int fused,

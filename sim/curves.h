@@ -41,6 +41,7 @@ struct curve_bw_pt {
 
 struct curve_coll_pt {
 	double bytes, time_s;
+	double exposed_s;   /* profile_coll_point's, 0 when not measured */
 };
 
 /* Tile sizes for the tile fit: a GPU's GEMM tiles, or a CPU's register
@@ -133,6 +134,13 @@ double curve_set_gemm(const struct curve_set *cs, enum precision prec, double ba
 double curve_set_bw(const struct curve_set *cs, enum curve_bw kind, double bytes);
 double curve_set_coll(const struct curve_set *cs, enum coll_op op, double bytes, int ranks,
 		      int net);
+/* The wait a collective leaves when every rank posts it, computes, and
+ * then waits (calibrate measures it for send_recv on a CPU, where MPI
+ * moves data only inside its calls), interpolated as the times are;
+ * negative where cs has none: the transfer then runs beside the compute,
+ * as NCCL's on its stream. */
+double curve_set_coll_exposed(const struct curve_set *cs, enum coll_op op, double bytes,
+			      int ranks, int net);
 /* The attention core of `heads` query heads (batch included), seq_q
  * queries against seq_k keys, head_dim: forward and backward seconds. */
 int curve_set_attention(const struct curve_set *cs, enum precision prec, int fused,

@@ -316,7 +316,7 @@ static const struct framework table[] = {
 	  .attention = FW_ATTN_FLASH, .tp_overlap = FW_TPO_NONE,
 	  .overlap_grad_reduce = 1, .overlap_param_gather = 1,
 	  .grad_bytes = { [PREC_FP32] = 4, [PREC_BF16] = 4, [PREC_FP16] = 4, [PREC_FP8] = 4 },
-	  .fp32_master = 1, .bare_step = 1,
+	  .fp32_master = 1, .bare_step = 1, .cp_joint_grads = 1,
 	  .pipe = FW_PIPE_MEGATRON, .sharding = FW_SHARD_MEGATRON, .partition = PART_EVEN,
 	  .layout = { RECOMPUTE_NONE, 1, 1 }, .batch_microbatches = 4,
 	  .can_flash = 1, .can_dp_overlap = 1, .can_sp = 1, .can_cp = 1,
@@ -777,6 +777,7 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	b->fp8_bytes = b->fp8_recipe == FP8_MXFP8 ? 1.0 + 1.0 / 32.0 : 1.0;
 	b->fp32_master = fw->fp32_master;
 	b->bare_step = fw->bare_step;
+	b->cp_joint_grads = fw->cp_joint_grads;
 	b->pipe = fw->pipe;
 	b->sharding = fw->sharding;
 	b->reshard_after_forward = fw->reshard_after_forward;

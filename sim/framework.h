@@ -54,6 +54,11 @@ struct fw_behaviour {
 	double fp8_bytes;
 	int fp32_master;                 /* fp32 runs keep an fp32 master shard too */
 	int bare_step;                   /* no per-step overhead beyond the ops (pplan exec) */
+	/* The ring attention's backward moves each K, V block with its
+	 * gradients as one message, c times, each posted after that step's
+	 * compute and waited for at once (pplan exec, exec/ring.c); else
+	 * Transformer Engine's ring (sim/MODEL.md 5.1). */
+	int cp_joint_grads;
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;       /* FSDP: gather again for the backward */
@@ -114,6 +119,7 @@ struct framework {
 	/* A step is its ops and nothing else: no data loader, logging or
 	 * framework bookkeeping (step_fixed_ms does not apply). */
 	int bare_step;
+	int cp_joint_grads;
 	enum fw_pipe pipe;
 	enum fw_sharding sharding;
 	int reshard_after_forward;

@@ -392,7 +392,8 @@ static enum pplan_status read_points(const cJSON *c, struct profile_collective *
 		if ((st = bounded(it, "bytes", &q->bytes, 1, &B_BYTES, pw, e)) ||
 		    (st = bounded(it, "time_s", &q->time_s, 1, &B_SECONDS, pw, e)) ||
 		    (st = bounded(it, "algbw_gbps", &q->algbw_gbps, 0, &B_POINT_GBPS, pw, e)) ||
-		    (st = bounded(it, "busbw_gbps", &q->busbw_gbps, 0, &B_POINT_GBPS, pw, e)))
+		    (st = bounded(it, "busbw_gbps", &q->busbw_gbps, 0, &B_POINT_GBPS, pw, e)) ||
+		    (st = bounded(it, "exposed_s", &q->exposed_s, 0, &B_SECONDS, pw, e)))
 			return st;
 		if (i > 0 && !(q->bytes > pc->points[i - 1].bytes))
 			return perr_set(e, PPLAN_EINPUT, "%s: points must be sorted by bytes", pw);
@@ -691,6 +692,8 @@ static void add_curves(cJSON *root, const struct profile *p)
 				cJSON_AddNumberToObject(q, "time_s", c->points[j].time_s);
 				json_add_number_or_null(q, "algbw_gbps", c->points[j].algbw_gbps);
 				json_add_number_or_null(q, "busbw_gbps", c->points[j].busbw_gbps);
+				if (c->points[j].exposed_s > 0)
+					cJSON_AddNumberToObject(q, "exposed_s", c->points[j].exposed_s);
 				cJSON_AddItemToArray(pts, q);
 			}
 			cJSON_AddItemToArray(a, o);

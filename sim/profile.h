@@ -52,6 +52,8 @@ struct profile_attention {
 struct profile_coll_point {
 	double bytes, time_s;
 	double algbw_gbps, busbw_gbps;   /* NAN when not given */
+	double exposed_s;                /* send_recv on a CPU: the wait left when both ranks
+					  * post, compute, then wait; NAN or 0 when not measured */
 };
 
 struct profile_collective {

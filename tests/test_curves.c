@@ -63,7 +63,7 @@ Test(curves, stream)
 
 Test(curves, collectives)
 {
-	struct curve_coll_pt p[2] = { { 1e3, 1e-5 }, { 1e6, 1e-3 } };
+	struct curve_coll_pt p[2] = { { 1e3, 1e-5, 0 }, { 1e6, 1e-3, 0 } };
 	/* half way in log bytes between 1e-5 and 1e-3 s: 1e-4 s */
 	near(curve_coll_time(COLL_ALLREDUCE, p, 2, 4, 1e-5, 1.5, 4, pow(10, 4.5)), 1e-4, 1e-9,
 	     "log-log");
@@ -327,4 +327,51 @@ Test(curve_set, h100_mamf_point)
 	near(curve_set_coll(&cs, COLL_ALLREDUCE, 1073741824.0, 8, 0),
 	     1073741824.0 * 1.75 / 480e9, 1e-9, "NVLS all-reduce");
 	profile_free(&p);
+}
+
+/* The ring attention's exchanges and a profile's exposed waits: the small
+ * GPT with cp=2 on the fixture's two ranks (4 microbatches of 1 sequence,
+ * 8 layers: 32 layers x microbatches).  A K/V block is 2 (K and V) x 4 B
+ * x 128 tokens x 8 heads x 32 = 262,144 bytes; the fixture's send/receive
+ * curve is log-log between (8 B, 5 us) and (1 MiB, 267.144 us), t1 at the
+ * block, t2 at twice it.  With exposed waits of twice each point's time
+ * (so 2 t at every size), and without (the attention hides what it can):
+ * - the executor's ring (exec/ring.c): forward c-1 = 1 block, 2 t1 left,
+ *   or hidden; backward c = 2 messages of the block with its gradients,
+ *   2 x 2 t2 left, or 2 t2 (each waited for as posted);
+ * - Transformer Engine's ring (the other frameworks): forward (c-1) x 2 t1
+ *   + t1, backward 2(c-1) x 2 t1 + t1 (8 t1 a layer and microbatch); or,
+ *   hidden, t1 + t1. */
+static double fixture_sendrecv(double bytes)
+{
+	double f = (log(bytes) - log(8.0)) / (log(1048576.0) - log(8.0));
+	return exp(log(5e-6) + f * (log(267.144e-6) - log(5e-6)));
+}
+
+Test(curve_set, cp_exchanges_and_the_measured_waits, .init = load_fixture)
+{
+	struct small_job j;
+	struct curve_set cs = fixture_curves;
+	struct prediction p[2][2];
+	double t1 = fixture_sendrecv(262144.0), t2 = fixture_sendrecv(524288.0);
+	int k = -1;
+	for (int i = 0; i < cs.n_coll; i++)
+		if (cs.coll[i].op == COLL_SENDRECV)
+			k = i;
+	cr_assert_geq(k, 0, "the fixture measures send_recv");
+	small_job(&j, 2, "cp=2,gbs=4", &cs);
+	cr_assert(j.o.b.cp_joint_grads, "the executor's row");
+	for (int ring = 0; ring < 2; ring++) {
+		j.o.b.cp_joint_grads = !ring;
+		for (int w = 0; w < 2; w++) {
+			for (int i = 0; i < cs.coll[k].n; i++)
+				cs.coll[k].pts[i].exposed_s = w ? 2 * cs.coll[k].pts[i].time_s : 0;
+			p[ring][w] = small_predict(&j);
+		}
+	}
+	near(p[0][1].time.cp_comm, 32 * (2 * t1 + 4 * t2), 1e-9, "executor, measured waits");
+	near(p[0][0].time.cp_comm, 32 * 2 * t2, 1e-9, "executor, forward hidden");
+	near(p[1][1].time.cp_comm, 32 * 8 * t1, 1e-9, "TE ring, measured waits");
+	near(p[1][0].time.cp_comm, 32 * 2 * t1, 1e-9, "TE ring, hidden");
+	profile_free(&fixture);
 }

@@ -281,3 +281,28 @@ Test(profile, conditions_round_trip)
 	profile_free(&p);
 	profile_free(&q);
 }
+
+/* A send/receive point's exposed wait: kept through a save and a load,
+ * absent where it is 0, and a negative one refused by the writer as the
+ * reader would refuse it. */
+Test(profile, exposed_wait_round_trip_and_range)
+{
+	struct profile p, q;
+	struct perr e = { "" };
+	char dir[] = "/tmp/pplan-profile-XXXXXX", path[64];
+	cr_assert_eq(profile_load(FIX "good.json", &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect(!(p.collectives[0].points[1].exposed_s > 0), "absent");
+	p.collectives[0].points[1].exposed_s = 2.5e-4;
+	save_and_load(&p, &q);
+	cr_expect_eq(q.collectives[0].points[1].exposed_s, 2.5e-4);
+	cr_expect(!(q.collectives[0].points[0].exposed_s > 0), "still absent");
+	profile_free(&q);
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/out.json", dir);
+	p.collectives[0].points[1].exposed_s = 1e6;
+	cr_expect_eq(profile_save(&p, path, &e), PPLAN_EINTERNAL);
+	cr_expect(strstr(e.msg, "exposed_s must be a number from") != NULL, "%s", e.msg);
+	cr_expect_neq(access(path, F_OK), 0, "no file");
+	profile_free(&p);
+	rmdir(dir);
+}
