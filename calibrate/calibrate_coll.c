@@ -301,8 +301,9 @@ static double median_max(struct cal_session *s, double *t, int n)
 	return cal_max(s, t[n / 2]);
 }
 
-/* One call: both = 0, this rank sends and walks or receives and times
- * (by the call's parity); both = 1, both post, walk and time the wait. */
+/* One call: both = 0, this rank sends and multiplies matrices, or
+ * receives and times it (by the call's parity); both = 1, both post,
+ * walk memory and time the wait. */
 static double busy_call(struct cal_session *s, struct coll_ctx *x, struct busy_walk *w,
 			double busy, int i, int both)
 {
