@@ -418,7 +418,6 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 		walk.gemm = walk.buf ? calloc(3 * BUSY_GEMM_DIM * BUSY_GEMM_DIM, sizeof(float)) : NULL;
 		if (!walk.gemm) {
 			free(walk.buf);
-	free(walk.gemm);
 			walk.buf = NULL; /* the loop's times only */
 		}
 	}
@@ -464,6 +463,7 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 	}
 	free(x.reqs);
 	free(walk.buf);
+	free(walk.gemm);
 	s->b->ops->group_free(s->b, x.g);
 	if (st == PPLAN_OK)
 		cal_fit(out);
