@@ -9,14 +9,15 @@
  * So under a launcher, before MPI starts, pplan exec forks: the child is
  * the rank (it calls MPI_Init, so the launcher's PMI connects it), the
  * parent, which the launcher started, only waits for it, passes on the
- * signals the launcher sends, and when the child dies by a signal it did
- * not pass on, says which rank, which process and which signal, and exits
- * 1.  The child dies with its parent (PR_SET_PDEATHSIG), so a launcher
- * that kills the parent leaves nothing behind.  A run without a launcher,
- * or of one rank, is not forked (valgrind and a debugger see the rank
- * itself).  A parent stopped on its own (SIGSTOP to it alone) would hold
- * the launcher after the rank ends, with no word: the rank, as it exits,
- * says so and continues it (exec_release_supervisor).
+ * signals the launcher sends (continuing a stopped rank), and when the
+ * child dies by a signal it did not pass on, says which rank, which
+ * process and which signal, and exits 1.  The child dies with its parent
+ * (PR_SET_PDEATHSIG), so a launcher that kills the parent leaves
+ * nothing behind.  A run without a launcher, or of one rank, is not
+ * forked (valgrind and a debugger see the rank itself).  A parent
+ * stopped on its own (SIGSTOP to it alone) would hold the launcher after
+ * the rank ends, with no word: the rank, as it exits, says so and
+ * continues it (exec_release_supervisor).
  */
 #define _GNU_SOURCE
 #include "exec.h"
@@ -66,11 +67,17 @@ void exec_release_supervisor(void)
 	kill(supervisor, SIGCONT);
 }
 
+/* The signal goes on to the rank, and a rank stopped (SIGSTOP, a
+ * debugger's pause) is continued so that it can act on it: a launcher
+ * that signals only the process it started would otherwise wait on it
+ * for ever. */
 static void pass_on(int sig)
 {
 	passed_on = sig;
-	if (rank_pid > 0)
+	if (rank_pid > 0) {
 		kill((pid_t)rank_pid, sig);
+		kill((pid_t)rank_pid, SIGCONT);
+	}
 }
 
 /* The first of the launchers' variables that is set, as a number; -1. */

@@ -7,7 +7,8 @@
 # the process that watches it (exec/supervise.c), exit 1 with and without
 # mpiexec -q (not Open MPI's 137); a
 # hang names the rank that stopped first and what the others wait for; a
-# supervising process stopped alone is continued as its rank ends.  Faults come from `pplan exec --fault
+# supervising process stopped alone is continued as its rank ends, and a
+# rank stopped alone is named by the others within the timeout.  Faults come from `pplan exec --fault
 # RANK:STEP:KIND` (exec/fault.c), the hang through PPLAN_EXEC_FAULT (the
 # same text, for launchers that cannot pass options).  A wrong value in a
 # GEMM output or a pipeline message, doubled or changed by 1e-4, must fail
@@ -125,6 +126,36 @@ else
 	echo "ok: a stopped supervising process: exit 0: $(grep -m1 'supervising process' "$tmp/out")"
 fi
 orphans 90012
+
+# One rank itself stopped (SIGSTOP to the rank, not its supervising
+# process), as a debugger or a stray signal leaves it: the other rank's
+# watchdog names it as the one that stopped first and ends the run, exit
+# 1, within the timeout plus 3 s (the launcher's kill reaches the stopped
+# rank through its supervising process, which continues it).
+timeout 120 "$MPIEXEC" -n 2 "$B" exec --model "$M" --layout pp=2 --backend cpu --steps 400 \
+	--warmup 1 --seed 90013 --report "$tmp/r.json" --timeout 4 >"$tmp/out" 2>&1 </dev/null &
+pid=$!
+for _ in $(seq 1 100); do grep -q '^# run' "$tmp/out" && break; sleep 0.2; done
+sleep 1
+stopped=
+for p in $(pgrep -f "^$B exec --model .* --seed 90013( |$)"); do
+	if ! pgrep -P "$p" >/dev/null && tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
+		stopped=$p
+	fi
+done
+start=$(date +%s)
+[ -n "$stopped" ] && kill -STOP "$stopped"
+wait $pid
+rc=$?
+took=$(( $(date +%s) - start ))
+if [ -z "$stopped" ]; then
+	echo "FAIL: a stopped rank: rank 1's process not found"; fail=1
+else
+	expect "a rank stopped (SIGSTOP, timeout 4 s)" $rc "rank 1 stopped first: no progress for [0-9]+ s" 90013
+	[ $rc -eq 1 ] || { echo "FAIL: a stopped rank: exit $rc, want 1"; fail=1; }
+	[ $took -le 7 ] || { echo "FAIL: a stopped rank: the run ended $took s after the stop, past 4 + 3 s"; fail=1; }
+fi
 
 # SIGINT to the launcher mid-run (to mpiexec itself: a timeout wrapper in
 # a script would not pass SIGINT on), within the timeout.
