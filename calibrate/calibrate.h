@@ -68,10 +68,12 @@ struct cal_coll_point {
 	long wrong;          /* elements that differ from the expected result, all ranks */
 	long iters;
 	double loop_s;       /* the back-to-back loop's time per call */
-	double exposed_s;    /* CPU send_recv (calibrate_coll.c): the wait left when both
-			      * post, compute, then wait; 0 when not measured.  time_s is
-			      * then the receive with the sender computing (at least
-			      * loop_s) */
+	double exposed_s;    /* on a CPU (calibrate_coll.c), the wait a step meets after
+			      * its compute; 0 when not measured.  send_recv: left when
+			      * both post, compute, then wait (time_s is then the
+			      * receive with the sender computing, at least loop_s);
+			      * the other collectives: the call from the group's last
+			      * arrival after every rank's compute (at least loop_s) */
 };
 
 struct cal_coll {

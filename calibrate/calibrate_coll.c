@@ -365,6 +365,47 @@ static void time_sendrecv_busy(struct cal_session *s, struct coll_ctx *x, struct
 	p->exposed_s = median_max(s, t, got);
 }
 
+/* ---- a collective as a CPU step meets it -------------------------------------------- */
+
+/* A step reaches each of its blocking collectives (the TP all-gathers and
+ * reduce-scatters, an MoE all-to-all) from a layer's compute, the ranks
+ * at different moments.  Measured with throw-away MPI programs on the
+ * development machine, a 256 KiB all-gather took 13 us in the
+ * back-to-back loop, 19 us from the last arrival after one 256^3 sgemm
+ * and 33 us after 6 ms of them (reduce-scatter 61, 95 and 115 us); the
+ * executor's small GPT at tp=2 computes about 1.6 ms between two of its
+ * collectives.  So on the CPU each collective point up to COLD_MAX_BYTES
+ * is also timed after COLL_COMPUTE_S of 256^3 sgemms on every rank (at
+ * least BUSY_FACTOR times the loop's time): each rank times the call
+ * from its post; per call the shortest of the group's times (the last
+ * arriver's: the others also waited for it); the median, the slowest
+ * group's, at least the loop's (exposed_s).  Larger buffers do not fit
+ * the caches in the loop either. */
+#define COLD_MAX_BYTES (8.0 * 1048576.0)
+#define COLL_COMPUTE_S 2e-3
+
+static void time_coll_after_compute(struct cal_session *s, struct coll_ctx *x, MPI_Comm comm,
+				    struct busy_walk *w, struct cal_coll_point *p)
+{
+	double busy = fmin(BUSY_MAX_S, fmax(COLL_COMPUTE_S, BUSY_FACTOR * p->loop_s));
+	int calls = busy + p->loop_s > BUSY_LONG_S ? BUSY_CALLS_LONG : BUSY_CALLS;
+	double t[BUSY_CALLS];
+	int got = 0;
+
+	for (int i = -1; i < calls && x->st == PPLAN_OK; i++) {
+		double t0;
+		MPI_Barrier(s->world);
+		gemm_for(s, w, busy);
+		t0 = cal_now();
+		run_one(s, x);
+		s->b->ops->sync(s->b, NULL);
+		if (i >= 0)
+			t[got++] = cal_now() - t0;
+	}
+	/* of a call's times the last arriver's is the collective's own */
+	MPI_Allreduce(MPI_IN_PLACE, t, got, MPI_DOUBLE, MPI_MIN, comm);
+	p->exposed_s = fmax(p->loop_s, median_max(s, t, got));
+}
 
 /* The link class of the group: one host, or several. */
 static void group_link(struct cal_session *s, MPI_Comm comm, char *link, size_t len)
@@ -412,7 +453,8 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 	x.n = ranks;
 	x.me = s->rank % ranks;
 	x.reqs = calloc((size_t)(2 * ranks), sizeof *x.reqs);
-	if (op == COLL_SENDRECV && s->b->kind == BE_CPU && ranks % 2 == 0) {
+	if (s->b->kind == BE_CPU && ((op == COLL_SENDRECV && ranks % 2 == 0) ||
+				     (op != COLL_SENDRECV && op != COLL_BROADCAST && ranks > 1))) {
 		walk.n = (size_t)(fmin(BUSY_WALK_BYTES, budget / 4) / sizeof(float));
 		walk.buf = walk.n >= 4096 ? calloc(walk.n, sizeof(float)) : NULL;
 		walk.gemm = walk.buf ? calloc(3 * BUSY_GEMM_DIM * BUSY_GEMM_DIM, sizeof(float)) : NULL;
@@ -442,8 +484,10 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 		}
 		if (st == PPLAN_OK) {
 			p->time_s = p->loop_s = time_coll(s, &x, &p->iters);
-			if (walk.buf)
+			if (walk.buf && op == COLL_SENDRECV)
 				time_sendrecv_busy(s, &x, &walk, p);
+			else if (walk.buf && bytes[i] <= COLD_MAX_BYTES)
+				time_coll_after_compute(s, &x, comm, &walk, p);
 			st = cal_agree(s, x.st, &x.err);
 		}
 		if (st == PPLAN_OK) {

@@ -279,13 +279,20 @@ void calibrate_print_coll(FILE *f, const struct cal_coll *c)
 		c->busbw_gbps);
 	for (int i = 0; i < c->n; i++)
 		if (c->pts[i].exposed_s > 0) {
-			fprintf(f, "# as a step meets it   : each time is a receive while the sender "
-				   "computes (at least the back-to-back loop's); what both ranks wait "
-				   "after posting and computing (the profile's exposed_s):\n#  ");
-			for (int k = 0; k < c->n; k++)
-				if (c->pts[k].bytes >= 4096)
-					fprintf(f, " %.0f B %.1f us%s", c->pts[k].bytes,
-						1e6 * c->pts[k].exposed_s, k + 1 < c->n ? "," : "\n");
+			if (c->op == COLL_SENDRECV)
+				fprintf(f, "# as a step meets it   : each time is a receive while the "
+					   "sender computes (at least the back-to-back loop's); what "
+					   "both ranks wait after posting and computing (the profile's "
+					   "exposed_s):\n#  ");
+			else
+				fprintf(f, "# as a step meets it   : the call from the group's last "
+					   "arrival after 2 ms of GEMMs on every rank, at least the "
+					   "back-to-back loop's (the profile's exposed_s):\n#  ");
+			for (int k = 0, said = 0; k < c->n; k++)
+				if (c->pts[k].bytes >= 4096 && c->pts[k].exposed_s > 0)
+					fprintf(f, "%s %.0f B %.1f us", said++ ? "," : "",
+						c->pts[k].bytes, 1e6 * c->pts[k].exposed_s);
+			fprintf(f, "\n");
 			break;
 		}
 }

@@ -147,6 +147,19 @@ double cost_coll(const struct cost_ctx *x, enum coll_op op, double bytes, int n,
 	return t >= 0 ? t * sc : coll_time(op, bytes, n, l);
 }
 
+/* A collective the step blocks on as it arrives from its compute (TP's,
+ * an all-to-all inside one domain).  Where a measured profile timed it
+ * so (a CPU's exposed_s: from the last arrival, buffers out of the
+ * caches), no less than that; else as cost_coll. */
+static double cost_coll_in_step(const struct cost_ctx *x, enum coll_op op, double bytes, int n,
+				const struct link *l)
+{
+	double t = curve_set_coll_exposed(x->o->curves, op, bytes, n, l->cls == LINK_NET);
+	double sc = x->k->measured_comm_scale > 0 ? x->k->measured_comm_scale : 1.0;
+	double loop = cost_coll(x, op, bytes, n, l);
+	return t >= 0 ? fmax(t * sc, loop) : loop;
+}
+
 struct link cost_link_scaled(struct link k, const struct cost_params *cp)
 {
 	k.eff *= k.cls == LINK_NET ? cp->net_eff_scale : cp->nvlink_eff_scale;
@@ -537,12 +550,12 @@ static void layer_tp_comm(const struct cost_ctx *x, int moe, struct layer_cost *
 	if (n <= 1)
 		return;
 	if (x->l->sp) {
-		double ag = cost_coll(x, COLL_ALLGATHER, act, n, k);
-		double rs = cost_coll(x, COLL_REDUCESCATTER, act, n, k);
+		double ag = cost_coll_in_step(x, COLL_ALLGATHER, act, n, k);
+		double rs = cost_coll_in_step(x, COLL_REDUCESCATTER, act, n, k);
 		fwd = 2 * ag + 2 * rs;
 		bwd = 4 * ag + 2 * rs;
 	} else {
-		double ar = cost_coll(x, COLL_ALLREDUCE, act, n, k);
+		double ar = cost_coll_in_step(x, COLL_ALLREDUCE, act, n, k);
 		fwd = 2 * ar;
 		bwd = 2 * ar;
 	}
@@ -670,7 +683,7 @@ static double ep_alltoall(const struct cost_ctx *x, double bytes)
 	double off, on;
 
 	if (x->links.ep.cls != LINK_NET)
-		return cost_coll(x, COLL_ALLTOALL, bytes, n, &x->links.ep);
+		return cost_coll_in_step(x, COLL_ALLTOALL, bytes, n, &x->links.ep);
 	local = members_per_domain(x->c, n, x->links.ep_stride);
 	nic = cost_link_scaled(x->c->net, x->k);
 	off = cost_coll(x, COLL_ALLTOALL, bytes * ep_remote_share(x, n, local), n, &nic);

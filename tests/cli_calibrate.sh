@@ -35,6 +35,15 @@ if grep -E '^ +[0-9]+ +[0-9]+  float ' "$tmp/out" | awk '$NF != 0 { bad = 1 } EN
 	echo "FAIL: a collective came back wrong"; fail=1
 fi
 expect '^# wrote .*prof.json \(pplan.profile/1\)'
+# On the CPU each collective a step blocks on is also timed after the
+# ranks' compute (calibrate_coll.c): every all-reduce, all-gather,
+# reduce-scatter and all-to-all point up to 8 MiB carries exposed_s, no
+# less than its loop time; broadcast (no step waits on one) none.
+[ "$(grep -c '^# as a step meets it' "$tmp/out")" -eq 5 ] || { echo "FAIL: not 5 'as a step meets it' footers"; fail=1; }
+jq -e '[.collectives[] | select(.op == "all_reduce" or .op == "all_gather" or .op == "reduce_scatter" or .op == "all_to_all") | .points[] | select(.bytes >= 4096) | (.exposed_s != null and .exposed_s >= .time_s)] | length > 0 and all' "$tmp/prof.json" >/dev/null ||
+	{ echo "FAIL: a collective point without its time after compute"; fail=1; }
+jq -e '[.collectives[] | select(.op == "broadcast") | .points[] | .exposed_s] | all(. == null)' "$tmp/prof.json" >/dev/null ||
+	{ echo "FAIL: broadcast points with exposed_s"; fail=1; }
 for key in '"schema":[[:space:]]*"pplan.profile/1"' '"kind":[[:space:]]*"measured"' \
 	'"name":[[:space:]]*"cpu"' '"gemm":' '"elementwise":' '"attention":' '"collectives":' \
 	'"op":[[:space:]]*"all_to_all"' '"alpha_s":' '"provenance":'; do

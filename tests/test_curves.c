@@ -375,3 +375,40 @@ Test(curve_set, cp_exchanges_and_the_measured_waits, .init = load_fixture)
 	near(p[1][0].time.cp_comm, 32 * 2 * t1, 1e-9, "TE ring, hidden");
 	profile_free(&fixture);
 }
+
+/* TP's collectives as a CPU step meets them: the small GPT with tp=2 and
+ * no SP on the fixture's two ranks (4 microbatches, 8 layers: 32 layers x
+ * microbatches), two all-reduces forward and two backward of the layer's
+ * activation, 4 B x 256 tokens x 256 = 262,144 bytes.  The fixture's
+ * all-reduce curve is log-log between (8 B, 10 us) and (1 MiB, 534.288
+ * us).  Without exposed times: 128 of the loop's time.  With each point's
+ * exposed time 3 x its loop time (the call after the ranks' compute,
+ * calibrate_coll.c): 128 x 3 of it.  An exposed time under the loop's
+ * (0.5 x) is no faster than the loop. */
+static double fixture_allreduce(double bytes)
+{
+	double f = (log(bytes) - log(8.0)) / (log(1048576.0) - log(8.0));
+	return exp(log(10e-6) + f * (log(534.288e-6) - log(10e-6)));
+}
+
+Test(curve_set, tp_collectives_after_compute, .init = load_fixture)
+{
+	struct small_job j;
+	struct curve_set cs = fixture_curves;
+	static const double scale[] = { 0, 3, 0.5 }, want[] = { 1, 3, 1 };
+	double t = fixture_allreduce(262144.0);
+	int k = -1;
+	for (int i = 0; i < cs.n_coll; i++)
+		if (cs.coll[i].op == COLL_ALLREDUCE)
+			k = i;
+	cr_assert_geq(k, 0, "the fixture measures all_reduce");
+	small_job(&j, 2, "tp=2,sp=off,gbs=4", &cs);
+	for (int v = 0; v < 3; v++) {
+		struct prediction p;
+		for (int i = 0; i < cs.coll[k].n; i++)
+			cs.coll[k].pts[i].exposed_s = scale[v] * cs.coll[k].pts[i].time_s;
+		p = small_predict(&j);
+		near(p.time.tp_comm, 128 * want[v] * t, 1e-9, v == 0 ? "the loop" : v == 1 ? "exposed 3 x" : "exposed 0.5 x");
+	}
+	profile_free(&fixture);
+}
