@@ -374,14 +374,14 @@ static void time_sendrecv_busy(struct cal_session *s, struct coll_ctx *x, struct
  * back-to-back loop, 19 us from the last arrival after one 256^3 sgemm
  * and 33 us after 6 ms of them (reduce-scatter 61, 95 and 115 us); the
  * executor's small GPT at tp=2 computes about 1.6 ms between two of its
- * collectives.  So on the CPU each collective point up to COLD_MAX_BYTES
+ * collectives.  So on the CPU each collective point up to COMPUTE_MAX_BYTES
  * is also timed after COLL_COMPUTE_S of 256^3 sgemms on every rank (at
  * least BUSY_FACTOR times the loop's time): each rank times the call
  * from its post; per call the shortest of the group's times (the last
  * arriver's: the others also waited for it); the median, the slowest
  * group's, at least the loop's (exposed_s).  Larger buffers do not fit
  * the caches in the loop either. */
-#define COLD_MAX_BYTES (8.0 * 1048576.0)
+#define COMPUTE_MAX_BYTES (8.0 * 1048576.0)
 #define COLL_COMPUTE_S 2e-3
 
 static void time_coll_after_compute(struct cal_session *s, struct coll_ctx *x, MPI_Comm comm,
@@ -486,7 +486,7 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 			p->time_s = p->loop_s = time_coll(s, &x, &p->iters);
 			if (walk.buf && op == COLL_SENDRECV)
 				time_sendrecv_busy(s, &x, &walk, p);
-			else if (walk.buf && bytes[i] <= COLD_MAX_BYTES)
+			else if (walk.buf && bytes[i] <= COMPUTE_MAX_BYTES)
 				time_coll_after_compute(s, &x, comm, &walk, p);
 			st = cal_agree(s, x.st, &x.err);
 		}

@@ -342,10 +342,17 @@ Test(curve_set, h100_mamf_point)
  * - Transformer Engine's ring (the other frameworks): forward (c-1) x 2 t1
  *   + t1, backward 2(c-1) x 2 t1 + t1 (8 t1 a layer and microbatch); or,
  *   hidden, t1 + t1. */
-static double fixture_sendrecv(double bytes)
+/* A fixture collective's time at `bytes`: log-log between its two
+ * points, (8 B, t8) and (1 MiB, t1m). */
+static double fixture_loglog(double bytes, double t8, double t1m)
 {
 	double f = (log(bytes) - log(8.0)) / (log(1048576.0) - log(8.0));
-	return exp(log(5e-6) + f * (log(267.144e-6) - log(5e-6)));
+	return exp(log(t8) + f * (log(t1m) - log(t8)));
+}
+
+static double fixture_sendrecv(double bytes)
+{
+	return fixture_loglog(bytes, 5e-6, 267.144e-6);
 }
 
 Test(curve_set, cp_exchanges_and_the_measured_waits, .init = load_fixture)
@@ -385,18 +392,12 @@ Test(curve_set, cp_exchanges_and_the_measured_waits, .init = load_fixture)
  * exposed time 3 x its loop time (the call after the ranks' compute,
  * calibrate_coll.c): 128 x 3 of it.  An exposed time under the loop's
  * (0.5 x) is no faster than the loop. */
-static double fixture_allreduce(double bytes)
-{
-	double f = (log(bytes) - log(8.0)) / (log(1048576.0) - log(8.0));
-	return exp(log(10e-6) + f * (log(534.288e-6) - log(10e-6)));
-}
-
 Test(curve_set, tp_collectives_after_compute, .init = load_fixture)
 {
 	struct small_job j;
 	struct curve_set cs = fixture_curves;
 	static const double scale[] = { 0, 3, 0.5 }, want[] = { 1, 3, 1 };
-	double t = fixture_allreduce(262144.0);
+	double t = fixture_loglog(262144.0, 10e-6, 534.288e-6);
 	int k = -1;
 	for (int i = 0; i < cs.n_coll; i++)
 		if (cs.coll[i].op == COLL_ALLREDUCE)
@@ -408,7 +409,8 @@ Test(curve_set, tp_collectives_after_compute, .init = load_fixture)
 		for (int i = 0; i < cs.coll[k].n; i++)
 			cs.coll[k].pts[i].exposed_s = scale[v] * cs.coll[k].pts[i].time_s;
 		p = small_predict(&j);
-		near(p.time.tp_comm, 128 * want[v] * t, 1e-9, v == 0 ? "the loop" : v == 1 ? "exposed 3 x" : "exposed 0.5 x");
+		near(p.time.tp_comm, 128 * want[v] * t, 1e-9,
+		     v == 0 ? "the loop" : v == 1 ? "exposed 3 x" : "exposed 0.5 x");
 	}
 	profile_free(&fixture);
 }
