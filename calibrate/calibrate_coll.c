@@ -453,14 +453,19 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 	x.n = ranks;
 	x.me = s->rank % ranks;
 	x.reqs = calloc((size_t)(2 * ranks), sizeof *x.reqs);
-	if (s->b->kind == BE_CPU && ((op == COLL_SENDRECV && ranks % 2 == 0) ||
-				     (op != COLL_SENDRECV && op != COLL_BROADCAST && ranks > 1))) {
-		walk.n = (size_t)(fmin(BUSY_WALK_BYTES, budget / 4) / sizeof(float));
-		walk.buf = walk.n >= 4096 ? calloc(walk.n, sizeof(float)) : NULL;
-		walk.gemm = walk.buf ? calloc(3 * BUSY_GEMM_DIM * BUSY_GEMM_DIM, sizeof(float)) : NULL;
-		if (!walk.gemm) {
-			free(walk.buf);
-			walk.buf = NULL; /* the loop's times only */
+	/* the compute a step puts before its transfers: GEMMs for every
+	 * collective a step waits on, a memory walk too for send/receive
+	 * (without them, the loop's times only) */
+	if (s->b->kind == BE_CPU && ranks > 1 && op != COLL_BROADCAST &&
+	    (op != COLL_SENDRECV || ranks % 2 == 0)) {
+		walk.gemm = calloc(3 * BUSY_GEMM_DIM * BUSY_GEMM_DIM, sizeof(float));
+		if (walk.gemm && op == COLL_SENDRECV) {
+			walk.n = (size_t)(fmin(BUSY_WALK_BYTES, budget / 4) / sizeof(float));
+			walk.buf = walk.n >= 4096 ? calloc(walk.n, sizeof(float)) : NULL;
+			if (!walk.buf) {
+				free(walk.gemm);
+				walk.gemm = NULL;
+			}
 		}
 	}
 	for (int i = 0; i < n && st == PPLAN_OK; i++) {
@@ -484,9 +489,9 @@ enum pplan_status cal_collective(struct cal_session *s, enum coll_op op, int ran
 		}
 		if (st == PPLAN_OK) {
 			p->time_s = p->loop_s = time_coll(s, &x, &p->iters);
-			if (walk.buf && op == COLL_SENDRECV)
+			if (walk.gemm && op == COLL_SENDRECV)
 				time_sendrecv_busy(s, &x, &walk, p);
-			else if (walk.buf && bytes[i] <= COMPUTE_MAX_BYTES)
+			else if (walk.gemm && bytes[i] <= COMPUTE_MAX_BYTES)
 				time_coll_after_compute(s, &x, comm, &walk, p);
 			st = cal_agree(s, x.st, &x.err);
 		}
