@@ -126,6 +126,9 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 	if (!name) {
 		vcase_note(vc, "framework not given: other");
 		name = "other";
+	} else if (!framework_known(name) && framework_canonical(name)) {
+		vcase_note(vc, "framework '%s' read as %s", name, framework_canonical(name));
+		name = framework_canonical(name);
 	} else if (!framework_known(name)) {
 		char known[512];
 		framework_names(known, sizeof known);
@@ -171,17 +174,19 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 			return st;
 		return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing", where);
 	}
-	if (!vcase_opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS, &per_node, w, &st, e)) {
-		if (st != PPLAN_OK)
-			return st;
-		per_node = 8;
-		vcase_note(vc, "gpus_per_node=8");
-	}
 	/* The usual fabric for the GPU: its preset, else its generation's
 	 * node (as --gpu takes it: an A100 40GB on the DGX A100's). */
 	if (cluster_for_gpu(g, &vc->cluster, e) != PPLAN_OK)
 		return PPLAN_EINPUT;
 	preset = vc->cluster.name;
+	if (!vcase_opt_long(jh, "gpus_per_node", 1, CLUSTER_MAX_NODE_GPUS, &per_node, w, &st, e)) {
+		if (st != PPLAN_OK)
+			return st;
+		/* the preset's node: an NVL72 tray holds 4 GPUs of a 72-GPU
+		 * NVLink domain, a DGX or HGX board 8 */
+		per_node = vc->cluster.gpus_per_node > 0 ? vc->cluster.gpus_per_node : 8;
+		vcase_note(vc, "gpus_per_node=%ld (%s)", per_node, preset);
+	}
 	if (per_node != vc->cluster.gpus_per_node || vc->cluster.nvlink_domain < per_node)
 		vc->cluster.nvlink_domain = (int)per_node; /* not the preset's nodes */
 	vc->cluster.gpus_per_node = (int)per_node;

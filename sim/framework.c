@@ -390,6 +390,46 @@ int framework_known(const char *name)
 	return 0;
 }
 
+const char *framework_canonical(const char *name)
+{
+	static const struct {
+		const char *key, *name;
+	} map[] = {
+		{ "nemo", "nemo" }, { "nemoframework", "nemo" }, { "nvidianemo", "nemo" },
+		{ "nvidianemoframework", "nemo" }, { "nemo2", "nemo" }, { "nemo20", "nemo" },
+		{ "nemomegatron", "nemo" },
+		{ "megatronbridge", "megatron-bridge" }, { "nvidiamegatronbridge", "megatron-bridge" },
+		{ "nemomegatronbridge", "megatron-bridge" }, { "mbridge", "megatron-bridge" },
+		{ "megatroncore", "megatron-core" }, { "mcore", "megatron-core" },
+		{ "nvidiamegatroncore", "megatron-core" },
+		{ "megatronlm", "megatron-lm" }, { "nvidiamegatronlm", "megatron-lm" },
+		{ "megatron", "megatron-lm" },
+		{ "megatrondeepspeed", "megatron-deepspeed" }, { "microsoftdeepspeed", "deepspeed" },
+		{ "deepspeed", "deepspeed" }, { "gptneox", "gpt-neox" }, { "torchtitan", "torchtitan" },
+		{ "pytorchtorchtitan", "torchtitan" }, { "composer", "composer" },
+		{ "llmfoundry", "composer" }, { "mosaicmlcomposer", "composer" }, { "metaseq", "metaseq" },
+	};
+	char k[48];
+	size_t n = 0;
+	if (!name)
+		return NULL;
+	for (int i = 0; i < N_ROWS; i++)
+		if (strcasecmp(table[i].name, name) == 0)
+			return table[i].name;
+	for (const char *p = name; *p; p++) {
+		if (!isalnum((unsigned char)*p))
+			continue;
+		if (n + 1 >= sizeof k)
+			return NULL;
+		k[n++] = (char)tolower((unsigned char)*p);
+	}
+	k[n] = '\0';
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(k, map[i].key))
+			return map[i].name;
+	return NULL;
+}
+
 void framework_names(char *buf, size_t len)
 {
 	size_t o = 0;
@@ -653,6 +693,22 @@ enum pplan_status framework_lookup(const char *name, const char *version, int ye
 		note[0] = '\0';
 	if (!version || !framework_known(name))
 		return framework_find(name, NULL, year, out, e);
+	/* Megatron-LM's release tags since 2024 name the Megatron-Core they
+	 * ship: core_r0.13.0, core_v0.14.0 */
+	if ((!strcasecmp(name, "megatron-lm") || !strcasecmp(name, "megatron-core")) &&
+	    !strncasecmp(version, "core_", 5) &&
+	    (version[5] == 'r' || version[5] == 'R' || version[5] == 'v' || version[5] == 'V') &&
+	    isdigit((unsigned char)version[6])) {
+		enum pplan_status st = framework_lookup("megatron-core", version + 6, year, out,
+							 note, note_len, e);
+		if (st == PPLAN_OK && note_len) {
+			char was[256];
+			snprintf(was, sizeof was, "%s", note);
+			snprintf(note, note_len, "%s %s is Megatron-Core %s%s%s", name, version,
+				 version + 6, was[0] ? "; " : "", was);
+		}
+		return st;
+	}
 	known_versions(name, list, sizeof list);
 	if (version_parse(version, &v) != 0)
 		return perr_set(e, PPLAN_EINPUT, "framework %s: '%s' is not a version number (known: %s)",

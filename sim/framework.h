@@ -223,6 +223,9 @@ enum pplan_status framework_parse(const char *arg,
 
 /* True when `name` names some row. */
 int framework_known(const char *name);
+/* The table's name for a framework as people write it ("NeMo
+ * Framework", "Megatron Bridge", "MCore", "LLM Foundry"); NULL if none. */
+const char *framework_canonical(const char *name);
 
 /* The behaviour of fw for a run in precision prec with switches s.  A switch
  * the framework does not have is PPLAN_EINPUT with a sentence. */

@@ -54,7 +54,8 @@
 static const char *const hf_untied[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
 	"nemotron", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "qwen3_next",
-	"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", NULL};
+	"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "llama4", "llama4_text",
+	NULL};
 static const char *const hf_gpt_style[] = {"gpt2", "bloom", "gpt_neo", "gpt_neox",
 					   "gptj", "gpt_bigcode", "opt", NULL};
 static const char *const hf_learned_pos[] = {"gpt2", "gpt_neo", "gpt_bigcode", NULL};
@@ -64,7 +65,7 @@ static const char *const hf_rmsnorm[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
 	"gemma", "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3",
 	"gpt_oss", "nemotron_h", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-	"qwen3_5_moe_text", NULL};
+	"qwen3_5_moe_text", "llama4", "llama4_text", NULL};
 static const char *const hf_qkv_bias[] = {"qwen2", "qwen2_moe", NULL};
 static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text",
 					 "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
@@ -318,6 +319,50 @@ static enum pplan_status read_router(const cJSON *c, const char *type, struct mo
 	return PPLAN_OK;
 }
 
+/* Llama 4 (transformers' Llama4TextMoe): intermediate_size is an
+ * expert's width and the width of the one shared expert every MoE layer
+ * adds to its routed one, without a gate; intermediate_size_mlp the
+ * dense layers' MLP; every interleave_moe_layer_step-th layer is MoE
+ * (Maverick 2: 24 of 48, Scout 1: all; a moe_layers list must say the
+ * same); the router scores with a sigmoid.  The chunked attention of
+ * three layers in four (attention_chunk_size 8192) is priced as full
+ * causal attention: the same below 8192 tokens. */
+static enum pplan_status read_llama4_moe(const cJSON *c, struct model_spec *m,
+					 const char *path, struct perr *e)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(c, "moe_layers");
+	long dense_ffn = 0, step = 1;
+	TRY(json_optional(json_get_long_in(c, "intermediate_size_mlp", 1, MAX_DIM, &dense_ffn, path, e)));
+	TRY(json_optional(json_get_long_in(c, "interleave_moe_layer_step", 1, MAX_COUNT, &step, path, e)));
+	if (m->moe_ffn <= 0)
+		m->moe_ffn = m->ffn;
+	if (dense_ffn > 0)
+		m->ffn = dense_ffn;
+	if (m->shared_experts < 1) {
+		m->shared_experts = 1;
+		m->shared_ffn = m->moe_ffn;
+	}
+	if (m->moe_every <= 1)
+		m->moe_every = (int)step;
+	if (cJSON_IsArray(list)) { /* newer configs also list them */
+		const cJSON *it;
+		int n = 0;
+		cJSON_ArrayForEach(it, list) {
+			if (!cJSON_IsNumber(it) || it->valuedouble != (double)((n + 1) * step - 1))
+				return perr_set(e, PPLAN_EINPUT,
+						"%s: moe_layers: MoE layers at chosen places are not modelled, only every interleave_moe_layer_step-th (%ld)",
+						path, step);
+			n++;
+		}
+		if (n != m->layers / step)
+			return perr_set(e, PPLAN_EINPUT,
+					"%s: moe_layers lists %d layers, interleave_moe_layer_step %ld makes %ld of %ld",
+					path, n, step, m->layers / step, (long)m->layers);
+	}
+	m->router_sigmoid = 1;
+	return PPLAN_OK;
+}
+
 static enum pplan_status read_moe(const cJSON *c, const char *type, struct model_spec *m,
 				  struct keynames *k, const char *path, struct perr *e)
 {
@@ -368,6 +413,8 @@ static enum pplan_status read_moe(const cJSON *c, const char *type, struct model
 		m->moe_bias = 1;
 		m->attn_sinks = 1;
 	}
+	if (strncmp(type, "llama4", 6) == 0)
+		TRY(read_llama4_moe(c, m, path, e));
 	return PPLAN_OK;
 }
 

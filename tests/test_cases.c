@@ -461,6 +461,35 @@ Test(cases, moe_architecture_read_whole)
 	free(cs);
 }
 
+/* A case that leaves gpus_per_node out takes its GPU's node: a GB200
+ * tray holds 4 GPUs of a 72-GPU NVLink domain (NVIDIA's GB200 NVL72 data
+ * sheet), an H100's DGX board 8 in an 8-GPU domain. */
+Test(cases, node_from_the_gpu_when_not_given)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"gb200\", \"source\": \"s\", \"model\": {\"name\": \"llama3-8b\"},"
+		" \"hardware\": {\"gpu\": \"GB200\", \"num_gpus\": 64},"
+		" \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 64, \"global_batch_size\": 128},"
+		" \"measured\": {\"step_time_s\": 2.0}},"
+		"{\"id\": \"h100\", \"source\": \"s\", \"model\": {\"name\": \"llama3-8b\"},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 64},"
+		" \"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 64, \"global_batch_size\": 128},"
+		" \"measured\": {\"step_time_s\": 2.0}}]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+
+	cr_assert_eq(n, 2);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_expect_eq(cs[0].cluster.gpus_per_node, 4);
+	cr_expect_eq(cs[0].cluster.num_nodes, 16);
+	cr_expect_eq(cs[0].cluster.nvlink_domain, 64, "the 64 GPUs in one NVL72 domain");
+	cr_expect(strstr(cs[0].assumed, "gpus_per_node=4") != NULL, "%s", cs[0].assumed);
+	cr_expect_eq(cs[1].cluster.gpus_per_node, 8);
+	cr_expect_eq(cs[1].cluster.nvlink_domain, 8);
+	free(cs);
+}
+
 /* One unreadable case next to a good one: the good one is predicted. */
 Test(cases, one_bad_case_leaves_the_rest)
 {

@@ -135,11 +135,35 @@ Test(framework, versions_as_users_write_them)
 		  "between the NeMo containers pplan knows: priced as the NeMo 26.04 container's 0.4" },
 		{ "megatron-bridge", "27.01", "Megatron-Bridge 0.1-0.6",
 		  "newer than any NeMo container pplan knows" },
+		/* Megatron-LM's release tags name the Megatron-Core they ship */
+		{ "megatron-lm", "core_r0.13.0", "Megatron-Core 0.10-0.19",
+		  "megatron-lm core_r0.13.0 is Megatron-Core 0.13.0; Megatron-Core 0.13.0 read as 0.13" },
+		{ "megatron-lm", "core_v0.8.0", "Megatron-Core 0.4-0.9", "is Megatron-Core 0.8.0" },
 		/* a framework that lists no versions: its newest row, said */
 		{ "megatron-deepspeed", "1.0", "Megatron-DeepSpeed", "lists no versions" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		check_lookup(&cases[i]);
+}
+
+/* Framework names as papers and tables write them. */
+Test(framework, names_as_written)
+{
+	static const struct { const char *s, *want; } cases[] = {
+		{ "nemo", "nemo" }, { "NeMo Framework", "nemo" }, { "NVIDIA NeMo", "nemo" },
+		{ "Megatron Bridge", "megatron-bridge" }, { "Megatron-Core", "megatron-core" },
+		{ "MCore", "megatron-core" }, { "Megatron-LM", "megatron-lm" },
+		{ "LLM Foundry", "composer" }, { "GPT-NeoX", "gpt-neox" }, { "TorchTitan", "torchtitan" },
+		{ "HAI-LLM", NULL }, { "", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *got = framework_canonical(cases[i].s);
+		if (!cases[i].want)
+			cr_expect_null(got, "'%s' read as %s", cases[i].s, got ? got : "");
+		else
+			cr_expect(got && !strcmp(got, cases[i].want), "'%s' read as %s, want %s",
+				  cases[i].s, got ? got : "(none)", cases[i].want);
+	}
 }
 
 Test(framework, versions_compare_as_numbers)

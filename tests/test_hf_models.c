@@ -133,6 +133,23 @@ ParameterizedTestParameters(hf, published_counts)
 		 0.005, 3.6e9, 0.05e9, ACTIVE_ALL},
 		{"Qwen3-Next-80B-A3B.json", "", 79674391296.0, 3874929408.0, 79674391296.0, 1e-12,
 		 3874929408.0, 1.0, ACTIVE_ALL},
+		/* Llama 4 (text_config of the multimodal configs): h 5120,
+		 * a 40, g 8, dh 128.  Attention 5120*5120 + 2*5120*1024 +
+		 * 5120*5120 = 62,914,560 and two norms 10,240.  An expert
+		 * 3*5120*8192 = 125,829,120; the shared expert the same; the
+		 * router 5120*E.  Scout, 48 MoE layers of 16: 48 * (62,924,800
+		 * + 17*125,829,120 + 81,920) = 105,701,130,240, + 2hV
+		 * 2,068,971,520 + 5120 = 107,769,861,120; active 17,172,894,720
+		 * (one routed and the shared expert).  Maverick, 24 dense
+		 * layers (3*5120*16384 = 251,658,240) and 24 of 128 experts.
+		 * Cards: Scout 17B active, 109B total; Maverick 17B active,
+		 * 400B total.  The totals count the vision encoder and
+		 * projector, which text_config leaves out: Scout within
+		 * 1.5 %. */
+		{"Llama-4-Scout-17B-16E.json", "", 107769861120.0, 17172894720.0, 109e9, 0.015, 17e9,
+		 1e9, ACTIVE_ALL},
+		{"Llama-4-Maverick-17B-128E.json", "", 400711848960.0, 17184691200.0, 400e9, 0.005,
+		 17e9, 1e9, ACTIVE_ALL},
 		/* GPT-2 small with its 1024 x 768 learned positions. */
 		{"gpt2.json", "", 124439808.0, 124439808.0, 124.4e6, 0.005, 0, 0, ACTIVE_ALL},
 	};
@@ -239,6 +256,24 @@ Test(hf, qwen_fields)
 	m = load("Qwen2-7B.json");
 	cr_expect(m.qkv_bias);
 	cr_expect_eq(m.num_experts, 0);
+}
+
+Test(hf, llama4_fields)
+{
+	struct model_spec m = load("Llama-4-Maverick-17B-128E.json");
+	cr_expect_eq(m.num_experts, 128);
+	cr_expect_eq(m.top_k, 1);
+	cr_expect_eq(m.moe_ffn, 8192);
+	cr_expect_eq(m.ffn, 16384, "the dense layers' intermediate_size_mlp");
+	cr_expect_eq(m.moe_every, 2, "interleave_moe_layer_step");
+	cr_expect_eq(m.shared_experts, 1);
+	cr_expect_eq(model_shared_ffn(&m), 8192);
+	cr_expect(!m.shared_gate);
+	cr_expect(m.router_sigmoid);
+	cr_expect_eq(m.tied_embeddings, 0);
+	m = load("Llama-4-Scout-17B-16E.json");
+	cr_expect_eq(m.moe_every, 1, "every layer, as moe_layers lists");
+	cr_expect_eq(m.seq, 8192, "rope_scaling's original length");
 }
 
 Test(hf, falcon_opt_phi_llava_fields)

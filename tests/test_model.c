@@ -692,6 +692,7 @@ ParameterizedTestParameters(bad, files)
 		{"hf/bad-act.json", "hidden_act 'tanh'"},
 		{"hf/bad-type.json", "hidden_size must be a number"},
 		{"hf/bad-fraction.json", "num_hidden_layers must be a whole"},
+		{"hf/bad-moe-layers.json", "moe_layers: MoE layers at chosen places"},
 		{"hf/bad-topk.json", "num_experts_per_tok (9)"},
 		{"hf/bad-missing-topk.json", "num_experts_per_tok is missing"},
 		{"hf/bad-mlp-only-layers.json", "mlp_only_layers"},

@@ -2,7 +2,9 @@
  * cluster.c: node presets, pplan.cluster/1 files, and which link a
  * parallel group uses.  Preset figures: DGX A100 (8x A100 80GB, NVSwitch,
  * 8x HDR 200 Gb/s compute NICs), DGX H100 and DGX H200 (8 GPUs, NVSwitch,
- * 8x NDR 400 Gb/s), HGX B200 (8 GPUs, NVLink 5 switch, 8x 400 Gb/s).
+ * 8x NDR 400 Gb/s), HGX B200 (8 GPUs, NVLink 5 switch, 8x 400 Gb/s),
+ * HGX B300 (the same with 8x 800 Gb/s), the NVL72 racks, and a node of
+ * four GH200 superchips.
  * Link efficiencies and latencies are explained in sim/MODEL.md.
  */
 #include "cluster.h"
@@ -62,11 +64,20 @@ static const struct {
 	{ "hgx-b200", "b200", 8, 8, 8, 400, 0.80, 55, 2048, 716.8 },
 	{ "gb200-nvl72", "gb200", 4, 72, 4, 400, 0.80, 225, 894, 1024 },
 	{ "gb300-nvl72", "gb300", 4, 72, 4, 800, 0.80, 225, 894, 1024 },
+	/* HGX B300: 8 GPUs on an NVLink 5 switch, ConnectX-8 at 800 Gb/s
+	 * each; host as the HGX B200's (two Xeon sockets, 2 TB). */
+	{ "hgx-b300", "b300", 8, 8, 8, 800, 0.80, 55, 2048, 716.8 },
+	/* A node of four GH200 superchips (HPE Cray EX254n of CSCS Alps,
+	 * JUPITER's booster): the four Hoppers joined all to all by NVLink
+	 * 4 (6 links a pair, 450 GB/s a GPU in all), one 200 Gb/s NIC a
+	 * GPU; each Grace's NVLink-C2C (450 GB/s a direction) to its 120 GB
+	 * of LPDDR5X at up to 512 GB/s. */
+	{ "gh200-x4", "gh200", 4, 4, 4, 200, 0.80, 450, 480, 2048 },
 };
 
 static const char *const preset_list[] = {
 	"dgx-a100", "dgx-h100", "dgx-h800", "dgx-h200", "hgx-b200", "gb200-nvl72",
-	"gb300-nvl72", NULL
+	"gb300-nvl72", "hgx-b300", "gh200-x4", NULL
 };
 
 const char *const *cluster_preset_names(void)
@@ -76,8 +87,14 @@ const char *const *cluster_preset_names(void)
 
 const char *cluster_preset_for_gpu(const char *gpu)
 {
+	const char *dash = strchr(gpu, '-');
 	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
 		if (strcasecmp(presets[i].gpu, gpu) == 0)
+			return presets[i].name;
+	/* a memory variant on its family's node: gh200-144gb on gh200's */
+	for (size_t i = 0; dash && i < sizeof presets / sizeof presets[0]; i++)
+		if (strlen(presets[i].gpu) == (size_t)(dash - gpu) &&
+		    strncasecmp(presets[i].gpu, gpu, (size_t)(dash - gpu)) == 0)
 			return presets[i].name;
 	return NULL;
 }

@@ -2,7 +2,7 @@
  * cluster.h: a cluster as data.  Nodes of one GPU type, the links inside a
  * node (or a larger NVLink domain such as GB200 NVL72) and the network
  * between them.  Presets (dgx-a100, dgx-h100, dgx-h800, dgx-h200, hgx-b200,
- * gb200-nvl72, gb300-nvl72) and
+ * gb200-nvl72, gb300-nvl72, hgx-b300, gh200-x4) and
  * pplan.cluster/1 files give the same struct; so does host discovery
  * (topology/discover.c).  A cluster is plain data: copy it freely.
  */

@@ -3,7 +3,9 @@
  * from the vendors' data sheets (A100: 312 TFLOP/s bf16/fp16; H100 SXM and
  * H200: 989 bf16/fp16, 1979 fp8; B200 (HGX, 1000 W): 2250 bf16, 4500 fp8;
  * GB200 and GB300 (the GPUs of an NVL72 rack's trays): 2500 bf16, 5000
- * fp8; V100 SXM2 125 fp16, no bf16; P100 21.2 fp16, no tensor cores).  The
+ * fp8; HGX B300 as HGX B200; GH200 the H100's compute with its own
+ * memory; H20 148 bf16, 296 fp8; V100 SXM2 125 fp16, no bf16; P100 21.2
+ * fp16, no tensor cores).  The
  * h100-96gb figures (the 500 W HBM2e part) are scaled from the H100 SXM by
  * its lower power limit: treat them as estimates.  "GiB" is what a process
  * can allocate (the device total PyTorch reports).  sim/MODEL.md section 3
@@ -50,6 +52,19 @@ static const struct gpu_spec gpus[] = {
 	{ .name = "h200", .description = "NVIDIA H200-SXM-141GB",
 	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 140.4, .hbm_gbps = 4800,
 	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
+	/* The H100's compute with 96 GB of HBM3 at 4.0 TB/s, or 144 GB of
+	 * HBM3e at 4.9 TB/s, beside a Grace CPU (NVIDIA GH200 data sheet). */
+	{ .name = "gh200", .description = "NVIDIA GH200 (H100 of a Grace Hopper superchip, 96 GB)",
+	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 95.6, .hbm_gbps = 4000,
+	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
+	{ .name = "gh200-144gb", .description = "NVIDIA GH200 144GB HBM3e",
+	  .peak_tflops = PEAK(989, 989, 1979), .mem_gib = 143.4, .hbm_gbps = 4900,
+	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 132, .arch = ARCH_HOPPER },
+	/* The export part: 148 TFLOP/s dense bf16, 296 fp8, 96 GB HBM3 at
+	 * 4.0 TB/s, NVLink 900 GB/s both ways (NVIDIA H20 product brief). */
+	{ .name = "h20", .description = "NVIDIA H20 96GB",
+	  .peak_tflops = PEAK(148, 148, 296), .mem_gib = 95.6, .hbm_gbps = 4000,
+	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 78, .arch = ARCH_HOPPER },
 	{ .name = "b200", .description = "NVIDIA B200-SXM-180GB",
 	  .peak_tflops = PEAK(2250, 2250, 4500), .mem_gib = 178.4, .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
@@ -58,6 +73,13 @@ static const struct gpu_spec gpus[] = {
 	{ .name = "gb200", .description = "NVIDIA GB200 (B200 of an NVL72 tray, 186 GB)",
 	  .peak_tflops = PEAK(2500, 2500, 5000), .mem_gib = 184.0, .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
+	/* Blackwell Ultra on an HGX B300 board (1100 W): the HGX B200's
+	 * dense rates per GPU (36 PFLOP/s bf16, 72 fp8 for 8 GPUs, with
+	 * sparsity), 288 GB HBM3e (2.3 TB per board), 8 TB/s; the GB300's
+	 * memory as a process sees it. */
+	{ .name = "b300", .description = "NVIDIA B300 (HGX B300, 288 GB)",
+	  .peak_tflops = PEAK(2250, 2250, 4500), .mem_gib = 276.0, .hbm_gbps = 8000,
+	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 160, .arch = ARCH_BLACKWELL },
 	/* Blackwell Ultra of a GB300 NVL72 tray (1400 W): 2.5 PFLOP/s dense
 	 * bf16, 5 fp8; 279 GB HBM3e (20.7 TB per 72 GPUs), 8 TB/s. */
 	{ .name = "gb300", .description = "NVIDIA GB300 (B300 of an NVL72 tray, 279 GB)",
@@ -81,7 +103,10 @@ static const struct {
 	{ "H200-SXM-141GB", "h200" }, { "H200-141GB", "h200" },
 	{ "B200-SXM-180GB", "b200" }, { "B200-180GB", "b200" },
 	{ "GB200", "gb200" }, { "GB200-NVL72", "gb200" }, { "GB200-186GB", "gb200" },
-	{ "GB300", "gb300" }, { "GB300-NVL72", "gb300" }, { "B300", "gb300" },
+	{ "GB300", "gb300" }, { "GB300-NVL72", "gb300" }, { "B300-SXM-288GB", "b300" },
+	{ "B300-288GB", "b300" }, { "GH200-96GB", "gh200" }, { "GH200-480GB", "gh200" },
+	{ "GH200-144GB", "gh200-144gb" }, { "GH200-624GB", "gh200-144gb" },
+	{ "H20-96GB", "h20" },
 };
 
 const char *gpu_arch_name(enum gpu_arch a)
@@ -143,7 +168,7 @@ int fp8_recipe_refused(const struct gpu_spec *g, enum fp8_recipe r, char *why, s
 	if (r != FP8_MXFP8 || g->arch == ARCH_BLACKWELL || g->arch == ARCH_CPU)
 		return 0;
 	snprintf(why, len,
-		 "MXFP8 needs a Blackwell GPU (b200, gb200, gb300: Transformer Engine's block-scaled fp8), not the %s; its fp8 recipes are delayed, tensorwise and blockwise (fp8-delayed, fp8-cs, fp8-blockwise)",
+		 "MXFP8 needs a Blackwell GPU (b200, b300, gb200, gb300: Transformer Engine's block-scaled fp8), not the %s; its fp8 recipes are delayed, tensorwise and blockwise (fp8-delayed, fp8-cs, fp8-blockwise)",
 		 g->name);
 	return -1;
 }
@@ -261,6 +286,10 @@ const struct gpu_spec *gpu_find_loose(const char *name, int *approx)
 		name += 7;
 	if (strncasecmp(name, "Tesla", 5) == 0 && (name[5] == ' ' || name[5] == '-' || name[5] == '_'))
 		name += 6;
+	/* the system for its GPU: "DGX-B200", "HGX B300", "DGX GB200" */
+	if ((strncasecmp(name, "DGX", 3) == 0 || strncasecmp(name, "HGX", 3) == 0) &&
+	    (name[3] == ' ' || name[3] == '-' || name[3] == '_'))
+		name += 4;
 	snprintf(buf, sizeof buf, "%s", name);
 	for (char *p = buf; *p; p++)
 		*p = (*p == ' ' || *p == '_') ? '-' : (char)toupper((unsigned char)*p);
