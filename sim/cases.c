@@ -12,6 +12,8 @@
 #include "cases.h"
 #include "cases_internal.h"
 
+#include <ctype.h>
+#include <strings.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,13 +72,43 @@ static void publication_of(struct vcase *vc, const char *text)
 			 (int)(sizeof vc->label - 4), text);
 }
 
+/* A number a table's cell gives as text: "n/a", "-", "none" or "" is
+ * no value (0); a whole decimal string ("2", " 8 ") its number (1);
+ * anything else -1, for the reader's own sentence. */
+static int table_cell(const cJSON *o, const char *key, double *x)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	const char *t;
+	char *end;
+	if (!cJSON_IsString(it) || !it->valuestring)
+		return -1;
+	t = it->valuestring;
+	while (*t == ' ')
+		t++;
+	if (!*t || !strcasecmp(t, "n/a") || !strcasecmp(t, "na") || !strcmp(t, "-") ||
+	    !strcasecmp(t, "none") || !strcasecmp(t, "null"))
+		return 0;
+	*x = strtod(t, &end);
+	while (*end == ' ')
+		end++;
+	return end != t && !*end && isfinite(*x) ? 1 : -1;
+}
+
 int vcase_opt_long(const cJSON *o, const char *key, long min, long max,
 		    long *v, const char *where, enum pplan_status *st,
 		    struct perr *e)
 {
 	enum pplan_status s;
+	double x;
+	int cell;
 	if (*st != PPLAN_OK)
 		return 0;
+	if ((cell = table_cell(o, key, &x)) == 0)
+		return 0;
+	if (cell == 1 && x == floor(x) && x >= (double)min && x <= (double)max) {
+		*v = (long)x;
+		return 1;
+	}
 	s = json_get_long_in(o, key, min, max, v, where, e);
 	if (s == PPLAN_EINPUT)
 		*st = s;
@@ -88,12 +120,42 @@ int vcase_opt_positive(const cJSON *o, const char *key, double max, const char *
 			struct perr *e)
 {
 	enum pplan_status s;
+	double x;
+	int cell;
 	if (*st != PPLAN_OK)
 		return 0;
+	if ((cell = table_cell(o, key, &x)) == 0)
+		return 0;
+	if (cell == 1 && x > 0 && x <= max) {
+		*v = x;
+		return 1;
+	}
 	s = json_get_number_in(o, key, 0, max, unit, v, where, e);
 	if (s == PPLAN_EINPUT)
 		*st = s;
 	return s == PPLAN_OK;
+}
+
+/* ZeRO as tables name it: "ddp" 0, "zero-1" or a distributed optimizer
+ * 1, "zero2" 2, "fsdp" or "zero3" 3; -1 for anything else. */
+static int zero_named(const char *s)
+{
+	char k[32];
+	size_t n = 0;
+	for (; *s && n + 1 < sizeof k; s++)
+		if (isalnum((unsigned char)*s))
+			k[n++] = (char)tolower((unsigned char)*s);
+	k[n] = '\0';
+	if (!strcmp(k, "ddp") || !strcmp(k, "zero0") || !strcmp(k, "none"))
+		return 0;
+	if (!strcmp(k, "zero1") || !strcmp(k, "distributedoptimizer") || !strcmp(k, "distopt"))
+		return 1;
+	if (!strcmp(k, "zero2"))
+		return 2;
+	if (!strcmp(k, "zero3") || !strcmp(k, "fsdp") || !strcmp(k, "fsdp2") ||
+	    !strcmp(k, "megatronfsdp"))
+		return 3;
+	return -1;
 }
 
 /* ---- the framework ----------------------------------------------------- */
@@ -113,11 +175,32 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 	const struct framework *fw = NULL;
 	char vnote[256];
 
-	if (jf && !cJSON_IsNull(jf) && !cJSON_IsObject(jf))
-		return perr_set(e, PPLAN_EINPUT, "%s: framework must be an object", where);
+	char text[64], vnum[32];
+
+	if (cJSON_IsString(jf) && jf->valuestring) {
+		/* "megatron-bridge 25.09", "nemo:25.07": a name and a version */
+		char *cut;
+		snprintf(text, sizeof text, "%s", jf->valuestring);
+		cut = strrchr(text, ':');
+		if (!cut)
+			cut = strrchr(text, ' ');
+		if (cut && isdigit((unsigned char)cut[1 + (cut[1] == 'v')])) {
+			*cut = '\0';
+			version = cut + 1;
+		}
+		name = text;
+	} else if (jf && !cJSON_IsNull(jf) && !cJSON_IsObject(jf)) {
+		return perr_set(e, PPLAN_EINPUT, "%s: framework must be an object or a name", where);
+	}
 	if (cJSON_IsObject(jf)) {
+		const cJSON *jv = cJSON_GetObjectItemCaseSensitive(jf, "version");
+		if (cJSON_IsNumber(jv)) { /* 25.09 or 0.14 as a JSON number */
+			snprintf(vnum, sizeof vnum, "%.15g", jv->valuedouble);
+			version = vnum;
+		} else if (json_get_string(jf, "version", &version, where, e) == PPLAN_EINPUT) {
+			return PPLAN_EINPUT;
+		}
 		if (json_get_string(jf, "name", &name, where, e) == PPLAN_EINPUT ||
-		    json_get_string(jf, "version", &version, where, e) == PPLAN_EINPUT ||
 		    json_get_long(jf, "year", &year, 1900, where, e) == PPLAN_EINPUT)
 			return PPLAN_EINPUT;
 	}
@@ -148,7 +231,26 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 
 /* ---- hardware ---------------------------------------------------------- */
 
-static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
+/* The GPUs a layout's degrees multiply to (tp x pp x dp x cp, each 1
+ * where not given but dp); 0 when the layout does not say. */
+static long gpus_of_layout(const cJSON *jl)
+{
+	static const char *const keys[] = { "tp", "pp", "dp", "cp" };
+	long n = 1;
+	for (int i = 0; i < 4; i++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(jl, keys[i]);
+		if (cJSON_IsNumber(it) && it->valuedouble >= 1 && it->valuedouble <= 1e6 &&
+		    it->valuedouble == floor(it->valuedouble))
+			n *= (long)it->valuedouble;
+		else if (i == 2)
+			return 0;
+		if (n > CLUSTER_MAX_GPUS)
+			return 0;
+	}
+	return n;
+}
+
+static enum pplan_status load_hardware(const cJSON *jh, const cJSON *jl, struct vcase *vc,
 				       const char *where, struct perr *e)
 {
 	const struct gpu_spec *g;
@@ -172,7 +274,9 @@ static enum pplan_status load_hardware(const cJSON *jh, struct vcase *vc,
 	if (!vcase_opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, w, &st, e)) {
 		if (st != PPLAN_OK)
 			return st;
-		return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing", where);
+		if ((gpus = gpus_of_layout(jl)) == 0)
+			return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing (and the layout's tp x pp x dp x cp does not say)", where);
+		vcase_note(vc, "num_gpus=%ld (tp x pp x dp x cp)", gpus);
 	}
 	/* The usual fabric for the GPU: its preset, else its generation's
 	 * node (as --gpu takes it: an A100 40GB on the DGX A100's). */
@@ -242,6 +346,15 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 		return perr_set(e, PPLAN_EINPUT, "%s: tp*pp*dp*cp = %.0f GPUs is more than %ld",
 				w, (double)l->tp * l->pp * l->dp * l->cp,
 				(long)CLUSTER_MAX_GPUS);
+	if (has_tp && has_pp && !has_dp) {
+		/* dp is what the other degrees leave of the GPUs */
+		long gpus = cluster_gpus(&vc->cluster), rest = (long)l->tp * l->pp * l->cp;
+		if (gpus > 0 && gpus % rest == 0) {
+			l->dp = (int)(gpus / rest);
+			has_dp = 1;
+			vcase_note(vc, "dp=%d (num_gpus / (tp x pp x cp))", l->dp);
+		}
+	}
 	if (!has_tp || !has_pp || !has_dp)
 		vcase_skip(vc, "the source gives no tp/pp/dp");
 	l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
@@ -347,7 +460,10 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 		return perr_set(e, PPLAN_EINPUT,
 				"%s: layout.schedule '%s' is not " SCHEDULE_NAMES,
 				where, s);
-	if (vcase_opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
+	if (json_get_string(jl, "zero", &s, where, NULL) == PPLAN_OK && s && zero_named(s) >= 0) {
+		l->zero = zero_named(s);
+		given |= LK_ZERO;
+	} else if (vcase_opt_long(jl, "zero", 0, 3, &v, w, &st, e)) {
 		l->zero = (int)v;
 		given |= LK_ZERO;
 	}
@@ -455,6 +571,10 @@ static enum pplan_status load_measured(const cJSON *jme, struct vcase *vc,
 		vc->measured_step_s = x;
 	if (vcase_opt_positive(jme, "tflops_per_gpu", 1e6, "TFLOP/s", &x, w, &st, e))
 		vc->measured_tflops = x;
+	if (vcase_opt_positive(jme, "tokens_per_sec_per_gpu", 1e9, "tokens/s", &x, w, &st, e))
+		vc->measured_tokens = x;
+	else if (st == PPLAN_OK && vcase_opt_positive(jme, "tokens_per_sec", 1e12, "tokens/s", &x, w, &st, e))
+		vc->measured_tokens = x / (double)cluster_gpus(&vc->cluster);
 	if (vcase_opt_positive(jme, "memory_gib", 1e6, "GiB", &x, w, &st, e))
 		vc->measured_mem_gib = x;
 	if (st != PPLAN_OK)
@@ -473,12 +593,23 @@ static enum pplan_status load_measured(const cJSON *jme, struct vcase *vc,
 static void step_from_throughput(struct vcase *vc)
 {
 	double gpus = (double)cluster_gpus(&vc->cluster);
-	if (isfinite(vc->measured_step_s) || !isfinite(vc->measured_tflops) ||
-	    !vc->predictable || vc->measured_oom)
+	if (isfinite(vc->measured_step_s) || !vc->predictable || vc->measured_oom)
+		return;
+	if (isfinite(vc->measured_tokens)) {
+		/* tokens need no FLOP convention */
+		vc->measured_step_s = (double)vc->layout.gbs * (double)vc->opts.seq /
+				      (vc->measured_tokens * gpus);
+		vc->step_from_throughput = 1;
+		vcase_note(vc, "step time from throughput (%.0f tokens/s per GPU)", vc->measured_tokens);
+		return;
+	}
+	if (!isfinite(vc->measured_tflops))
 		return;
 	if (vc->convention == FLOPS_UNKNOWN) {
-		vcase_skip(vc, "the source gives a throughput but no FLOP convention pplan reads");
-		return;
+		/* the frameworks' tables print model FLOPs (Megatron's and NeMo's
+		 * formula, sim/MODEL.md section 2) */
+		vc->convention = FLOPS_MODEL;
+		vcase_note(vc, "no FLOP convention given: read as model FLOPs");
 	}
 	vc->measured_step_s = convention_flops(vc) / (vc->measured_tflops * 1e12 * gpus);
 	vc->step_from_throughput = 1;
@@ -498,8 +629,8 @@ static void batch_of(struct vcase *vc)
 
 	if (l->gbs > 0 || !vc->predictable)
 		return;
-	if (!isfinite(vc->measured_step_s) && isfinite(vc->measured_tflops) &&
-	    vc->convention != FLOPS_UNKNOWN) {
+	if (!isfinite(vc->measured_step_s) &&
+	    (isfinite(vc->measured_tflops) || isfinite(vc->measured_tokens))) {
 		defaults_global_batch(&vc->model, vc->opts.seq, gpus, &bd);
 		l->gbs = bd.sequences;
 		if (per > 0 && l->gbs % per)
@@ -605,6 +736,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	memset(vc, 0, sizeof *vc);
 	vc->measured_step_s = NAN;
 	vc->measured_tflops = NAN;
+	vc->measured_tokens = NAN;
 	vc->measured_mem_gib = NAN;
 	vc->predictable = 1;
 	if (json_get_string(jc, "id", &s, path, e) != PPLAN_OK)
@@ -627,7 +759,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	train_opts_default(&vc->opts, &vc->model);
 	if ((st = load_framework(jc, vc, where, e)) != PPLAN_OK ||
 	    (st = vcase_load_model(jm, vc, where, e)) != PPLAN_OK ||
-	    (st = load_hardware(jh, vc, where, e)) != PPLAN_OK ||
+	    (st = load_hardware(jh, jl, vc, where, e)) != PPLAN_OK ||
 	    (st = load_degrees(jl, vc, where, e)) != PPLAN_OK ||
 	    (st = load_settings(jl, vc, &precision, where, e)) != PPLAN_OK)
 		return st;
@@ -650,7 +782,7 @@ static void unreadable(struct vcase *vc, const char *path, int idx, const char *
 		snprintf(vc->id, sizeof vc->id, "case-%d", idx);
 	if (!vc->publication[0])
 		publication_of(vc, "");
-	vc->measured_step_s = vc->measured_tflops = vc->measured_mem_gib = NAN;
+	vc->measured_step_s = vc->measured_tflops = vc->measured_tokens = vc->measured_mem_gib = NAN;
 	snprintf(prefix, sizeof prefix, "%s: case %s: ", path, vc->id);
 	n = strlen(prefix);
 	if (strncmp(msg, prefix, n) != 0)

@@ -35,6 +35,7 @@ struct vcase {
 	double measured_step_s;    /* NAN when neither given nor derivable */
 	int step_from_throughput;  /* measured_step_s derived here from TFLOP/s */
 	double measured_tflops;    /* per GPU as printed; NAN if none */
+	double measured_tokens;    /* tokens/s per GPU as printed; NAN if none */
 	enum flops_convention convention;
 	double measured_mem_gib;   /* NAN when not measured */
 	char memory_kind[32];

@@ -15,12 +15,11 @@
 
 struct arch {
 	long layers, hidden, ffn, heads, kv, vocab, seq, head_dim;
-	int have_l, have_h, have_f, have_a, have_g, have_v, have_d;
+	int have_l, have_h, have_f, have_a, have_g, have_v, have_d, have_s;
 	double params_billion;
 };
 
-static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
-				   struct arch *a, const char *where,
+static enum pplan_status read_arch(const cJSON *jm, struct arch *a, const char *where,
 				   struct perr *e)
 {
 	enum pplan_status st = PPLAN_OK;
@@ -36,10 +35,9 @@ static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
 	a->have_g = vcase_opt_long(jm, "num_kv_heads", 1, C, &a->kv, w, &st, e);
 	a->have_v = vcase_opt_long(jm, "vocab_size", 1, D, &a->vocab, w, &st, e);
 	a->have_d = vcase_opt_long(jm, "head_dim", 1, D, &a->head_dim, w, &st, e);
-	if (!vcase_opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e) && st == PPLAN_OK) {
-		a->seq = 2048;
-		vcase_note(vc, "seq_length=2048");
-	}
+	a->have_s = vcase_opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e);
+	if (!a->have_s)
+		a->seq = 2048; /* said where it is taken */
 	if (st != PPLAN_OK)
 		return st;
 	if (json_get_number(jm, "params_billion", &a->params_billion, w, e) == PPLAN_EINPUT)
@@ -50,15 +48,23 @@ static enum pplan_status read_arch(const cJSON *jm, struct vcase *vc,
 /* Fills what the source left out from the nearest zoo model of the same
  * MLP kind (and MoE or not). */
 static enum pplan_status fill_from_zoo(struct model_spec *m, struct arch *a,
-				       int moe, struct vcase *vc,
-				       const char *where, struct perr *e)
+				       int moe, const struct model_spec *named,
+				       struct vcase *vc, const char *where, struct perr *e)
 {
 	const struct model_spec *best = NULL;
 	int nz;
 	const struct model_spec *zoo = model_zoo(&nz);
 	double target = a->params_billion > 0 ? a->params_billion * 1e9 : 0;
 
-	for (int i = 0; i < nz; i++) {
+	/* the zoo model the case names, where the keys it gives agree */
+	if (named && named->mlp == m->mlp && (named->num_experts > 1) == moe &&
+	    (!a->have_h || named->hidden == a->hidden))
+		best = named;
+	if (!best && !(target > 0) && !a->have_h)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: the model's architecture is incomplete: give its dimensions (or hf_config), params_billion, or a zoo model's name",
+				where);
+	for (int i = 0; i < nz && !(named && best == named); i++) {
 		if (zoo[i].mlp != m->mlp || (zoo[i].num_experts > 1) != moe)
 			continue;
 		if (a->have_h && zoo[i].hidden != a->hidden)
@@ -153,10 +159,18 @@ static void check_params(struct vcase *vc, double params_billion)
 }
 
 static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
-					 struct arch *ap, const char *where,
-					 struct perr *e);
+					 struct arch *ap, const struct model_spec *named,
+					 const char *where, struct perr *e);
 static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
 				      const char *where, struct perr *e);
+
+/* Does the case give any of the architecture's flat keys? */
+static int arch_given(const cJSON *jm, const struct arch *a)
+{
+	return a->have_l || a->have_h || a->have_f || a->have_a || a->have_g || a->have_v ||
+	       a->have_d || cJSON_GetObjectItemCaseSensitive(jm, "moe") ||
+	       cJSON_GetObjectItemCaseSensitive(jm, "mlp");
+}
 
 /* The model: an hf_config object (a config.json's keys) or the flat keys;
  * the run's seq_length, dropout and name; the parameter count checked. */
@@ -164,7 +178,8 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
 				   const char *where, struct perr *e)
 {
 	struct model_spec *m = &vc->model;
-	const char *s = NULL;
+	const char *s = NULL, *name = NULL;
+	const struct model_spec *named;
 	struct arch a;
 	const cJSON *hf = cJSON_GetObjectItemCaseSensitive(jm, "hf_config");
 	enum pplan_status st;
@@ -175,19 +190,37 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
 	    mlp_kind_parse(s, &m->mlp) != 0)
 		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
 				where, s);
-	if ((st = read_arch(jm, vc, &a, where, e)) != PPLAN_OK)
+	if ((st = read_arch(jm, &a, where, e)) != PPLAN_OK)
 		return st;
+	if (json_get_string(jm, "name", &name, where, e) == PPLAN_EINPUT)
+		return PPLAN_EINPUT;
+	named = name ? model_find_loose(name) : NULL;
 	if (hf && !cJSON_IsNull(hf)) {
 		if (!cJSON_IsObject(hf))
 			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config must be an object",
 					where);
 		if ((st = load_hf_model(hf, vc, &a, where, e)) != PPLAN_OK)
 			return st;
-	} else if ((st = load_flat_model(jm, vc, &a, where, e)) != PPLAN_OK) {
-		return st;
+	} else if (named && !arch_given(jm, &a)) {
+		/* a name and nothing else: the zoo model it names, whole */
+		*m = *named;
+		if (!a.have_s)
+			a.seq = named->seq;
+		m->seq = a.seq;
+		vcase_note(vc, "model %s (zoo, by its name)", named->name);
+		if (!a.have_s)
+			vcase_note(vc, "seq_length=%ld (zoo %s)", a.seq, named->name);
+		a.have_s = 1;
+	} else {
+		if (named && !cJSON_GetObjectItemCaseSensitive(jm, "mlp"))
+			m->mlp = named->mlp; /* the named model's, not GELU's */
+		if ((st = load_flat_model(jm, vc, &a, named, where, e)) != PPLAN_OK)
+			return st;
 	}
-	if (json_get_string(jm, "name", &s, where, e) == PPLAN_OK)
-		snprintf(m->name, sizeof m->name, "%s", s);
+	if (!a.have_s)
+		vcase_note(vc, "seq_length=2048");
+	if (name)
+		snprintf(m->name, sizeof m->name, "%s", name);
 	if ((st = load_dropout(jm, m, where, e)) != PPLAN_OK)
 		return st;
 	if ((st = model_check(m, where, e)) != PPLAN_OK)
@@ -198,8 +231,8 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
 
 /* The architecture from the flat keys, completed from the zoo. */
 static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
-					 struct arch *ap, const char *where,
-					 struct perr *e)
+					 struct arch *ap, const struct model_spec *named,
+					 const char *where, struct perr *e)
 {
 	struct model_spec *m = &vc->model;
 	const cJSON *moe = cJSON_GetObjectItemCaseSensitive(jm, "moe");
@@ -208,7 +241,7 @@ static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
 	enum pplan_status st;
 	if (!a.have_l || !a.have_h || !a.have_a || !a.have_v ||
 	    (!a.have_f && mlp_is_gated(m->mlp))) {
-		if ((st = fill_from_zoo(m, &a, is_moe, vc, where, e)) != PPLAN_OK)
+		if ((st = fill_from_zoo(m, &a, is_moe, named, vc, where, e)) != PPLAN_OK)
 			return st;
 	} else {
 		m->norm = (m->mlp == MLP_SWIGLU) ? NORM_RMSNORM : NORM_LAYERNORM;

@@ -202,6 +202,10 @@ enum pplan_status model_check(const struct model_spec *model, const char *where,
 /* The zoo. */
 const struct model_spec *model_zoo(int *n);
 const struct model_spec *model_find(const char *name);
+/* The zoo model a source's name means ("Llama-3.1-405B", "Meta-Llama-3-8B",
+ * "Mixtral-8x7B-v0.1", "GPT-3 175B"): punctuation, case, a hub
+ * organisation and -hf/-base/-instruct/-chat/version tails ignored. */
+const struct model_spec *model_find_loose(const char *name);
 /* The zoo model whose total parameter count is nearest to params. */
 const struct model_spec *model_nearest(double params);
 

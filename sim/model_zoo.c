@@ -4,7 +4,9 @@
  */
 #include "model.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <string.h>
 
 #include "model_internal.h"
 
@@ -196,6 +198,63 @@ const struct model_spec *model_find(const char *name)
 		return NULL;
 	for (int i = 0; i < ZOO_N; i++)
 		if (model_name_eq(name, zoo[i].name))
+			return &zoo[i];
+	return NULL;
+}
+
+/* A model name as sources write it, squeezed: lower case, letters,
+ * digits and dots only; a hub id's organisation, a leading "meta" before
+ * "llama" and trailing "hf", "base", "instruct", "chat" and version tags
+ * ("v0.1") dropped.  0 when it does not fit. */
+static int squeeze_model_name(const char *s, char *k, size_t len)
+{
+	static const char *const tails[] = { "hf", "base", "instruct", "chat", NULL };
+	const char *slash = strrchr(s, '/');
+	size_t n = 0;
+	int again = 1;
+
+	if (slash)
+		s = slash + 1;
+	for (; *s; s++) {
+		if (!isalnum((unsigned char)*s) && *s != '.')
+			continue;
+		if (n + 1 >= len)
+			return 0;
+		k[n++] = (char)tolower((unsigned char)*s);
+	}
+	k[n] = '\0';
+	if (!strncmp(k, "metallama", 9))
+		memmove(k, k + 4, strlen(k + 4) + 1);
+	while (again) {
+		size_t m = strlen(k), t;
+		char *v;
+		again = 0;
+		for (int i = 0; tails[i]; i++) {
+			t = strlen(tails[i]);
+			if (m > t && !strcmp(k + m - t, tails[i])) {
+				k[m - t] = '\0';
+				again = 1;
+				break;
+			}
+		}
+		v = strrchr(k, 'v');
+		if (!again && v && v > k && isdigit((unsigned char)v[1]) &&
+		    strspn(v + 1, "0123456789.") == strlen(v + 1) && strchr(v + 1, '.')) {
+			*v = '\0';
+			again = 1;
+		}
+	}
+	return k[0] != '\0';
+}
+
+const struct model_spec *model_find_loose(const char *name)
+{
+	char want[96], have[96];
+	const struct model_spec *z = model_find(name);
+	if (z || !name || !squeeze_model_name(name, want, sizeof want))
+		return z;
+	for (int i = 0; i < ZOO_N; i++)
+		if (squeeze_model_name(zoo[i].name, have, sizeof have) && !strcmp(have, want))
 			return &zoo[i];
 	return NULL;
 }

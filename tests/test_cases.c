@@ -490,6 +490,70 @@ Test(cases, node_from_the_gpu_when_not_given)
 	free(cs);
 }
 
+/* Cells as published tables give them.  Each case is the B200 Llama 3 8B
+ * row (8 GPUs, tp1 pp1, mbs 2, gbs 128, seq 8192) with one cell written
+ * another way; the expected numbers are worked here, not taken from
+ * pplan: 31,357 tokens/s per GPU is a step of 128 x 8192 / (31,357 x 8)
+ * = 4.1798 s. */
+#define ROW_MODEL "\"model\": {\"name\": \"Meta-Llama-3-8B\", \"seq_length\": 8192}, "
+#define ROW_HW "\"hardware\": {\"gpu\": \"DGX-B200\", \"num_gpus\": 8}, "
+#define ROW_LAYOUT "\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, \"global_batch_size\": 128, \"precision\": \"FP8-CS\"}, "
+#define ROW_STEP "\"measured\": {\"step_time_s\": 4.37}}"
+Test(cases, cells_as_tables_write_them)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"tokens\", \"source\": \"s\", \"framework\": \"megatron-bridge 25.09\", "
+		ROW_MODEL ROW_HW ROW_LAYOUT "\"measured\": {\"tokens_per_sec_per_gpu\": 31357}},"
+		"{\"id\": \"tflops\", \"source\": \"s\", \"framework\": {\"name\": \"Megatron Bridge\", \"version\": 25.09}, "
+		ROW_MODEL ROW_HW ROW_LAYOUT "\"measured\": {\"tflops_per_gpu\": 1614}},"
+		"{\"id\": \"cells\", \"source\": \"s\", " ROW_MODEL
+		"\"hardware\": {\"gpu\": \"HGX B200\"}, "
+		"\"layout\": {\"tp\": \"1\", \"pp\": 1, \"vp\": \"n/a\", \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"zero\": \"FSDP\", \"precision\": \"FP8-CS\"}, "
+		"\"measured\": {\"step_time_s\": \"4.37\"}},"
+		"{\"id\": \"no-dp\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"micro_batch_size\": 2, \"global_batch_size\": 128}, " ROW_STEP ","
+		"{\"id\": \"unnamed\", \"source\": \"s\", \"model\": {\"name\": \"Some-New-Model\", \"seq_length\": 8192}, "
+		ROW_HW ROW_LAYOUT ROW_STEP "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+	const struct model_spec *z = model_find("llama3-8b");
+
+	cr_assert_eq(n, 5);
+	for (int i = 0; i < 4; i++) {
+		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
+		cr_expect_eq(model_params_total(&cs[i].model), model_params_total(z),
+			     "%s: the zoo's Llama 3 8B by its name", cs[i].id);
+		cr_expect_str_eq(cs[i].cluster.gpu.name, "b200", "%s", cs[i].id);
+		cr_expect_eq(cs[i].model.seq, 8192);
+	}
+	/* tokens/s per GPU: no FLOP convention needed */
+	cr_expect_float_eq(cs[0].measured_step_s, 128.0 * 8192 / (31357.0 * 8), 1e-9);
+	cr_expect(strstr(cs[0].framework_given, "megatron-bridge 25.09") != NULL, "%s",
+		  cs[0].framework_given);
+	/* TFLOP/s without a convention: model FLOPs, 6 x params x tokens +
+	 * attention (MODEL.md 2), said */
+	cr_expect(isfinite(cs[1].measured_step_s));
+	cr_expect_float_eq(cs[1].measured_step_s,
+			   cost_model_flops(&cs[1].model, 8192, 128) / (1614e12 * 8), 1e-9);
+	cr_expect(strstr(cs[1].assumed, "read as model FLOPs") != NULL, "%s", cs[1].assumed);
+	cr_expect(strstr(cs[1].assumed, "priced as 0.1") != NULL, "%s", cs[1].assumed);
+	/* "1", "n/a", "FSDP", "4.37" and a missing num_gpus */
+	cr_expect_eq(cs[2].layout.tp, 1);
+	cr_expect_eq(cs[2].layout.vp, 1);
+	cr_expect_eq(cs[2].layout.zero, 3);
+	cr_expect_float_eq(cs[2].measured_step_s, 4.37, 1e-12);
+	cr_expect_eq(cluster_gpus(&cs[2].cluster), 8);
+	/* dp from the GPUs the others leave */
+	cr_expect_eq(cs[3].layout.dp, 8);
+	/* a name the zoo does not know and nothing else: not predicted */
+	cr_expect(!cs[4].predictable);
+	cr_expect(strstr(cs[4].skip_reason, "architecture is incomplete") != NULL, "%s",
+		  cs[4].skip_reason);
+	free(cs);
+}
+
 /* One unreadable case next to a good one: the good one is predicted. */
 Test(cases, one_bad_case_leaves_the_rest)
 {
