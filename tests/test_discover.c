@@ -283,13 +283,20 @@ Test(discover, gpu_names_as_written)
 
 /* Precision as the frameworks' tables write their recipes: every FP8
  * scaling recipe and MXFP8 is fp8; NVFP4 is priced at the fp8 rate and
- * says so; anything else is refused. */
+ * says so; a trainer's mixed-precision name is the narrowest format it
+ * names ("mixed" alone bf16, said); anything else is refused. */
 Test(discover, precision_recipes_as_written)
 {
-	static const struct { const char *s; int ok, noted; } cases[] = {
-		{ "bf16", 1, 0 }, { "FP8", 1, 0 }, { "fp8-cs", 1, 0 }, { "FP8-MX", 1, 0 },
-		{ "mxfp8", 1, 0 }, { "fp8_delayed", 1, 0 }, { "FP8 blockwise", 1, 0 },
-		{ "NVFP4", 1, 1 }, { "fp4", 1, 1 }, { "int8", 0, 0 }, { "fp8-", 1, 0 }, { "", 0, 0 },
+	enum { B = PREC_BF16, F = PREC_FP8, H = PREC_FP16, X = PREC_COUNT };
+	static const struct { const char *s; int ok, noted, want; } cases[] = {
+		{ "bf16", 1, 0, B }, { "FP8", 1, 0, F }, { "fp8-cs", 1, 0, F }, { "FP8-MX", 1, 0, F },
+		{ "mxfp8", 1, 0, F }, { "fp8_delayed", 1, 0, F }, { "FP8 blockwise", 1, 0, F },
+		{ "NVFP4", 1, 1, F }, { "fp4", 1, 1, F }, { "int8", 0, 0, X }, { "fp8-", 1, 0, F },
+		{ "", 0, 0, X },
+		/* mixed precision as trainers name it: the narrowest GEMM format named */
+		{ "bf16-mixed", 1, 0, B }, { "amp_fp8", 1, 0, F }, { "FP8/BF16", 1, 0, F },
+		{ "16-mixed", 0, 0, X }, { "fp16-mixed", 1, 0, H }, { "mixed", 1, 1, B },
+		{ "TF32", 0, 0, X },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		enum precision p = PREC_COUNT;
@@ -298,7 +305,7 @@ Test(discover, precision_recipes_as_written)
 		cr_expect_eq(rc == 0, cases[i].ok, "'%s': rc %d", cases[i].s, rc);
 		if (!cases[i].ok)
 			continue;
-		cr_expect(p == (strcmp(cases[i].s, "bf16") ? PREC_FP8 : PREC_BF16), "'%s'", cases[i].s);
+		cr_expect_eq((int)p, cases[i].want, "'%s': %s", cases[i].s, precision_name(p));
 		cr_expect_eq(note != NULL, cases[i].noted, "'%s': note %s", cases[i].s, note ? note : "");
 	}
 }

@@ -230,6 +230,31 @@ int precision_parse_recipe(const char *s, enum precision *out, const char **note
 		*note = "NVFP4 priced at the fp8 rate (pplan's GPU table has no fp4 rate): an upper bound on the time";
 		return 0;
 	}
+	/* mixed precision as trainers name it: "bf16-mixed" (Lightning),
+	 * "amp_bf16" (Composer), "FP8/BF16", "bf16+fp8": the narrowest
+	 * GEMM format named */
+	if (strstr(k, "fp4")) {
+		*out = PREC_FP8;
+		*note = "NVFP4 priced at the fp8 rate (pplan's GPU table has no fp4 rate): an upper bound on the time";
+		return 0;
+	}
+	if (strstr(k, "fp8") || strstr(k, "e4m3")) {
+		*out = PREC_FP8;
+		return 0;
+	}
+	if (strstr(k, "bf16")) {
+		*out = PREC_BF16;
+		return 0;
+	}
+	if (strstr(k, "fp16") || strstr(k, "float16")) {
+		*out = PREC_FP16;
+		return 0;
+	}
+	if (!strcmp(k, "mixed") || !strcmp(k, "amp")) {
+		*out = PREC_BF16;
+		*note = "mixed precision read as bf16";
+		return 0;
+	}
 	return -1;
 }
 
