@@ -19,6 +19,31 @@ struct arch {
 	double params_billion;
 };
 
+/* A flat key or its other names (Hugging Face's, Megatron's), the first
+ * the object has. */
+static int opt_long_any(const cJSON *o, const char *const *keys, long min, long max, long *v,
+			const char *where, enum pplan_status *st, struct perr *e)
+{
+	for (int i = 0; keys[i]; i++)
+		if (cJSON_GetObjectItemCaseSensitive(o, keys[i]) &&
+		    vcase_opt_long(o, keys[i], min, max, v, where, st, e))
+			return 1;
+	return 0;
+}
+
+static const char *const K_LAYERS[] = { "num_layers", "num_hidden_layers", "n_layers", "n_layer", NULL };
+static const char *const K_HIDDEN[] = { "hidden_size", "d_model", "n_embd", NULL };
+static const char *const K_FFN[] = { "ffn_hidden_size", "intermediate_size", "ffn_dim", NULL };
+static const char *const K_HEADS[] = { "num_attention_heads", "n_heads", "n_head", NULL };
+static const char *const K_KV[] = { "num_kv_heads", "num_key_value_heads", "num_query_groups",
+				   "n_kv_heads", NULL };
+static const char *const K_VOCAB[] = { "vocab_size", "padded_vocab_size", NULL };
+static const char *const K_SEQ[] = { "seq_length", "seq_len", "sequence_length", NULL };
+static const char *const K_EXPERTS[] = { "num_experts", "num_local_experts", "n_routed_experts",
+					"num_moe_experts", NULL };
+static const char *const K_TOPK[] = { "top_k", "num_experts_per_tok", "moe_router_topk",
+				     "experts_per_token", NULL };
+
 static enum pplan_status read_arch(const cJSON *jm, struct arch *a, const char *where,
 				   struct perr *e)
 {
@@ -28,14 +53,14 @@ static enum pplan_status read_arch(const cJSON *jm, struct arch *a, const char *
 
 	snprintf(w, sizeof w, "%s: model", where);
 	memset(a, 0, sizeof *a);
-	a->have_l = vcase_opt_long(jm, "num_layers", 1, C, &a->layers, w, &st, e);
-	a->have_h = vcase_opt_long(jm, "hidden_size", 1, D, &a->hidden, w, &st, e);
-	a->have_f = vcase_opt_long(jm, "ffn_hidden_size", 1, D, &a->ffn, w, &st, e);
-	a->have_a = vcase_opt_long(jm, "num_attention_heads", 1, C, &a->heads, w, &st, e);
-	a->have_g = vcase_opt_long(jm, "num_kv_heads", 1, C, &a->kv, w, &st, e);
-	a->have_v = vcase_opt_long(jm, "vocab_size", 1, D, &a->vocab, w, &st, e);
+	a->have_l = opt_long_any(jm, K_LAYERS, 1, C, &a->layers, w, &st, e);
+	a->have_h = opt_long_any(jm, K_HIDDEN, 1, D, &a->hidden, w, &st, e);
+	a->have_f = opt_long_any(jm, K_FFN, 1, D, &a->ffn, w, &st, e);
+	a->have_a = opt_long_any(jm, K_HEADS, 1, C, &a->heads, w, &st, e);
+	a->have_g = opt_long_any(jm, K_KV, 1, C, &a->kv, w, &st, e);
+	a->have_v = opt_long_any(jm, K_VOCAB, 1, D, &a->vocab, w, &st, e);
 	a->have_d = vcase_opt_long(jm, "head_dim", 1, D, &a->head_dim, w, &st, e);
-	a->have_s = vcase_opt_long(jm, "seq_length", 1, D, &a->seq, w, &st, e);
+	a->have_s = opt_long_any(jm, K_SEQ, 1, D, &a->seq, w, &st, e);
 	if (!a->have_s)
 		a->seq = 2048; /* said where it is taken */
 	if (st != PPLAN_OK)
@@ -100,18 +125,27 @@ static enum pplan_status load_moe(const cJSON *moe, struct model_spec *m,
 	const long C = MODEL_MAX_COUNT, D = MODEL_MAX_DIM;
 	char w[300];
 
+	static const char *const k_effn[] = { "moe_ffn_hidden_size", "moe_intermediate_size", NULL };
+	static const char *const k_shared[] = { "shared_experts", "n_shared_experts", NULL };
+	static const char *const k_sffn[] = { "shared_expert_ffn_hidden_size",
+					      "moe_shared_expert_intermediate_size",
+					      "shared_expert_intermediate_size", NULL };
+	static const char *const k_dense[] = { "dense_layers", "first_k_dense_replace", NULL };
+	static const char *const k_every[] = { "moe_every", "moe_layer_freq", "decoder_sparse_step",
+					       "interleave_moe_layer_step", NULL };
+
 	snprintf(w, sizeof w, "%s: model.moe", where);
-	vcase_opt_long(moe, "num_experts", 1, C, &ne, w, &st, e);
-	vcase_opt_long(moe, "top_k", 1, C, &k, w, &st, e);
-	if (vcase_opt_long(moe, "moe_ffn_hidden_size", 1, D, &v, w, &st, e))
+	opt_long_any(moe, K_EXPERTS, 1, C, &ne, w, &st, e);
+	opt_long_any(moe, K_TOPK, 1, C, &k, w, &st, e);
+	if (opt_long_any(moe, k_effn, 1, D, &v, w, &st, e))
 		m->moe_ffn = v;
-	if (vcase_opt_long(moe, "shared_experts", 0, C, &v, w, &st, e))
+	if (opt_long_any(moe, k_shared, 0, C, &v, w, &st, e))
 		m->shared_experts = (int)v;
-	if (vcase_opt_long(moe, "shared_expert_ffn_hidden_size", 1, D, &v, w, &st, e))
+	if (opt_long_any(moe, k_sffn, 1, D, &v, w, &st, e))
 		m->shared_ffn = v;
-	if (vcase_opt_long(moe, "dense_layers", 0, C, &v, w, &st, e))
+	if (opt_long_any(moe, k_dense, 0, C, &v, w, &st, e))
 		m->dense_layers = (int)v;
-	if (vcase_opt_long(moe, "moe_every", 1, C, &v, w, &st, e))
+	if (opt_long_any(moe, k_every, 1, C, &v, w, &st, e))
 		m->moe_every = (int)v;
 	if (st != PPLAN_OK)
 		return st;
@@ -167,9 +201,13 @@ static enum pplan_status load_dropout(const cJSON *jm, struct model_spec *m,
 /* Does the case give any of the architecture's flat keys? */
 static int arch_given(const cJSON *jm, const struct arch *a)
 {
+	for (int i = 0; K_EXPERTS[i]; i++)
+		if (cJSON_GetObjectItemCaseSensitive(jm, K_EXPERTS[i]))
+			return 1;
 	return a->have_l || a->have_h || a->have_f || a->have_a || a->have_g || a->have_v ||
 	       a->have_d || cJSON_GetObjectItemCaseSensitive(jm, "moe") ||
-	       cJSON_GetObjectItemCaseSensitive(jm, "mlp");
+	       cJSON_GetObjectItemCaseSensitive(jm, "mlp") ||
+	       cJSON_GetObjectItemCaseSensitive(jm, "hidden_act");
 }
 
 /* The model: an hf_config object (a config.json's keys) or the flat keys;
@@ -190,6 +228,19 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
 	    mlp_kind_parse(s, &m->mlp) != 0)
 		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
 				where, s);
+	if (!s && json_get_string(jm, "hidden_act", &s, where, NULL) == PPLAN_OK && s) {
+		/* a config's activation beside the flat keys */
+		if (!strcmp(s, "silu") || !strcmp(s, "swish") || !strcmp(s, "swiglu"))
+			m->mlp = MLP_SWIGLU;
+		else if (!strcmp(s, "relu2") || !strcmp(s, "squared_relu"))
+			m->mlp = MLP_SQUARED_RELU;
+		else if (!strcmp(s, "relu"))
+			m->mlp = MLP_RELU;
+		else if (strncmp(s, "gelu", 4) != 0)
+			return perr_set(e, PPLAN_EINPUT, "%s: model.hidden_act '%s' is unknown",
+					where, s);
+		s = NULL;
+	}
 	if ((st = read_arch(jm, &a, where, e)) != PPLAN_OK)
 		return st;
 	if (json_get_string(jm, "name", &name, where, e) == PPLAN_EINPUT)
@@ -212,7 +263,8 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
 			vcase_note(vc, "seq_length=%ld (zoo %s)", a.seq, named->name);
 		a.have_s = 1;
 	} else {
-		if (named && !cJSON_GetObjectItemCaseSensitive(jm, "mlp"))
+		if (named && !cJSON_GetObjectItemCaseSensitive(jm, "mlp") &&
+		    !cJSON_GetObjectItemCaseSensitive(jm, "hidden_act"))
 			m->mlp = named->mlp; /* the named model's, not GELU's */
 		if ((st = load_flat_model(jm, vc, &a, named, where, e)) != PPLAN_OK)
 			return st;
@@ -239,6 +291,18 @@ static enum pplan_status load_flat_model(const cJSON *jm, struct vcase *vc,
 	int is_moe = cJSON_IsObject(moe);
 	struct arch a = *ap;
 	enum pplan_status st;
+	long experts = 0;
+
+	if (!is_moe) { /* the MoE keys beside the others, as a config has them */
+		enum pplan_status est = PPLAN_OK;
+		if (opt_long_any(jm, K_EXPERTS, 1, MODEL_MAX_COUNT, &experts, where, &est, e) &&
+		    experts > 1) {
+			moe = jm;
+			is_moe = 1;
+		}
+		if (est != PPLAN_OK)
+			return est;
+	}
 	if (!a.have_l || !a.have_h || !a.have_a || !a.have_v ||
 	    (!a.have_f && mlp_is_gated(m->mlp))) {
 		if ((st = fill_from_zoo(m, &a, is_moe, named, vc, where, e)) != PPLAN_OK)

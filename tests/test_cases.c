@@ -441,12 +441,18 @@ Test(cases, moe_architecture_read_whole)
 		" \"seq_length\": 4096, \"num_layers\": 48, \"hidden_size\": 2048,"
 		" \"ffn_hidden_size\": 6144, \"num_attention_heads\": 32, \"num_kv_heads\": 4,"
 		" \"vocab_size\": 151936, \"mlp\": \"swiglu\","
-		" \"moe\": {\"num_experts\": 128, \"top_k\": 8}}, " CASE_REST "]}";
+		" \"moe\": {\"num_experts\": 128, \"top_k\": 8}}, " CASE_REST ","
+		"{\"id\": \"hf-keys-flat\", \"source\": \"s\", \"model\": {\"params_billion\": 30.5,"
+		" \"seq_length\": 4096, \"num_hidden_layers\": 48, \"hidden_size\": 2048,"
+		" \"intermediate_size\": 6144, \"num_attention_heads\": 32, \"num_key_value_heads\": 4,"
+		" \"head_dim\": 128, \"vocab_size\": 151936, \"hidden_act\": \"silu\","
+		" \"num_experts\": 128, \"num_experts_per_tok\": 8, \"moe_intermediate_size\": 768}, "
+		CASE_REST "]}";
 	int n = 0;
 	struct vcase *cs = load_text(text, &n);
 	double hf, flat;
 
-	cr_assert_eq(n, 3);
+	cr_assert_eq(n, 4);
 	hf = model_params_total(&cs[0].model) / 1e9;
 	flat = model_params_total(&cs[1].model) / 1e9;
 	cr_assert(cs[0].predictable && cs[1].predictable, "%s / %s", cs[0].skip_reason,
@@ -458,6 +464,14 @@ Test(cases, moe_architecture_read_whole)
 	cr_assert_str_empty(cs[0].warning, "%s", cs[0].warning);
 	/* The expert width dropped: 3 x 2048 x 6144 per expert, 8x the experts. */
 	cr_assert(strstr(cs[2].warning, "the case says 30.50 B") != NULL, "%s", cs[2].warning);
+	/* the config's key names beside each other, without hf_config: the
+	 * same model (Q/K norms aside: 48 x 2 x 128 weights) */
+	cr_assert(cs[3].predictable, "%s", cs[3].skip_reason);
+	cr_assert_float_eq(model_params_total(&cs[3].model) / 1e9, hf, 1e-4, "%.6f B",
+			   model_params_total(&cs[3].model) / 1e9);
+	cr_assert_eq(cs[3].model.num_experts, 128);
+	cr_assert_eq(cs[3].model.kv_heads, 4);
+	cr_assert_eq(cs[3].model.mlp, MLP_SWIGLU);
 	free(cs);
 }
 
