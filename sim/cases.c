@@ -256,7 +256,7 @@ static enum pplan_status load_hardware(const cJSON *jh, const cJSON *jl, struct 
 	const struct gpu_spec *g;
 	int approx = 0;
 	const char *preset, *s = NULL;
-	long gpus = 0, per_node = 8;
+	long gpus = 0, per_node = 8, nodes = 0;
 	double gbps = 0;
 	enum pplan_status st = PPLAN_OK;
 	char w[300];
@@ -274,9 +274,14 @@ static enum pplan_status load_hardware(const cJSON *jh, const cJSON *jl, struct 
 	if (!vcase_opt_long(jh, "num_gpus", 1, CLUSTER_MAX_GPUS, &gpus, w, &st, e)) {
 		if (st != PPLAN_OK)
 			return st;
-		if ((gpus = gpus_of_layout(jl)) == 0)
-			return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing (and the layout's tp x pp x dp x cp does not say)", where);
-		vcase_note(vc, "num_gpus=%ld (tp x pp x dp x cp)", gpus);
+		gpus = 0; /* from num_nodes once the node is known, else the layout */
+		if (!vcase_opt_long(jh, "num_nodes", 1, CLUSTER_MAX_GPUS, &nodes, w, &st, e)) {
+			if (st != PPLAN_OK)
+				return st;
+			if ((gpus = gpus_of_layout(jl)) == 0)
+				return perr_set(e, PPLAN_EINPUT, "%s: hardware.num_gpus is missing (and neither num_nodes nor the layout's tp x pp x dp x cp says)", where);
+			vcase_note(vc, "num_gpus=%ld (tp x pp x dp x cp)", gpus);
+		}
 	}
 	/* The usual fabric for the GPU: its preset, else its generation's
 	 * node (as --gpu takes it: an A100 40GB on the DGX A100's). */
@@ -293,6 +298,13 @@ static enum pplan_status load_hardware(const cJSON *jh, const cJSON *jl, struct 
 	}
 	if (per_node != vc->cluster.gpus_per_node || vc->cluster.nvlink_domain < per_node)
 		vc->cluster.nvlink_domain = (int)per_node; /* not the preset's nodes */
+	if (gpus == 0) {
+		if ((double)nodes * (double)per_node > (double)CLUSTER_MAX_GPUS)
+			return perr_set(e, PPLAN_EINPUT, "%s: hardware: %ld nodes of %ld GPUs is more than %ld GPUs",
+					where, nodes, per_node, (long)CLUSTER_MAX_GPUS);
+		gpus = nodes * per_node;
+		vcase_note(vc, "num_gpus=%ld (num_nodes x gpus_per_node)", gpus);
+	}
 	vc->cluster.gpus_per_node = (int)per_node;
 	vc->cluster.num_nodes = (int)((gpus + per_node - 1) / per_node);
 	if (gpus % per_node != 0) {
@@ -577,6 +589,23 @@ static enum pplan_status load_measured(const cJSON *jme, struct vcase *vc,
 		vc->measured_tokens = x / (double)cluster_gpus(&vc->cluster);
 	if (vcase_opt_positive(jme, "memory_gib", 1e6, "GiB", &x, w, &st, e))
 		vc->measured_mem_gib = x;
+	if (!isfinite(vc->measured_tflops) && !isfinite(vc->measured_step_s) &&
+	    !isfinite(vc->measured_tokens) &&
+	    vcase_opt_positive(jme, "mfu_pct", 100, "%", &x, w, &st, e)) {
+		/* MFU alone: model FLOPs over the dense bf16 peak (fp16 where
+		 * the GPU has no bf16), as Llama 3, MegaScale and torchtitan
+		 * report it, fp8 runs included */
+		const struct gpu_spec *g = &vc->cluster.gpu;
+		double peak = g->peak_tflops[PREC_BF16] > 0 ? g->peak_tflops[PREC_BF16]
+							     : g->peak_tflops[PREC_FP16];
+		if (peak > 0) {
+			vc->measured_tflops = x / 100.0 * peak;
+			if (vc->convention == FLOPS_UNKNOWN)
+				vc->convention = FLOPS_MODEL;
+			vcase_note(vc, "MFU %.1f %% read as %.1f TFLOP/s per GPU (model FLOPs over the dense %s peak)",
+				   x, vc->measured_tflops, g->peak_tflops[PREC_BF16] > 0 ? "bf16" : "fp16");
+		}
+	}
 	if (st != PPLAN_OK)
 		return st;
 	if (json_get_string(jme, "flops_convention", &s, where, e) == PPLAN_OK)

@@ -529,12 +529,17 @@ Test(cases, cells_as_tables_write_them)
 		"{\"id\": \"no-dp\", \"source\": \"s\", " ROW_MODEL ROW_HW
 		"\"layout\": {\"tp\": 1, \"pp\": 1, \"micro_batch_size\": 2, \"global_batch_size\": 128}, " ROW_STEP ","
 		"{\"id\": \"unnamed\", \"source\": \"s\", \"model\": {\"name\": \"Some-New-Model\", \"seq_length\": 8192}, "
-		ROW_HW ROW_LAYOUT ROW_STEP "]}";
+		ROW_HW ROW_LAYOUT ROW_STEP ","
+		"{\"id\": \"mfu\", \"source\": \"s\", " ROW_MODEL ROW_HW ROW_LAYOUT
+		"\"measured\": {\"mfu_pct\": 30}},"
+		"{\"id\": \"nodes\", \"source\": \"s\", " ROW_MODEL
+		"\"hardware\": {\"gpu\": \"GB200\", \"num_nodes\": 2}, "
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"micro_batch_size\": 2, \"global_batch_size\": 128}, " ROW_STEP "]}";
 	int n = 0;
 	struct vcase *cs = load_text(text, &n);
 	const struct model_spec *z = model_find("llama3-8b");
 
-	cr_assert_eq(n, 5);
+	cr_assert_eq(n, 7);
 	for (int i = 0; i < 4; i++) {
 		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
 		cr_expect_eq(model_params_total(&cs[i].model), model_params_total(z),
@@ -561,6 +566,15 @@ Test(cases, cells_as_tables_write_them)
 	cr_expect_eq(cluster_gpus(&cs[2].cluster), 8);
 	/* dp from the GPUs the others leave */
 	cr_expect_eq(cs[3].layout.dp, 8);
+	/* MFU alone: over the B200's dense bf16 peak, 2,250 TFLOP/s (30 %:
+	 * 675), model FLOPs, even in an fp8 run */
+	cr_assert(cs[5].predictable, "%s", cs[5].skip_reason);
+	cr_expect_float_eq(cs[5].measured_step_s,
+			   cost_model_flops(&cs[5].model, 8192, 128) / (675e12 * 8), 1e-9);
+	/* two GB200 trays: 8 GPUs, dp 8 */
+	cr_assert(cs[6].predictable, "%s", cs[6].skip_reason);
+	cr_expect_eq(cluster_gpus(&cs[6].cluster), 8);
+	cr_expect_eq(cs[6].layout.dp, 8);
 	/* a name the zoo does not know and nothing else: not predicted */
 	cr_expect(!cs[4].predictable);
 	cr_expect(strstr(cs[4].skip_reason, "architecture is incomplete") != NULL, "%s",
