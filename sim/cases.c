@@ -787,7 +787,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 				where);
 	train_opts_default(&vc->opts, &vc->model);
 	if ((st = load_framework(jc, vc, where, e)) != PPLAN_OK ||
-	    (st = vcase_load_model(jm, vc, where, e)) != PPLAN_OK ||
+	    (st = vcase_load_model(jm, vc, path, where, e)) != PPLAN_OK ||
 	    (st = load_hardware(jh, jl, vc, where, e)) != PPLAN_OK ||
 	    (st = load_degrees(jl, vc, where, e)) != PPLAN_OK ||
 	    (st = load_settings(jl, vc, &precision, where, e)) != PPLAN_OK)

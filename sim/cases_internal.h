@@ -22,10 +22,11 @@ int vcase_opt_long(const cJSON *o, const char *key, long min, long max, long *v,
 int vcase_opt_positive(const cJSON *o, const char *key, double max, const char *unit,
 		       double *v, const char *where, enum pplan_status *st, struct perr *err);
 
-/* The model: an hf_config object (a config.json's keys) or the flat keys;
+/* The model: an hf_config object (a config.json's keys) or a reference
+ * to one (a file beside cases_path, or a zoo name), or the flat keys;
  * the run's seq_length, dropout and name; the parameter count checked
  * (cases_model.c). */
-enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc, const char *where,
-				   struct perr *err);
+enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc, const char *cases_path,
+				   const char *where, struct perr *err);
 
 #endif

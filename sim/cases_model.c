@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cases_internal.h"
 #include "jsonio.h"
@@ -212,7 +214,46 @@ static int arch_given(const cJSON *jm, const struct arch *a)
 
 /* The model: an hf_config object (a config.json's keys) or the flat keys;
  * the run's seq_length, dropout and name; the parameter count checked. */
-enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
+/* A readable plain file (not a device or a pipe, which could block). */
+static int regular_file(const char *path)
+{
+	struct stat sb;
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && access(path, R_OK) == 0;
+}
+
+/* hf_config as a string: the file it names, beside the cases file or
+ * from the working directory, read as `--model FILE` reads it; else the
+ * zoo model it names. */
+static enum pplan_status load_model_reference(const char *ref, const char *cases_path,
+					      struct vcase *vc, const char *where,
+					      struct perr *e)
+{
+	char file[1024];
+	const char *slash = cases_path ? strrchr(cases_path, '/') : NULL;
+	const struct model_spec *z;
+	struct perr me = { "" };
+
+	if (ref[0] != '/' && slash && !regular_file(ref))
+		snprintf(file, sizeof file, "%.*s/%s", (int)(slash - cases_path), cases_path, ref);
+	else
+		snprintf(file, sizeof file, "%s", ref);
+	if (regular_file(file)) {
+		if (model_load(file, &vc->model, &me) != PPLAN_OK)
+			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config: %s", where, me.msg);
+		vcase_note(vc, "model from %s", file);
+		return PPLAN_OK;
+	}
+	if ((z = model_find_loose(ref)) != NULL) {
+		vc->model = *z;
+		vcase_note(vc, "model %s (zoo, by the name hf_config gives)", z->name);
+		return PPLAN_OK;
+	}
+	return perr_set(e, PPLAN_EINPUT,
+			"%s: model.hf_config '%s' is neither a readable file (looked for %s) nor a zoo model",
+			where, ref, file);
+}
+
+enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc, const char *cases_path,
 				   const char *where, struct perr *e)
 {
 	struct model_spec *m = &vc->model;
@@ -246,9 +287,21 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc,
 	if (json_get_string(jm, "name", &name, where, e) == PPLAN_EINPUT)
 		return PPLAN_EINPUT;
 	named = name ? model_find_loose(name) : NULL;
-	if (hf && !cJSON_IsNull(hf)) {
+	if (!hf || cJSON_IsNull(hf))
+		hf = cJSON_GetObjectItemCaseSensitive(jm, "config_file");
+	if (cJSON_IsString(hf) && hf->valuestring) {
+		/* a reference: a config.json (or pplan.model/1) file beside the
+		 * cases file or from here, else a zoo model's name */
+		if ((st = load_model_reference(hf->valuestring, cases_path, vc, where, e)) != PPLAN_OK)
+			return st;
+		if (a.have_s)
+			m->seq = a.seq;
+		else
+			vcase_note(vc, "seq_length=%ld (the model's)", m->seq);
+		a.have_s = 1;
+	} else if (hf && !cJSON_IsNull(hf)) {
 		if (!cJSON_IsObject(hf))
-			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config must be an object",
+			return perr_set(e, PPLAN_EINPUT, "%s: model.hf_config must be an object or a file name",
 					where);
 		if ((st = load_hf_model(hf, vc, &a, where, e)) != PPLAN_OK)
 			return st;

@@ -582,6 +582,44 @@ Test(cases, cells_as_tables_write_them)
 	free(cs);
 }
 
+/* Llama 4 Maverick two ways: the flat keys with the moe block as the
+ * DGX Cloud case writes it (128 experts of 8192, one shared, every second
+ * layer MoE, dense layers of 16384), and hf_config naming the config.json
+ * file.  The two readers share no code path for these keys: the same
+ * parameters, the same per-layer widths.  A name that is neither a file
+ * nor a zoo model is not predicted. */
+Test(cases, hf_config_by_reference)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"flat\", \"source\": \"s\", \"model\": {\"seq_length\": 8192,"
+		" \"num_layers\": 48, \"hidden_size\": 5120, \"ffn_hidden_size\": 16384,"
+		" \"num_attention_heads\": 40, \"num_kv_heads\": 8, \"vocab_size\": 202048,"
+		" \"head_dim\": 128, \"mlp\": \"swiglu\", \"moe\": {\"num_experts\": 128, \"top_k\": 1,"
+		" \"moe_ffn_hidden_size\": 8192, \"shared_experts\": 1,"
+		" \"shared_expert_ffn_hidden_size\": 8192, \"moe_every\": 2}}, " CASE_REST ","
+		"{\"id\": \"file\", \"source\": \"s\", \"model\": {\"seq_length\": 8192, \"hf_config\": \""
+		PPLAN_SOURCE_DIR "/tests/fixtures/hf/Llama-4-Maverick-17B-128E.json\"}, " CASE_REST ","
+		"{\"id\": \"missing\", \"source\": \"s\", \"model\": {\"hf_config\": \"no-such-config.json\"}, "
+		CASE_REST "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+
+	cr_assert_eq(n, 3);
+	cr_assert(cs[0].predictable && cs[1].predictable, "%s / %s", cs[0].skip_reason,
+		  cs[1].skip_reason);
+	cr_expect_eq(model_params_total(&cs[1].model), model_params_total(&cs[0].model),
+		     "file %.0f, flat %.0f", model_params_total(&cs[1].model),
+		     model_params_total(&cs[0].model));
+	cr_expect_eq(model_params_active(&cs[1].model), model_params_active(&cs[0].model));
+	cr_expect_eq(cs[1].model.moe_every, 2);
+	cr_expect_eq(cs[1].model.seq, 8192);
+	cr_expect(!cs[2].predictable);
+	cr_expect(strstr(cs[2].skip_reason, "neither a readable file") != NULL, "%s",
+		  cs[2].skip_reason);
+	free(cs);
+}
+
 /* One unreadable case next to a good one: the good one is predicted. */
 Test(cases, one_bad_case_leaves_the_rest)
 {
