@@ -723,6 +723,25 @@ static void expert_tp(struct vcase *vc)
 	}
 }
 
+/* A published ep that no stage can hold (more expert ranks than a
+ * stage's tp x dp x cp GPUs: a table's misprint or a layout this reader
+ * cannot place) is priced at the largest ep that fits and divides the
+ * experts, said; the run is still compared. */
+static void expert_fit(struct vcase *vc)
+{
+	struct layout *l = &vc->layout;
+	long room = (long)l->tp * l->dp * l->cp, etp = l->etp > 0 ? l->etp : 1;
+	int ep = l->ep;
+	if (l->ep <= 1 || vc->model.num_experts < 2 || room % (etp * l->ep) == 0 ||
+	    (long)l->ep * etp <= room)
+		return;
+	while (ep > 1 && (room % (etp * ep) != 0 || vc->model.num_experts % ep != 0))
+		ep--;
+	vcase_note(vc, "ep=%d: the source's ep=%d is more than a pipeline stage's %ld GPUs (tp x dp x cp) can hold",
+		   ep, l->ep, room);
+	l->ep = ep;
+}
+
 /* The case's own pipeline split and expert TP, then the resolver's check
  * of the layout against the model and the cluster (every key the case
  * gives or its reader defaulted counts as set). */
@@ -738,6 +757,7 @@ static void check_layout(struct vcase *vc, struct job *j)
 	    l->pp_first == 0 && l->pp_last == 0 && !l->pp_embed && !l->pp_loss)
 		megatron_split(vc);
 	expert_tp(vc);
+	expert_fit(vc);
 	j->model = vc->model; /* with the MTP layers its split counts */
 	if (job_complete_layout(j, &vc->layout, ~0u, &le) != PPLAN_OK) {
 		vcase_skip(vc, "%s", le.msg);

@@ -620,6 +620,26 @@ Test(cases, hf_config_by_reference)
 	free(cs);
 }
 
+/* An ep no pipeline stage can hold (16 expert ranks, 8 GPUs a stage:
+ * pp 2 of 16 GPUs) is priced at the largest that fits, 8, and said. */
+Test(cases, ep_beyond_a_stage_is_fitted)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"ep16\", \"source\": \"s\", \"model\": {\"name\": \"Qwen3-30B-A3B\"},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 16},"
+		" \"layout\": {\"tp\": 1, \"pp\": 2, \"dp\": 8, \"ep\": 16, \"global_batch_size\": 512},"
+		" \"measured\": {\"step_time_s\": 2.0}}]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+
+	cr_assert_eq(n, 1);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_expect_eq(cs[0].layout.ep, 8);
+	cr_expect(strstr(cs[0].assumed, "the source's ep=16") != NULL, "%s", cs[0].assumed);
+	free(cs);
+}
+
 /* One unreadable case next to a good one: the good one is predicted. */
 Test(cases, one_bad_case_leaves_the_rest)
 {
