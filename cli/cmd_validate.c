@@ -190,6 +190,10 @@ static void print_summary(const struct validation_summary *s, int n, const struc
 	if (s->fp8.n)
 		print_row(&s->fp8, &s->base_fp8, &s->cv_fp8, g);
 	print_row(&s->all, &s->base_all, &s->cv_all, g);
+	if (s->searched.n)
+		printf("# %d run%s without a layout, priced at pplan search's best layout (not in the figures above): MAPE %.1f %%, worst %+.1f %%\n",
+		       s->searched.n, s->searched.n == 1 ? "" : "s", err_tally_mape(&s->searched),
+		       s->searched.worst);
 	if (g->baseline)
 		printf("# mfu-rule: step = model FLOPs / (GPUs x peak x %.1f %% MFU), the MFU best for this file\n",
 		       100.0 * s->mfu);

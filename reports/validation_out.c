@@ -62,6 +62,7 @@ static cJSON *case_json(const struct vcase *vc, const struct case_outcome *r)
 	json_add_number_or_null(jc, "cross_validation_step_time_s", r->cv_step);
 	json_add_number_or_null(jc, "cross_validation_error_pct", r->cv_err);
 	cJSON_AddStringToObject(jc, "assumed", vc->assumed);
+	cJSON_AddBoolToObject(jc, "layout_searched", vc->layout_searched);
 	if (vc->predictable)
 		cJSON_AddItemToObject(jc, "prediction", report_prediction_fields(&r->pred));
 	return jc;
@@ -82,6 +83,13 @@ static cJSON *summary_json(const struct validation_summary *s, int n, int baseli
 				s->oom_total ? (double)s->oom_agree / s->oom_total : 1.0);
 	cJSON_AddNumberToObject(j, "n_cases", n);
 	cJSON_AddNumberToObject(j, "n_predicted", s->npred);
+	if (s->searched.n) {
+		cJSON *o = cJSON_AddObjectToObject(j, "layout_not_given");
+		cJSON_AddStringToObject(o, "priced_at", "pplan search's best layout");
+		cJSON_AddNumberToObject(o, "step_time_mape_pct", err_tally_mape(&s->searched));
+		cJSON_AddNumberToObject(o, "step_time_worst_pct", s->searched.worst);
+		cJSON_AddNumberToObject(o, "n", s->searched.n);
+	}
 	cJSON_AddNumberToObject(j, "predicted_fraction", (double)s->npred / n);
 	np = cJSON_AddObjectToObject(j, "not_predicted");
 	for (int k = 0; k < s->nreason; k++)

@@ -13,18 +13,19 @@
 #include "cases_internal.h"
 
 #include <ctype.h>
-#include <strings.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "defaults.h"
 #include "job.h"
 #include "jsonio.h"
 #include "memory.h"
 #include "predict.h"
+#include "search.h"
 
 void vcase_note(struct vcase *vc, const char *fmt, ...)
 {
@@ -333,7 +334,7 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 	enum pplan_status st = PPLAN_OK;
 	const long D = LAYOUT_MAX_DEGREE;
 	long v;
-	int has_tp, has_pp, has_dp;
+	int has_tp, has_pp, has_dp, has_cp, has_mbs;
 	char w[300];
 
 	snprintf(w, sizeof w, "%s: layout", where);
@@ -341,15 +342,14 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 	has_tp = vcase_opt_long(jl, "tp", 1, D, &v, w, &st, e); if (has_tp) l->tp = (int)v;
 	has_pp = vcase_opt_long(jl, "pp", 1, D, &v, w, &st, e); if (has_pp) l->pp = (int)v;
 	has_dp = vcase_opt_long(jl, "dp", 1, D, &v, w, &st, e); if (has_dp) l->dp = (int)v;
-	if (vcase_opt_long(jl, "cp", 1, D, &v, w, &st, e)) l->cp = (int)v;
+	has_cp = vcase_opt_long(jl, "cp", 1, D, &v, w, &st, e); if (has_cp) l->cp = (int)v;
 	if (vcase_opt_long(jl, "ep", 1, D, &v, w, &st, e)) l->ep = (int)v;
 	else if (st == PPLAN_OK && vc->model.num_experts > 1) vcase_note(vc, "ep=1");
 	if (vcase_opt_long(jl, "vp", 1, D, &v, w, &st, e)) l->vp = (int)v;
 	if (vcase_opt_long(jl, "etp", 1, D, &v, w, &st, e)) l->etp = (int)v;
-	if (vcase_opt_long(jl, "micro_batch_size", 1, D, &v, w, &st, e))
+	has_mbs = vcase_opt_long(jl, "micro_batch_size", 1, D, &v, w, &st, e);
+	if (has_mbs)
 		l->mbs = (int)v;
-	else if (st == PPLAN_OK)
-		vcase_note(vc, "mbs=1 (%s default)", vc->opts.fw->name);
 	if (vcase_opt_long(jl, "global_batch_size", 1, LAYOUT_MAX_GBS, &v, w, &st, e))
 		l->gbs = v;
 	if (st != PPLAN_OK)
@@ -367,8 +367,12 @@ static enum pplan_status load_degrees(const cJSON *jl, struct vcase *vc,
 			vcase_note(vc, "dp=%d (num_gpus / (tp x pp x cp))", l->dp);
 		}
 	}
-	if (!has_tp || !has_pp || !has_dp)
+	if (!has_tp && !has_pp && !has_dp && !has_cp)
+		vc->layout_searched = 1; /* none at all: pplan's best, once the batch is known */
+	else if (!has_tp || !has_pp || !has_dp)
 		vcase_skip(vc, "the source gives no tp/pp/dp");
+	if (!has_mbs && !vc->layout_searched)
+		vcase_note(vc, "mbs=1 (%s default)", vc->opts.fw->name);
 	l->schedule = l->vp > 1 ? SCHED_INTERLEAVED : SCHED_1F1B;
 	return PPLAN_OK;
 }
@@ -483,6 +487,8 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 		return st;
 	/* what the source leaves out: the framework's, as for any job */
 	framework_fill_layout(fw, given, l);
+	if (vc->layout_searched) /* search sets these with the degrees */
+		given |= LK_SP | LK_RECOMPUTE | LK_ZERO;
 	if (!(given & LK_SP))
 		vcase_note(vc, "sp=%s", l->sp ? "on" : "off");
 	if (!(given & (LK_RECOMPUTE | LK_RECOMPUTE_MODULES | LK_RECOMPUTE_LAYERS |
@@ -742,6 +748,35 @@ static void expert_fit(struct vcase *vc)
 	l->ep = ep;
 }
 
+/* A source that gives no parallel degrees at all: the layout pplan's
+ * search ranks first for the model, the GPUs, the framework and the
+ * batch (what a team planning the run would start from), said. */
+static void layout_from_search(struct vcase *vc)
+{
+	struct search_params sp;
+	struct search_result r;
+	struct perr se = { "" };
+	char text[256];
+
+	if (!vc->layout_searched || !vc->predictable)
+		return;
+	search_params_default(&sp);
+	sp.gbs = vc->layout.gbs;
+	sp.top_k = 1;
+	memset(&r, 0, sizeof r);
+	if (search_run(&vc->model, &vc->cluster, &vc->opts, &sp, &r, &se) != PPLAN_OK ||
+	    r.n_top < 1) {
+		vcase_skip(vc, "the source gives no tp/pp/dp, and no layout pplan's search tried fits%s%s",
+			   se.msg[0] ? ": " : "", se.msg);
+		search_free(&r);
+		return;
+	}
+	vc->layout = r.top_layouts[0];
+	layout_format(&vc->layout, text, sizeof text);
+	vcase_note(vc, "no tp/pp/dp given: pplan search's best layout, %s", text);
+	search_free(&r);
+}
+
 /* The case's own pipeline split and expert TP, then the resolver's check
  * of the layout against the model and the cluster (every key the case
  * gives or its reader defaulted counts as set). */
@@ -816,6 +851,7 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	if ((st = load_measured(jme, vc, where, e)) != PPLAN_OK)
 		return st;
 	batch_of(vc);
+	layout_from_search(vc);
 	check_layout(vc, &job);
 	step_from_throughput(vc);
 	return PPLAN_OK;

@@ -34,6 +34,7 @@ struct vcase {
 	struct train_opts opts;
 	double measured_step_s;    /* NAN when neither given nor derivable */
 	int step_from_throughput;  /* measured_step_s derived here from TFLOP/s */
+	int layout_searched;       /* no degrees given: search's best layout priced */
 	double measured_tflops;    /* per GPU as printed; NAN if none */
 	double measured_tokens;    /* tokens/s per GPU as printed; NAN if none */
 	enum flops_convention convention;

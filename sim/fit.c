@@ -97,7 +97,7 @@ static void errors(struct vcase *cases, int n, const unsigned char *use,
 		struct vcase *vc = &cases[i];
 		struct prediction p;
 		int has_t = isfinite(vc->measured_step_s), has_m = isfinite(vc->measured_mem_gib);
-		if (!used(use, i) || !vc->predictable || (!has_t && !has_m))
+		if (!used(use, i) || !vc->predictable || vc->layout_searched || (!has_t && !has_m))
 			continue;
 		vc->opts.params = params;
 		if (vcase_predict(vc, &p, NULL) != PPLAN_OK) {

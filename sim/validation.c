@@ -73,7 +73,7 @@ double validation_constant_mfu(struct vcase *cases, int n, struct case_outcome *
 		return NAN;
 	for (int i = 0; i < n; i++) {
 		const struct vcase *vc = &cases[i];
-		if (!out[i].compared)
+		if (!out[i].compared || vc->layout_searched)
 			continue;
 		lg[k++] = log(out[i].pred.model_flops /
 			      ((double)cluster_gpus(&vc->cluster) *
@@ -129,7 +129,7 @@ enum pplan_status validation_cross_validate(struct vcase *cases, int n, int clos
 			if (train[i])
 				continue;
 			done[i] = 1;
-			if (!vc->predictable || !out[i].compared)
+			if (!vc->predictable || !out[i].compared || vc->layout_searched)
 				continue;
 			vc->opts.use_des = !closed_form;
 			vc->opts.params = &fr.params;
@@ -165,6 +165,7 @@ void validation_summarise(const struct vcase *cases, int n, const struct case_ou
 	snprintf(s->all.key, sizeof s->all.key, "overall");
 	snprintf(s->half.key, sizeof s->half.key, "bf16/fp16");
 	snprintf(s->fp8.key, sizeof s->fp8.key, "fp8");
+	snprintf(s->searched.key, sizeof s->searched.key, "layout not given");
 	for (int i = 0; i < n; i++) {
 		const struct vcase *vc = &cases[i];
 		const struct case_outcome *r = &out[i];
@@ -182,7 +183,9 @@ void validation_summarise(const struct vcase *cases, int n, const struct case_ou
 			continue;
 		}
 		s->npred++;
-		if (r->compared) {
+		if (r->compared && vc->layout_searched) {
+			err_tally_add(&s->searched, r->err);
+		} else if (r->compared) {
 			int k = source_index(s, vc->label);
 			err_tally_add(&s->all, r->err);
 			err_tally_add(&s->src[k], r->err);
@@ -201,7 +204,8 @@ void validation_summarise(const struct vcase *cases, int n, const struct case_ou
 		}
 		if (isfinite(r->merr))
 			err_tally_add(&s->mem, r->merr);
-		if (vc->measured_oom || isfinite(vc->measured_mem_gib) || r->compared) {
+		if (!vc->layout_searched && /* search picks a layout that fits */
+		    (vc->measured_oom || isfinite(vc->measured_mem_gib) || r->compared)) {
 			s->oom_total++;
 			if (!r->pred.feasible == !!vc->measured_oom)
 				s->oom_agree++;

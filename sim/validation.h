@@ -42,6 +42,9 @@ struct validation_summary {
 	int nsrc;
 	struct err_tally all, half, fp8, mem, base_all, cv_all;
 	struct err_tally base_half, base_fp8, cv_half, cv_fp8;
+	struct err_tally searched;        /* runs without a layout, priced at search's best:
+					   * not in the figures above (a guessed layout
+					   * is no test of the cost model) */
 	int oom_total, oom_agree, npred;  /* out-of-memory verdicts; cases predicted */
 	char reason[VALIDATION_MAX_REASONS][256]; /* why cases were not predicted */
 	int reason_n[VALIDATION_MAX_REASONS], nreason;

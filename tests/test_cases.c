@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cases.h"
+#include "validation.h"
 #include "predict.h"
 #include "jsonio.h"
 #include "testutil.h"
@@ -72,7 +73,7 @@ Test(cases, calibration_counts)
 			mems++;
 		if (cs[i].measured_oom)
 			ooms++;
-		if (strstr(cs[i].assumed, "mbs=1"))
+		if (strstr(cs[i].assumed, "mbs=1 ("))
 			mbs_assumed++;
 		cr_assert(cs[i].id[0] != '\0');
 		for (int j = 0; j < i; j++)
@@ -80,11 +81,12 @@ Test(cases, calibration_counts)
 	}
 	cr_assert_eq(steps, 79);
 	/* The nine Megatron-LM README weak-scaling rows and the nine NeMo
-	 * long-sequence rows give TFLOP/s only. */
-	cr_assert_eq(derived, 18);
+	 * long-sequence rows give TFLOP/s only, its two strong-scaling rows
+	 * MFU only. */
+	cr_assert_eq(derived, 20);
 	cr_assert_eq(mems, 17);
 	cr_assert_eq(ooms, 2);
-	cr_assert_eq(mbs_assumed, 30, "%d cases assumed mbs=1", mbs_assumed);
+	cr_assert_eq(mbs_assumed, 28, "%d cases assumed mbs=1", mbs_assumed);
 	free(cs);
 }
 
@@ -162,7 +164,8 @@ Test(cases, given_fields_are_kept)
 }
 
 /* Cases that lack what pplan cannot assume are loaded, but marked; a
- * throughput without its batch is compared at pplan's default batch. */
+ * throughput without its batch is compared at pplan's default batch; the
+ * strong-scaling rows, which give no layout, at search's best one. */
 Test(cases, unpredictable_cases_say_why)
 {
 	int n = 0;
@@ -172,8 +175,9 @@ Test(cases, unpredictable_cases_say_why)
 	const struct vcase *c = find(cs, n, "nemo-longseq-llama2-7b-seq128k-128gpu-cp4");
 	int longseq = 0;
 
-	cr_assert_eq(a->predictable, 0);
-	cr_assert(strstr(a->skip_reason, "tp/pp/dp") != NULL, "%s", a->skip_reason);
+	cr_assert_eq(a->predictable, 1, "%s", a->skip_reason);
+	cr_assert(a->layout_searched);
+	cr_assert(strstr(a->assumed, "no tp/pp/dp given") != NULL, "%s", a->assumed);
 	cr_assert_eq(b->predictable, 1, "%s", b->skip_reason);
 	cr_assert_eq(b->layout.gbs, 1024);
 	cr_assert(strstr(b->assumed, "gbs=1024 (none given") != NULL, "%s", b->assumed);
@@ -637,6 +641,53 @@ Test(cases, ep_beyond_a_stage_is_fitted)
 	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
 	cr_expect_eq(cs[0].layout.ep, 8);
 	cr_expect(strstr(cs[0].assumed, "the source's ep=16") != NULL, "%s", cs[0].assumed);
+	free(cs);
+}
+
+/* No parallel degrees at all: the layout pplan's search ranks first is
+ * priced, said, and kept out of the fit (a guessed layout is no test of
+ * the constants).  The search's layout must use the case's 64 GPUs and
+ * batch. */
+Test(cases, no_layout_takes_the_search_best)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"none\", \"source\": \"s\", \"model\": {\"name\": \"llama3-70b\", \"seq_length\": 8192},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 64},"
+		" \"layout\": {\"tp\": null, \"pp\": null, \"dp\": null, \"global_batch_size\": 128},"
+		" \"measured\": {\"step_time_s\": 10.0}},"
+		"{\"id\": \"partial\", \"source\": \"s\", \"model\": {\"name\": \"llama3-70b\"},"
+		" \"hardware\": {\"gpu\": \"H100-SXM5-80GB\", \"num_gpus\": 64},"
+		" \"layout\": {\"dp\": 8, \"global_batch_size\": 128},"
+		" \"measured\": {\"step_time_s\": 10.0}}]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+	const struct layout *l = &cs[0].layout;
+
+	cr_assert_eq(n, 2);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_expect(cs[0].layout_searched);
+	cr_expect_eq((long)l->tp * l->pp * l->dp * l->cp, 64, "tp %d pp %d dp %d cp %d", l->tp,
+		     l->pp, l->dp, l->cp);
+	cr_expect_eq(l->gbs, 128);
+	cr_expect(strstr(cs[0].assumed, "pplan search's best layout") != NULL, "%s", cs[0].assumed);
+	/* a source that gives some degrees but not tp and pp: not guessed */
+	cr_expect(!cs[1].predictable);
+	cr_expect(!cs[1].layout_searched);
+	{
+		/* its error is reported apart, not in the file's MAPE */
+		struct case_outcome out[2];
+		struct validation_summary sum;
+		memset(out, 0, sizeof out);
+		memset(&sum, 0, sizeof sum);
+		validation_predict(cs, n, NULL, 1, out);
+		validation_summarise(cs, n, out, &sum);
+		cr_expect(out[0].compared);
+		cr_expect_eq(sum.all.n, 0);
+		cr_expect_eq(sum.searched.n, 1);
+		cr_expect_eq(sum.npred, 1);
+		cr_expect_eq(sum.oom_total, 0);
+	}
 	free(cs);
 }
 
