@@ -164,6 +164,23 @@ static const struct model_spec zoo[] = {
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1,
 	  .rope_theta = 1e6, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
+	/* Llama 4 (Meta's model cards and config.json files, 2025): one
+	 * routed expert of 8192 and one ungated shared expert of the same
+	 * width per MoE layer, a sigmoid router; Scout's 16 experts on every
+	 * layer, Maverick's 128 on every second (the others dense MLPs of
+	 * 16384); 8192 tokens, the pretraining length before long context. */
+	{ .name = "llama4-scout", .layers = 48, .hidden = 5120, .ffn = 16384, .heads = 40,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 202048, .seq = 8192, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 16, .top_k = 1, .moe_ffn = 8192,
+	  .shared_experts = 1, .shared_ffn = 8192, .router_sigmoid = 1,
+	  .rope_theta = 500000, .norm_eps = 1e-5,
+	  .no_dropout = 1 },
+	{ .name = "llama4-maverick", .layers = 48, .hidden = 5120, .ffn = 16384, .heads = 40,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 202048, .seq = 8192, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 1, .moe_ffn = 8192,
+	  .shared_experts = 1, .shared_ffn = 8192, .router_sigmoid = 1, .moe_every = 2,
+	  .rope_theta = 500000, .norm_eps = 1e-5,
+	  .no_dropout = 1 },
 	/* gpt-oss (OpenAI's model card, 2025, Table 1, and the openai
 	 * config.json files): biases on attention, experts and router, a
 	 * learned sink per head; 4096 the initial context length.  Every

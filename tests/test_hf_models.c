@@ -146,9 +146,9 @@ ParameterizedTestParameters(hf, published_counts)
 		 * 400B total.  The totals count the vision encoder and
 		 * projector, which text_config leaves out: Scout within
 		 * 1.5 %. */
-		{"Llama-4-Scout-17B-16E.json", "", 107769861120.0, 17172894720.0, 109e9, 0.015, 17e9,
+		{"Llama-4-Scout-17B-16E.json", "llama4-scout", 107769861120.0, 17172894720.0, 109e9, 0.015, 17e9,
 		 1e9, ACTIVE_ALL},
-		{"Llama-4-Maverick-17B-128E.json", "", 400711848960.0, 17184691200.0, 400e9, 0.005,
+		{"Llama-4-Maverick-17B-128E.json", "llama4-maverick", 400711848960.0, 17184691200.0, 400e9, 0.005,
 		 17e9, 1e9, ACTIVE_ALL},
 		/* GPT-2 small with its 1024 x 768 learned positions. */
 		{"gpt2.json", "", 124439808.0, 124439808.0, 124.4e6, 0.005, 0, 0, ACTIVE_ALL},
