@@ -161,8 +161,10 @@ static int zero_named(const char *s)
 
 /* ---- the framework ----------------------------------------------------- */
 
-/* The row for the case's framework object.  An unknown name is predicted
- * as `other` of the same year (said); a version as users write it
+/* The row for the case's framework object (or a "name version" string).
+ * A name written loosely takes the table's ("NeMo Framework": nemo); an
+ * unknown name is predicted as `other` of the same year (said); a
+ * version as users write it
  * (a container, a release candidate, a patch, one newer than every row)
  * takes its row or the nearest earlier one (said); only a string that is
  * no version makes the case unpredictable. */
@@ -174,9 +176,7 @@ static enum pplan_status load_framework(const cJSON *jc, struct vcase *vc,
 	long year = 0;
 	struct perr fe = { "" };
 	const struct framework *fw = NULL;
-	char vnote[256];
-
-	char text[64], vnum[32];
+	char vnote[256], text[64], vnum[32];
 
 	if (cJSON_IsString(jf) && jf->valuestring) {
 		/* "megatron-bridge 25.09", "nemo:25.07": a name and a version */
