@@ -277,11 +277,13 @@ static int mbs_list(const struct state *s, long per_replica, int *out)
 /* Schedules: interleaved with virtual stages, the four others for a
  * plain pipeline (those the framework has), 1F1B (nothing to schedule)
  * without one. */
+#define PLAIN_SCHEDULES 4 /* 1F1B, GPipe, ZB-H1, DualPipe */
+
 static int schedule_list(const struct state *s, const struct layout *base,
 			 enum schedule *out)
 {
-	static const enum schedule plain[] = { SCHED_1F1B, SCHED_GPIPE, SCHED_ZB_H1,
-						SCHED_DUALPIPE };
+	static const enum schedule plain[PLAIN_SCHEDULES] = { SCHED_1F1B, SCHED_GPIPE,
+							      SCHED_ZB_H1, SCHED_DUALPIPE };
 	int n = 0;
 	if (base->vp > 1) {
 		out[n++] = SCHED_INTERLEAVED;
@@ -300,7 +302,7 @@ static void price_shape(struct state *s, struct layout base)
 	static const enum recompute recs[] = { RECOMPUTE_NONE, RECOMPUTE_SELECTIVE,
 					       RECOMPUTE_FULL };
 	int mbs[MAX_LIST];
-	enum schedule scheds[3];
+	enum schedule scheds[PLAIN_SCHEDULES];
 	int n_mbs, n_sp, n_rc = 3, n_z, n_sched;
 	long total;
 

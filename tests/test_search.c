@@ -674,3 +674,36 @@ Test(search, tolerance_ranks_by_headroom)
 	search_free(&fast);
 	search_free(&prac);
 }
+
+/* A framework with every plain schedule (`other`: 1F1B, GPipe, ZB-H1 and
+ * DualPipe) has all four tried for a pipeline (the list once held three,
+ * and the fourth overran it: the sanitizer build catches that here).
+ * All but GPipe, which holds every microbatch, show up among the kept
+ * layouts of Llama 3 70B on 64 GPUs. */
+Test(search, every_plain_schedule_of_the_framework)
+{
+	const struct model_spec *m = model_find("llama3-70b");
+	struct cluster c;
+	struct train_opts o;
+	struct search_params sp;
+	struct search_result r;
+	struct perr e = { "" };
+	int seen[SCHED_LAST + 1] = { 0 };
+
+	cr_assert_eq(cluster_preset("dgx-h100", 64, &c, &e), PPLAN_OK, "%s", e.msg);
+	train_opts_default(&o, m);
+	o.use_des = 0;
+	cr_assert_eq(framework_parse("other", &o.fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	search_params_default(&sp);
+	sp.gbs = 512;
+	sp.top_k = 1000;
+	sp.tolerance = 0;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < r.n_top; i++)
+		seen[r.top_layouts[i].schedule] = 1;
+	cr_expect(seen[SCHED_1F1B] && seen[SCHED_ZB_H1] && seen[SCHED_DUALPIPE],
+		  "1f1b %d zb-h1 %d dualpipe %d", seen[SCHED_1F1B], seen[SCHED_ZB_H1],
+		  seen[SCHED_DUALPIPE]);
+	search_free(&r);
+}
