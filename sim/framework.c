@@ -799,6 +799,9 @@ enum pplan_status framework_parse_note(const char *arg, const struct framework *
 				arg);
 	memcpy(name, arg, n);
 	name[n] = '\0';
+	if (!framework_known(name) && framework_canonical(name)) /* "mcore", "NeMo Framework" */
+		return framework_lookup(framework_canonical(name), colon ? colon + 1 : NULL, 0, out,
+					note, note_len, e);
 	if (!framework_known(name))
 		return framework_find(name, NULL, 0, out, e);
 	return framework_lookup(name, colon ? colon + 1 : NULL, 0, out, note, note_len, e);

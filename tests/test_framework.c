@@ -156,6 +156,15 @@ Test(framework, names_as_written)
 		{ "LLM Foundry", "composer" }, { "GPT-NeoX", "gpt-neox" }, { "TorchTitan", "torchtitan" },
 		{ "HAI-LLM", NULL }, { "", NULL },
 	};
+	const struct framework *f = NULL;
+	struct perr e = { "" };
+
+	/* --framework reads them too */
+	cr_assert_eq(framework_parse("mcore:0.14", &f, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(f->label, "Megatron-Core 0.10-0.19");
+	cr_assert_eq(framework_parse("NeMo Framework:25.04", &f, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(f->label, "NeMo 2.0 (24.09-25.07)");
+	cr_expect_eq(framework_parse("hai-llm", &f, &e), PPLAN_EINPUT);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *got = framework_canonical(cases[i].s);
 		if (!cases[i].want)
