@@ -82,3 +82,21 @@ const char *suggest_phrase(char *buf, size_t len, const char *near)
 		buf[0] = '\0';
 	return buf;
 }
+
+int name_squeeze(const char *s, const char *keep, char *out, size_t len)
+{
+	size_t n = 0;
+	if (len == 0)
+		return 0;
+	for (; *s; s++) {
+		if (!isalnum((unsigned char)*s) && !(keep && *s && strchr(keep, *s)))
+			continue;
+		if (n + 1 >= len) {
+			out[n] = '\0';
+			return 0;
+		}
+		out[n++] = (char)tolower((unsigned char)*s);
+	}
+	out[n] = '\0';
+	return 1;
+}

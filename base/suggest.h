@@ -19,6 +19,11 @@ const char *suggest_list(const char *word, const char *const *list);
 const char *suggest_table(const char *word, const void *table, size_t n,
 			  size_t stride, int inline_name);
 
+/* s lower-cased, keeping its letters, digits and the characters of keep
+ * only ("FP8-CS" -> "fp8cs"), into out; 0 when that does not fit len.
+ * How names written by people are compared to pplan's tables. */
+int name_squeeze(const char *s, const char *keep, char *out, size_t len);
+
 /* " (did you mean NAME?)" in buf, or "" when nearest is NULL; returns buf. */
 const char *suggest_phrase(char *buf, size_t len, const char *nearest);
 

@@ -26,6 +26,7 @@
 #include "memory.h"
 #include "predict.h"
 #include "search.h"
+#include "suggest.h"
 
 void vcase_note(struct vcase *vc, const char *fmt, ...)
 {
@@ -142,11 +143,8 @@ int vcase_opt_positive(const cJSON *o, const char *key, double max, const char *
 static int zero_named(const char *s)
 {
 	char k[32];
-	size_t n = 0;
-	for (; *s && n + 1 < sizeof k; s++)
-		if (isalnum((unsigned char)*s))
-			k[n++] = (char)tolower((unsigned char)*s);
-	k[n] = '\0';
+	if (!name_squeeze(s, NULL, k, sizeof k))
+		return -1;
 	if (!strcmp(k, "ddp") || !strcmp(k, "zero0") || !strcmp(k, "none"))
 		return 0;
 	if (!strcmp(k, "zero1") || !strcmp(k, "distributedoptimizer") || !strcmp(k, "distopt"))

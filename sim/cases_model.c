@@ -270,14 +270,8 @@ enum pplan_status vcase_load_model(const cJSON *jm, struct vcase *vc, const char
 		return perr_set(e, PPLAN_EINPUT, "%s: model.mlp '%s' is unknown",
 				where, s);
 	if (!s && json_get_string(jm, "hidden_act", &s, where, NULL) == PPLAN_OK && s) {
-		/* a config's activation beside the flat keys */
-		if (!strcmp(s, "silu") || !strcmp(s, "swish") || !strcmp(s, "swiglu"))
-			m->mlp = MLP_SWIGLU;
-		else if (!strcmp(s, "relu2") || !strcmp(s, "squared_relu"))
-			m->mlp = MLP_SQUARED_RELU;
-		else if (!strcmp(s, "relu"))
-			m->mlp = MLP_RELU;
-		else if (strncmp(s, "gelu", 4) != 0)
+		/* a config's activation beside the flat keys, or pplan's name */
+		if (mlp_kind_parse(s, &m->mlp) != 0 && mj_mlp_of_act(s, 0, &m->mlp) != 0)
 			return perr_set(e, PPLAN_EINPUT, "%s: model.hidden_act '%s' is unknown",
 					where, s);
 		s = NULL;

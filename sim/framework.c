@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "suggest.h"
+
 #define P(p) FW_PREC_BIT(p)
 #define ALL_PREC (P(PREC_BF16) | P(PREC_FP16) | P(PREC_FP8))
 #define HALF_PREC (P(PREC_BF16) | P(PREC_FP16))
@@ -410,20 +412,13 @@ const char *framework_canonical(const char *name)
 		{ "llmfoundry", "composer" }, { "mosaicmlcomposer", "composer" }, { "metaseq", "metaseq" },
 	};
 	char k[48];
-	size_t n = 0;
 	if (!name)
 		return NULL;
 	for (int i = 0; i < N_ROWS; i++)
 		if (strcasecmp(table[i].name, name) == 0)
 			return table[i].name;
-	for (const char *p = name; *p; p++) {
-		if (!isalnum((unsigned char)*p))
-			continue;
-		if (n + 1 >= sizeof k)
-			return NULL;
-		k[n++] = (char)tolower((unsigned char)*p);
-	}
-	k[n] = '\0';
+	if (!name_squeeze(name, NULL, k, sizeof k))
+		return NULL;
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (!strcmp(k, map[i].key))
 			return map[i].name;

@@ -76,6 +76,21 @@ static const char *const hf_gdn[] = {"qwen3_next", "qwen3_5", "qwen3_5_text", "q
 				     "qwen3_5_moe_text", NULL};
 static const char *const hf_falcon[] = {"falcon", "RefinedWeb", "RefinedWebModel", NULL};
 
+int mj_mlp_of_act(const char *act, int gelu_gated, enum mlp_kind *out)
+{
+	if (strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0)
+		*out = MLP_SWIGLU;
+	else if (strncmp(act, "gelu", 4) == 0)
+		*out = gelu_gated ? MLP_GEGLU : MLP_GELU;
+	else if (strcmp(act, "relu2") == 0)
+		*out = MLP_SQUARED_RELU;
+	else if (strcmp(act, "relu") == 0)
+		*out = MLP_RELU;
+	else
+		return -1;
+	return 0;
+}
+
 /* hidden_act -> MLP kind.  silu/swish means the LLaMA-style gated MLP;
  * gelu* is gated only in Gemma; relu2 is Nemotron's squared ReLU, relu
  * OPT's. */
@@ -103,15 +118,7 @@ static enum pplan_status hf_mlp(const cJSON *root, const char *type,
 		else
 			return perr_set(e, PPLAN_EINPUT, "%s: hidden_act is missing", path);
 	}
-	if (strcmp(act, "silu") == 0 || strcmp(act, "swish") == 0)
-		*out = MLP_SWIGLU;
-	else if (strncmp(act, "gelu", 4) == 0)
-		*out = mj_in_list(type, hf_gelu_gated) ? MLP_GEGLU : MLP_GELU;
-	else if (strcmp(act, "relu2") == 0)
-		*out = MLP_SQUARED_RELU;
-	else if (strcmp(act, "relu") == 0)
-		*out = MLP_RELU;
-	else
+	if (mj_mlp_of_act(act, mj_in_list(type, hf_gelu_gated), out) != 0)
 		return perr_set(e, PPLAN_EINPUT,
 				"%s: %s '%s' is not supported (silu, swish, gelu*, relu, relu2)",
 				path, key, act);

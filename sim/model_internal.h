@@ -39,6 +39,10 @@ enum pplan_status model_check_keys(const struct model_spec *model,
 
 /* Whether s is one of list[] (NULL-terminated). */
 int mj_in_list(const char *s, const char *const *list);
+/* A config's hidden_act as an MLP kind: silu/swish the gated SwiGLU,
+ * gelu* GeLU (GeGLU where gelu_gated, Gemma's), relu2 squared ReLU, relu
+ * ReLU; -1 for another. */
+int mj_mlp_of_act(const char *act, int gelu_gated, enum mlp_kind *out);
 /* The dropout probabilities among keys[] (NULL-terminated) that obj has,
  * each a number in [0, 1): *found says whether any was there, *any_on
  * whether any is above 0.  Also read by cases.c for a case's model. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "suggest.h"
 
 /* ---- The zoo -------------------------------------------------------------- */
 
@@ -227,19 +228,12 @@ static int squeeze_model_name(const char *s, char *k, size_t len)
 {
 	static const char *const tails[] = { "hf", "base", "instruct", "chat", NULL };
 	const char *slash = strrchr(s, '/');
-	size_t n = 0;
 	int again = 1;
 
 	if (slash)
 		s = slash + 1;
-	for (; *s; s++) {
-		if (!isalnum((unsigned char)*s) && *s != '.')
-			continue;
-		if (n + 1 >= len)
-			return 0;
-		k[n++] = (char)tolower((unsigned char)*s);
-	}
-	k[n] = '\0';
+	if (!name_squeeze(s, ".", k, len))
+		return 0;
 	if (!strncmp(k, "metallama", 9))
 		memmove(k, k + 4, strlen(k + 4) + 1);
 	while (again) {

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "suggest.h"
+
 #define PEAK(bf16, fp16, fp8) { [PREC_BF16] = bf16, [PREC_FP16] = fp16, [PREC_FP8] = fp8 }
 
 static const struct gpu_spec gpus[] = {
@@ -173,18 +175,6 @@ int fp8_recipe_refused(const struct gpu_spec *g, enum fp8_recipe r, char *why, s
 	return -1;
 }
 
-/* s lower-cased without its punctuation ("FP8-CS" -> "fp8cs"); 0 when it
- * does not fit. */
-static int squeeze(const char *s, char *k, size_t len)
-{
-	size_t n = 0;
-	for (; *s && n < len - 1; s++)
-		if (isalnum((unsigned char)*s))
-			k[n++] = (char)tolower((unsigned char)*s);
-	k[n] = '\0';
-	return *s == '\0';
-}
-
 enum fp8_recipe fp8_recipe_of(const char *s)
 {
 	static const struct {
@@ -199,7 +189,7 @@ enum fp8_recipe fp8_recipe_of(const char *s)
 		{ "mxfp8", FP8_MXFP8 }, { "fp8mx", FP8_MXFP8 },
 	};
 	char k[32];
-	if (!s || !squeeze(s, k, sizeof k))
+	if (!s || !name_squeeze(s, NULL, k, sizeof k))
 		return FP8_FRAMEWORK;
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (!strcmp(k, map[i].key))
@@ -215,7 +205,7 @@ int precision_parse_recipe(const char *s, enum precision *out, const char **note
 		return -1;
 	if (precision_parse(s, out) == 0)
 		return 0;
-	if (!squeeze(s, k, sizeof k))
+	if (!name_squeeze(s, NULL, k, sizeof k))
 		return -1;
 	if (precision_parse(k, out) == 0) /* "BF-16", "fp8 " */
 		return 0;
