@@ -57,7 +57,9 @@ void cli_short_layout(const struct layout *l, const struct rank_order *o,
 		size_t n = strlen(cpep);
 		snprintf(cpep + n, sizeof cpep - n, " etp%d", layout_etp(l));
 	}
-	if (l->pp_embed || l->pp_loss)
+	if (l->pp_table)
+		snprintf(split, sizeof split, " layout");
+	else if (l->pp_embed || l->pp_loss)
 		snprintf(split, sizeof split, " %s%s%s", l->pp_embed ? "emb" : "",
 			 l->pp_embed && l->pp_loss ? "+" : "", l->pp_loss ? "loss" : "");
 	else if (l->pp_first > 0 || l->pp_last > 0)
@@ -383,6 +385,8 @@ void cli_predict_hint(FILE *f, const struct job *in,
 		hint_arg(buf, sizeof buf, "--tp-comm-overlap", in->tp_overlap_arg);
 	if (in->pp_layout_arg)
 		hint_arg(buf, sizeof buf, "--pipeline-layout", in->pp_layout_arg);
+	else if (l->pp_table) /* a split the search built */
+		hint_arg(buf, sizeof buf, "--pipeline-layout", l->pp_table->text);
 	if (in->switches.flash == 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " --no-flash-attention");
 	if (in->switches.moe_dispatcher >= 0)

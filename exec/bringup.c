@@ -177,9 +177,9 @@ enum pplan_status exec_supported(const struct exec_opts *o, int size,
 		return perr_set(e, PPLAN_EINPUT,
 				"pp x vp = %d must divide the %d layers of %s (the executor runs even stages)",
 				l->pp * l->vp, m->layers, m->name);
-	if (l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss)
+	if (l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss || l->pp_table)
 		return perr_set(e, PPLAN_EINPUT,
-				"the executor runs even pipeline stages; it does not take pp_first/pp_last or pp_embed/pp_loss (uneven first and last stages) yet");
+				"the executor runs even pipeline stages; it does not take pp_first/pp_last, pp_embed/pp_loss or a pipeline layout string (uneven stages) yet");
 	if (m->pos_embedding > 0 && m->seq > m->pos_embedding)
 		return perr_set(e, PPLAN_EINPUT,
 				"%s has %ld learned positions, fewer than the sequence of %ld tokens",

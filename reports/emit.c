@@ -410,13 +410,24 @@ static void megatron_model_args(FILE *f, const struct model_spec *m,
 /* Writes the flags as shell words, wrapped before a flag once a line
  * passes about 100 columns, with " \\" continuations, so that the block
  * pastes into a shell as one command line. */
+const struct emit_input *emit_with_table(const struct emit_input *in, struct emit_input *own)
+{
+	if (in->pp_layout || !in->l->pp_table)
+		return in;
+	*own = *in;
+	own->pp_layout = in->l->pp_table->text;
+	return own;
+}
+
 void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *indent)
 {
+	struct emit_input own;
 	struct notes n = { .n = 0 };
 	char *buf = NULL;
 	size_t len = 0, col = 0;
 	FILE *m = open_memstream(&buf, &len);
 
+	in = emit_with_table(in, &own);
 	if (!m)
 		return;
 	megatron_layout_args(m, in, "", "\n");
@@ -767,6 +778,8 @@ enum emit_format emit_format_for(const struct framework *fw)
 int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 		const struct emit_input *in)
 {
+	struct emit_input own;
+	in = emit_with_table(in, &own);
 	switch (fmt) {
 	case EMIT_MEGATRON: emit_megatron(f, in); return 0;
 	case EMIT_NEMO: emit_nemo(f, in); return 0;

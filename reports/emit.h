@@ -42,6 +42,9 @@ struct emit_input {
 /* Writes the configuration of in->l in format fmt to f; notes on what
  * the framework cannot express go to `notes` for JSON (may be NULL).
  * Returns the number of notes. */
+/* in, or its copy in own with the layout's free-form split as its
+ * pipeline layout string (a split the search or a case built). */
+const struct emit_input *emit_with_table(const struct emit_input *in, struct emit_input *own);
 int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 		const struct emit_input *in);
 

@@ -83,6 +83,9 @@ cJSON *report_layout_json(const struct layout *l, const struct train_opts *o)
 	cJSON_AddStringToObject(j, "recompute", recompute_name(l->recompute));
 	cJSON_AddNumberToObject(j, "zero", l->zero);
 	cJSON_AddStringToObject(j, "schedule", schedule_name(l->schedule));
+	/* a split of any shape: Megatron's layout string for it */
+	if (l->pp_table)
+		cJSON_AddStringToObject(j, "pipeline_layout", l->pp_table->text);
 	cJSON_AddNumberToObject(j, "seq_length", (double)o->seq);
 	cJSON_AddStringToObject(j, "precision", precision_name(o->precision));
 	return j;

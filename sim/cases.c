@@ -710,6 +710,11 @@ static void megatron_split(struct vcase *vc)
 		return;
 	}
 	l->pp_embed = l->pp_loss = 0;
+	/* Megatron-Core 0.13 on: a layout string, as NVIDIA's recipes give
+	 * DeepSeek-V3 and Kimi K2 where nothing even exists */
+	if (vc->opts.fw->can_pp_layout && (l->pp_table = pp_table_balanced(L, l->pp, l->vp)))
+		vcase_note(vc, "no even split of %d layers over pp x vp = %d chunks: priced at the balanced pipeline layout '%s' (the source gives none)",
+			   L, l->pp * l->vp, l->pp_table->text);
 }
 
 /* Expert TP not given: the framework's (tp), unless only etp = 1 folds

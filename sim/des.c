@@ -82,6 +82,7 @@ static double stage_scale(const struct des_split *sp, int pp, int stage)
 	l.vp = sp->vp > 0 ? sp->vp : 1;
 	l.pp_embed = sp->pp_embed;
 	l.pp_loss = sp->pp_loss;
+	l.pp_table = sp->pp_table;
 	return (double)layout_stage_layers(&l, sp->layers, sp->partition, stage) / sp->ref;
 }
 

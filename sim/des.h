@@ -49,6 +49,7 @@ struct des_split {
 	enum stage_partition partition;
 	int pp_first, pp_last;
 	int vp, pp_embed, pp_loss;  /* the embedding/loss split (layout.h) */
+	const struct pp_table *pp_table; /* a free-form split (layout.h) */
 };
 
 struct des_costs {

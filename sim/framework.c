@@ -37,7 +37,7 @@
 	.schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1, \
 	.optim_offload = FW_OFFLOAD_MEGATRON, \
 	.can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1, \
-	.can_precision_aware_opt = 1
+	.can_precision_aware_opt = 1, .can_pp_layout = 1
 
 static const struct framework table[] = {
 	/* Megatron-LM as Narayanan et al. 2021 ran it: fused softmax over
@@ -117,7 +117,7 @@ static const struct framework table[] = {
 	  .schedules = MEGATRON_SCHEDS, .max_zero = 3, .zero_with_pp = 1,
 	  .optim_offload = FW_OFFLOAD_MEGATRON,
 	  .can_recompute_layers = 1, .can_offload_layers = 1, .can_moe_overlap = 1,
-	  .can_precision_aware_opt = 1 },
+	  .can_precision_aware_opt = 1, .can_pp_layout = 1 },
 	/* NeMo 1.x (launcher configurations): Megatron-Core models, Apex
 	 * distributed Adam with grad_sync_dtype bf16, ub_tp_comm_overlap,
 	 * fp8_params in fp8 runs. */
@@ -1010,6 +1010,8 @@ enum reject framework_check_layout(const struct framework *fw, enum precision p,
 	if ((l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss) &&
 	    fw->partition != PART_FIRST_LAST)
 		return REJECT_FW_UNEVEN;
+	if (l->pp_table && !fw->can_pp_layout)
+		return REJECT_FW_PP_LAYOUT;
 	/* Megatron-Core's HybridDeviceOptimizer wraps the distributed
 	 * optimizer (zero 1), not Megatron FSDP. */
 	if (l->optimizer_offload && (fw->optim_offload == FW_OFFLOAD_NONE ||

@@ -156,6 +156,9 @@ struct framework {
 	int can_moe_overlap;
 	/* --use-precision-aware-optimizer (Megatron-Core 0.11 and later). */
 	int can_precision_aware_opt;
+	/* --pipeline-model-parallel-layout (Megatron-Core 0.13 and later,
+	 * Megatron-Bridge): a split of any shape (layout.pp_table). */
+	int can_pp_layout;
 	/* The vocabulary as the framework builds it: padded to a multiple of
 	 * vocab_multiple x tp (Megatron's --make-vocab-size-divisible-by,
 	 * 128 by default, in every framework on Megatron's model code); 0:

@@ -458,10 +458,42 @@ enum megatron_split layout_split_megatron(struct layout *l, int layers)
 	return SPLIT_NONE;
 }
 
-/* A stage's layers under the embedding/loss split: its chunks' sum. */
-static int edge_stage_layers(const struct layout *l, int layers, int stage)
+int layout_table_ok(const struct layout *l, int layers)
+{
+	const struct pp_table *t = l->pp_table;
+	long n = 0;
+	if (!t || t->pp != l->pp || t->vp != (l->vp > 0 ? l->vp : 1))
+		return 0;
+	for (int v = 0; v < t->pp * t->vp; v++)
+		n += t->chunk[v];
+	return n == layers;
+}
+
+int layout_chunk_layers(const struct layout *l, int layers, int v, int *first)
+{
+	const struct pp_table *t = l->pp_table;
+	*first = 0;
+	if (!t)
+		return layout_edge_chunk(l, layers, v, first);
+	if (!layout_table_ok(l, layers) || v < 0 || v >= t->pp * t->vp)
+		return 0;
+	for (int u = 0; u < v; u++)
+		*first += t->chunk[u];
+	return t->chunk[v];
+}
+
+/* A stage's layers under the table or the embedding/loss split: its
+ * chunks' sum. */
+static int chunked_stage_layers(const struct layout *l, int layers, int stage)
 {
 	int vp = l->vp > 0 ? l->vp : 1, n = 0, first;
+	if (l->pp_table) {
+		if (!layout_table_ok(l, layers))
+			return 0;
+		for (int c = 0; c < vp; c++)
+			n += l->pp_table->chunk[c * l->pp + stage];
+		return n;
+	}
 	for (int c = 0; c < vp; c++)
 		n += layout_edge_chunk(l, layers, c * l->pp + stage, &first);
 	return n;
@@ -474,8 +506,8 @@ int layout_stage_layers(const struct layout *l, int layers, enum stage_partition
 	long rest = layers;
 	if (pp <= 1)
 		return layers;
-	if (l->pp_embed || l->pp_loss)
-		return edge_stage_layers(l, layers, stage);
+	if (l->pp_table || l->pp_embed || l->pp_loss)
+		return chunked_stage_layers(l, layers, stage);
 	if (part == PART_DEEPSPEED && layers % pp != 0)
 		return deepspeed_stage_layers(layers, pp, stage);
 	if (l->pp_first <= 0 && l->pp_last <= 0)
@@ -580,6 +612,7 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_ETP] = "etp does not divide the expert ffn",
 	[REJECT_STAGE_LAYERS] = "stage layers do not add up",
 	[REJECT_EDGE_SPLIT] = "layers with embedding and loss do not split over pp x vp",
+	[REJECT_TABLE_SPLIT] = "pipeline layout does not hold the layers",
 	[REJECT_MODULES_SELECTIVE] = "recompute_modules needs recompute=selective",
 	[REJECT_ZERO_DP] = "zero needs dp > 1",
 	[REJECT_ZERO_PP] = "zero-2/3 with pp",
@@ -597,6 +630,7 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_FW_PIPELINE] = "framework has no pipeline parallelism",
 	[REJECT_FW_SCHEDULE] = "framework has no such schedule",
 	[REJECT_FW_UNEVEN] = "framework has no uneven stages",
+	[REJECT_FW_PP_LAYOUT] = "framework has no pipeline layout string",
 	[REJECT_FW_OFFLOAD] = "framework has no optimizer offload",
 	[REJECT_PRECISION] = "precision not supported by the GPU",
 	[REJECT_OOM] = "out of memory",
@@ -655,15 +689,29 @@ void reject_describe(enum reject r, const struct layout *l,
 		else if (how == SPLIT_UNEVEN)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; for Megatron's uneven stages add pp_first=%d,pp_last=%d to the layout",
 				 l->pp, m->layers, m->name, split.pp_first, split.pp_last);
+		else if (pp_table_balanced(m->layers, l->pp, l->vp))
+			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; Megatron-Core 0.13 and later split them with a pipeline layout string: '%s' is balanced",
+				 l->pp, m->layers, m->name,
+				 pp_table_balanced(m->layers, l->pp, l->vp)->text);
 		else
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s", l->pp,
 				 m->layers, m->name);
 		break;
 	}
-	case REJECT_VP_LAYERS:
-		snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage",
-			 l->vp, m->layers / (l->pp > 0 ? l->pp : 1));
+	case REJECT_VP_LAYERS: {
+		struct layout split = *l;
+		const struct pp_table *t = pp_table_balanced(m->layers, l->pp, l->vp);
+		if (layout_split_megatron(&split, m->layers) == SPLIT_EDGES)
+			snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage; add pp_embed=on,pp_loss=on to count the embedding and the loss as layers of the split (%d units over %d chunks, Megatron's --account-for-embedding/loss-in-pipeline-split)",
+				 l->vp, m->layers / (l->pp > 0 ? l->pp : 1), m->layers + 2, l->pp * l->vp);
+		else if (t)
+			snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage; Megatron-Core 0.13 and later split them with a pipeline layout string: '%s' is balanced",
+				 l->vp, m->layers / (l->pp > 0 ? l->pp : 1), t->text);
+		else
+			snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage",
+				 l->vp, m->layers / (l->pp > 0 ? l->pp : 1));
 		break;
+	}
 	case REJECT_VP_NEEDS_PP:
 		snprintf(buf, len, "vp=%d needs a pipeline (pp > 1)", l->vp);
 		break;
@@ -749,6 +797,17 @@ void reject_describe(enum reject r, const struct layout *l,
 				 m->layers, m->name, l->pp_embed ? " + the embedding" : "",
 				 l->pp_loss ? " + the loss" : "",
 				 m->layers + (l->pp_embed != 0) + (l->pp_loss != 0), l->pp * l->vp);
+		break;
+	case REJECT_TABLE_SPLIT:
+		if (l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss)
+			snprintf(buf, len, "a pipeline layout string is the whole split; it does not combine with pp_first, pp_last, pp_embed or pp_loss");
+		else
+			snprintf(buf, len, "the pipeline layout '%s' is %d x %d stages of %d layers, not pp=%d x vp=%d of the %d layers of %s",
+				 l->pp_table->text, l->pp_table->pp, l->pp_table->vp, l->pp_table->layers,
+				 l->pp, l->vp, m->layers, m->name);
+		break;
+	case REJECT_FW_PP_LAYOUT:
+		snprintf(buf, len, "the framework takes no pipeline layout string (Megatron-Core 0.13 and later and Megatron-Bridge do: --pipeline-model-parallel-layout)");
 		break;
 	case REJECT_MODULES_SELECTIVE:
 		snprintf(buf, len, "recompute_modules names what recompute=selective recomputes; the layout has recompute=%s",
@@ -841,7 +900,11 @@ static enum reject first_reject(const struct layout *l,
 		return REJECT_TP_HEADS;
 	if (m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0)
 		return REJECT_TP_KV_HEADS;
-	if (l->pp_embed || l->pp_loss) {
+	if (l->pp_table) {
+		if (l->pp_first > 0 || l->pp_last > 0 || l->pp_embed || l->pp_loss ||
+		    !layout_table_ok(l, m->layers))
+			return REJECT_TABLE_SPLIT;
+	} else if (l->pp_embed || l->pp_loss) {
 		if (l->pp_first > 0 || l->pp_last > 0 || !layout_edge_split_ok(l, m->layers))
 			return REJECT_EDGE_SPLIT;
 	} else if (l->pp_first > 0 || l->pp_last > 0) {

@@ -75,6 +75,8 @@ int schedule_parse(const char *s, enum schedule *out);
 #define LAYOUT_MAX_DEGREE (1L << 20)
 #define LAYOUT_MAX_GBS (1L << 40)
 
+struct pp_table;
+
 struct layout {
 	int tp, pp, dp, cp, ep;
 	int etp;                /* expert tensor parallelism; 0 = tp (experts split like the rest) */
@@ -85,6 +87,10 @@ struct layout {
 	int pp_embed, pp_loss;  /* 1: the embedding / the loss counts as one layer
 				 * of the even split over pp x vp chunks (Megatron's
 				 * --account-for-embedding/loss-in-pipeline-split) */
+	/* A split of any shape: each virtual stage's layers as a layout
+	 * string gives them (Megatron-Core's --pipeline-model-parallel-
+	 * layout); NULL = the split the fields above give. */
+	const struct pp_table *pp_table;
 	int mbs;                /* micro-batch size, sequences */
 	long gbs;               /* global batch, sequences; 0 = not set */
 	int sp;                 /* sequence parallelism (needs tp > 1) */
@@ -140,6 +146,32 @@ struct pp_layout {
 	int mtp_as_layers;  /* the split counts the MTP layers as layers: the
 			     * model must have layers + mtp to be priced so */
 };
+/* A pipeline split of any shape: the transformer layers of each of the
+ * pp x vp virtual stages (stage v = chunk * pp + rank, in the model's
+ * order), the embedding on the first and the loss on the last.  Tables
+ * are interned: one copy of each, never freed, so layouts share them by
+ * pointer. */
+#define PP_TABLE_MAX_CHUNKS 4096
+struct pp_table {
+	int pp, vp, layers;
+	const char *text;   /* Megatron's layout string for it */
+	const int *chunk;   /* [pp * vp] */
+};
+/* The interned table of these chunks (NULL: pp x vp out of range or no
+ * memory); its text is written from the chunks. */
+const struct pp_table *pp_table_intern(int pp, int vp, const int *chunk);
+/* Megatron's layout string of the chunks: E first, L last, runs of like
+ * chunks as (..)*n and of layers as t*n.  0, or -1 when it does not fit
+ * in len. */
+int pp_table_format(int pp, int vp, const int *chunk, char *buf, size_t len);
+/* The balanced split of `layers` over pp x vp chunks with the embedding
+ * and the loss counted as one layer each (what NVIDIA's recipes write for
+ * DeepSeek-V3 and Kimi K2 where nothing even exists): the units as even
+ * as they go, the extra ones spread over the pipeline ranks from rank 1
+ * on, so ranks differ by at most one.  NULL when a chunk count or a rank
+ * would go without a layer. */
+const struct pp_table *pp_table_balanced(int layers, int pp, int vp);
+
 /* 0, or -1 with the reason in why. */
 int layout_pp_layout(const char *s, int pp, struct pp_layout *out, char *why, size_t len);
 /* The layout string s as layout's split of a model of `layers` over layout->pp:
@@ -202,6 +234,11 @@ int layout_stage_layers(const struct layout *layout, int layers, enum stage_part
 int layout_edge_chunk(const struct layout *layout, int layers, int v, int *first);
 /* Does layers + pp_embed + pp_loss split evenly over pp x vp chunks? */
 int layout_edge_split_ok(const struct layout *layout, int layers);
+/* Whether layout's pp_table is the split of `layers` over its pp x vp. */
+int layout_table_ok(const struct layout *layout, int layers);
+/* The transformer layers of virtual stage v and the first of them, under
+ * the table or the embedding/loss split; 0 where neither is set. */
+int layout_chunk_layers(const struct layout *layout, int layers, int v, int *first);
 
 /* The other stage the GPU of pipeline rank `stage` holds: pp-1-stage under
  * DualPipe (the second direction's), else -1. */
@@ -246,6 +283,7 @@ enum reject {
 	REJECT_ETP,              /* etp does not divide the expert ffn */
 	REJECT_STAGE_LAYERS,     /* pp_first/pp_last leave layers that do not split evenly */
 	REJECT_EDGE_SPLIT,       /* layers + embedding + loss do not split over pp x vp chunks */
+	REJECT_TABLE_SPLIT,      /* a pipeline layout string's chunks are not the model's layers */
 	REJECT_MODULES_SELECTIVE,/* recompute_modules without recompute=selective */
 	REJECT_ZERO_DP,          /* zero > 0 without data parallelism */
 	REJECT_ZERO_PP,          /* zero 2/3 with pipeline parallelism (the framework's) */
@@ -263,6 +301,7 @@ enum reject {
 	REJECT_FW_PIPELINE,
 	REJECT_FW_SCHEDULE,
 	REJECT_FW_UNEVEN,
+	REJECT_FW_PP_LAYOUT,     /* a free-form split where the framework takes none */
 	REJECT_FW_OFFLOAD,       /* the framework has no optimizer CPU offload */
 	REJECT_FW_LAYERS,        /* the framework has no block recompute / layer offloading */
 	REJECT_PRECISION,        /* cost: the GPU has no rate for the precision */

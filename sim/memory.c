@@ -39,10 +39,10 @@ int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 	n = memory_stage_layers(m, l, o, stage);
 	if (m->dense_layers <= 0 && m->moe_every <= 1 && !m->ffns[0])
 		return n;
-	if (l->pp_embed || l->pp_loss) {
+	if (l->pp_table || l->pp_embed || l->pp_loss) {
 		int moe = 0, first, k;
 		for (int c = 0; c < vp; c++) {
-			k = layout_edge_chunk(l, m->layers, c * l->pp + stage, &first);
+			k = layout_chunk_layers(l, m->layers, c * l->pp + stage, &first);
 			moe += model_moe_layers_in(m, first, k);
 		}
 		return moe;

@@ -115,11 +115,11 @@ static int read_pp_layout(const char *s, int pp, struct pp_layout *out, int *sta
 	out->first = rank_layers[0];
 	out->last = rank_layers[pp - 1];
 	out->mid = pp > 2 ? rank_layers[1] : 0;
+	/* middle ranks of other sizes, or a rank's chunks unlike: only a
+	 * table of the chunks (pp_table) prices that split */
 	for (int r = 1; r < pp - 1; r++)
 		if (rank_layers[r] != out->mid)
-			return snprintf(why, len, "'%s' puts %d layers on pipeline rank 1 and %d on rank %d: pplan prices stages other than the first and last alike",
-					s, out->mid, rank_layers[r], r), -1;
-	/* the chunks of a rank alike too, else pplan's even split within it differs */
+			out->uneven_chunks = 1;
 	for (int v = 0; v < stages; v++)
 		if (stage_layers[v] * out->vp != rank_layers[v % pp])
 			out->uneven_chunks = 1;
@@ -193,6 +193,152 @@ int layout_apply_pp_layout(const char *s, int layers, struct layout *l, struct p
 			l->pp_last = out->last;
 		return 0;
 	}
-	return snprintf(why, len, "'%s' gives a pipeline rank's %d virtual stages different layer counts (%d and %d on rank 0), which pplan prices only as the embedding and the loss counted as layers of an even split (pp_embed, pp_loss)",
-			s, out->vp, stage_layers[0], stage_layers[l->pp]), -1;
+	/* any other shape: the chunks as the string gives them, its MTP
+	 * layers counted with them as layers of the model */
+	if (chunks > PP_TABLE_MAX_CHUNKS)
+		return snprintf(why, len, "'%s' has %d stages; pplan prices a free-form split of at most %d",
+				s, chunks, PP_TABLE_MAX_CHUNKS), -1;
+	for (int v = 0; v < chunks; v++)
+		stage_layers[v] += stage_mtp[v];
+	l->pp_table = pp_table_intern(l->pp, out->vp, stage_layers);
+	if (!l->pp_table)
+		return snprintf(why, len, "'%s': out of memory", s), -1;
+	out->mtp_as_layers = out->mtp > 0;
+	return 0;
+}
+
+/* ---- free-form splits ----------------------------------------------------- */
+
+struct table_node {
+	struct pp_table t;
+	struct table_node *next;
+};
+static struct table_node *interned;
+
+/* One chunk's body: "", "t", "tt" or "t*n". */
+static int put_body(char *buf, size_t len, size_t *o, int n)
+{
+	int w = n == 0 ? 0 : n <= 2 ? snprintf(buf + *o, len - *o, "%s", n == 1 ? "t" : "tt")
+				    : snprintf(buf + *o, len - *o, "t*%d", n);
+	if (w < 0 || (size_t)w >= len - *o)
+		return -1;
+	*o += (size_t)w;
+	return 0;
+}
+
+static int put_text(char *buf, size_t len, size_t *o, const char *s)
+{
+	int w = snprintf(buf + *o, len - *o, "%s", s);
+	if (w < 0 || (size_t)w >= len - *o)
+		return -1;
+	*o += (size_t)w;
+	return 0;
+}
+
+int pp_table_format(int pp, int vp, const int *chunk, char *buf, size_t len)
+{
+	int n = pp * vp;
+	size_t o = 0;
+	if (len == 0 || n < 1)
+		return -1;
+	buf[0] = '\0';
+	if (put_text(buf, len, &o, "E") || put_body(buf, len, &o, chunk[0]))
+		return -1;
+	for (int v = 1; v < n;) {
+		int run = 1;
+		/* a run of like chunks short of the last (which holds L) */
+		while (v + run < n - 1 && chunk[v + run] == chunk[v])
+			run++;
+		if (v == n - 1)
+			run = 1;
+		if (run >= 2) { /* "(|t*4)*14" */
+			char num[16];
+			snprintf(num, sizeof num, ")*%d", run);
+			if (put_text(buf, len, &o, "(|") || put_body(buf, len, &o, chunk[v]) ||
+			    put_text(buf, len, &o, num))
+				return -1;
+			v += run;
+			continue;
+		}
+		if (put_text(buf, len, &o, "|") || put_body(buf, len, &o, chunk[v]))
+			return -1;
+		v++;
+	}
+	return put_text(buf, len, &o, "L");
+}
+
+const struct pp_table *pp_table_intern(int pp, int vp, const int *chunk)
+{
+	int n = pp * vp;
+	long layers = 0;
+	char text[PP_LAYOUT_MAX];
+	struct table_node *node;
+	int *copy;
+	char *t;
+
+	if (pp < 1 || vp < 1 || (long)pp * vp > PP_TABLE_MAX_CHUNKS)
+		return NULL;
+	for (int v = 0; v < n; v++) {
+		if (chunk[v] < 0)
+			return NULL;
+		layers += chunk[v];
+	}
+	if (layers > 1000000)
+		return NULL;
+	for (node = interned; node; node = node->next)
+		if (node->t.pp == pp && node->t.vp == vp &&
+		    memcmp(node->t.chunk, chunk, sizeof *chunk * (size_t)n) == 0)
+			return &node->t;
+	if (pp_table_format(pp, vp, chunk, text, sizeof text) != 0)
+		return NULL;
+	node = calloc(1, sizeof *node);
+	copy = malloc(sizeof *copy * (size_t)n);
+	t = malloc(strlen(text) + 1);
+	if (!node || !copy || !t) {
+		free(node);
+		free(copy);
+		free(t);
+		return NULL;
+	}
+	memcpy(copy, chunk, sizeof *copy * (size_t)n);
+	strcpy(t, text);
+	node->t.pp = pp;
+	node->t.vp = vp;
+	node->t.layers = (int)layers;
+	node->t.chunk = copy;
+	node->t.text = t;
+	node->next = interned;
+	interned = node;
+	return &node->t;
+}
+
+const struct pp_table *pp_table_balanced(int layers, int pp, int vp)
+{
+	int n = pp * vp, chunk[PP_TABLE_MAX_CHUNKS], rank_units[LAYOUT_PP_LAYOUT_RANKS] = { 0 };
+	long units = (long)layers + 2, q, r;
+
+	if (pp < 2 || vp < 1 || (long)pp * vp > PP_TABLE_MAX_CHUNKS || pp > LAYOUT_PP_LAYOUT_RANKS ||
+	    layers < 1)
+		return NULL;
+	q = units / n;
+	r = units % n;
+	for (int v = 0; v < n; v++)
+		chunk[v] = (int)q;
+	/* the r extra units: one to each rank in turn from rank 1, chunk 0
+	 * of it first; so ranks differ by at most one unit */
+	for (long k = 0; k < r; k++) {
+		int rank = (int)((k + 1) % pp), c = (int)(k / pp);
+		chunk[c * pp + rank]++;
+	}
+	chunk[0]--;     /* the embedding's unit */
+	chunk[n - 1]--; /* the loss's */
+	for (int v = 0; v < n; v++) {
+		if (chunk[v] < 0)
+			return NULL;
+		rank_units[v % pp] += chunk[v];
+	}
+	for (int i = 0; i < pp; i++)
+		if (rank_units[i] < 1)
+			return NULL;
+	return pp_table_intern(pp, vp, chunk);
 }

@@ -39,6 +39,7 @@ void predict_des_costs(const struct layout *l, const struct train_opts *o,
 	k->split.vp = l->vp;
 	k->split.pp_embed = l->pp_embed;
 	k->split.pp_loss = l->pp_loss;
+	k->split.pp_table = l->pp_table;
 }
 
 enum pplan_status predict_simulate(const struct layout *l,

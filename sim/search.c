@@ -357,12 +357,33 @@ static int ep_list(const struct model_spec *m, const struct layout *l, int etp, 
 	return n;
 }
 
+static void clear_split(struct layout *l)
+{
+	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
+	l->pp_table = NULL;
+}
+
+/* Do the framework's own cuts (even, edge, first/last) interleave a
+ * pipeline of pp ranks at some vp >= 2? */
+static int pp_plain_interleave(const struct state *s, int pp)
+{
+	for (int vp = 2; vp <= s->sp->max_vp; vp++) {
+		struct layout t;
+		layout_default(&t);
+		t.pp = pp;
+		t.vp = vp;
+		if (layout_split_megatron(&t, s->m->layers) != SPLIT_NONE)
+			return 1;
+	}
+	return 0;
+}
+
 /* Does l (with vp set) split into stages: evenly, or, where the
  * framework splits as Megatron does, as layout_split_megatron sets it? */
 static int stages_split(const struct state *s, struct layout *l)
 {
 	int L = s->m->layers;
-	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
+	clear_split(l);
 	if (l->pp == 1)
 		return l->vp == 1;
 	if (L % l->pp == 0 && (L / l->pp) % l->vp == 0)
@@ -370,8 +391,16 @@ static int stages_split(const struct state *s, struct layout *l)
 	if (s->o->b.partition != PART_FIRST_LAST)
 		return L % l->pp == 0 ? 0 : l->vp == 1; /* DeepSpeed partitions the rest itself */
 	/* Megatron: the embedding and the loss as layers of the split, as
-	 * NVIDIA's recipes cut 94 or 126 layers, else uneven edge stages. */
-	return layout_split_megatron(l, L) != SPLIT_NONE;
+	 * NVIDIA's recipes cut 94 or 126 layers, else uneven edge stages,
+	 * else (Megatron-Core 0.13 on) a layout string of balanced chunks,
+	 * as NVIDIA's recipes write for DeepSeek-V3 and Kimi K2 where
+	 * nothing else splits: not a rival to a pipeline the plain cuts
+	 * already interleave (80 layers on pp 2 at vp 7 against vp 8). */
+	if (layout_split_megatron(l, L) != SPLIT_NONE)
+		return 1;
+	if (s->o->fw->can_pp_layout && (l->vp == 1 || !pp_plain_interleave(s, l->pp)))
+		l->pp_table = pp_table_balanced(L, l->pp, l->vp);
+	return l->pp_table != NULL;
 }
 
 /* ---- the stage cut of one shape ------------------------------------------- */
@@ -380,10 +409,6 @@ static int stages_split(const struct state *s, struct layout *l)
 #define SPLIT_GAIN 0.01   /* a cut other than the framework's default must save 1 % */
 #define MAX_SPLITS 64
 
-static void clear_split(struct layout *l)
-{
-	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
-}
 
 /* The cuts of l's pp x vp chunks that the framework can run besides its
  * default: the embedding, the loss or both counted as layers of the split
@@ -493,6 +518,7 @@ static void choose_split(struct state *s, struct layout *l)
 		l->pp_last = cand[best].pp_last;
 		l->pp_embed = cand[best].pp_embed;
 		l->pp_loss = cand[best].pp_loss;
+		l->pp_table = cand[best].pp_table;
 	}
 }
 

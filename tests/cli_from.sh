@@ -64,6 +64,9 @@ roundtrip() {
 roundtrip megatron 8 gpt3-1.3b dp=8,gbs=64
 roundtrip megatron 64 llama3-70b tp=8,pp=2,dp=4,gbs=64
 roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,vp=2,gbs=32
+# a split of any shape: ranks of 7, 9, 8 and 8 layers, chunks of 3 and 4 on rank 0
+roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 '--pipeline-layout=Et*3|t*5(|t*4)*5|t*4L'
+roundtrip bridge 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 '--pipeline-layout=Et*3|t*5(|t*4)*5|t*4L'
 roundtrip megatron 64 llama3-70b tp=4,pp=4,dp=2,cp=2,vp=5,gbs=512 --rank-order=tp-cp-pp-dp
 roundtrip megatron 16 llama3-8b tp=4,dp=4,gbs=32 --precision=fp8 --tp-comm-overlap=off
 roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 --framework=megatron-lm:2.5
@@ -267,9 +270,15 @@ bad() { # NEEDLE ARGS...
 bad "GPTModelProvider(...) is longer than pplan reads" predict --from bridge "$tmp/long.bridge.py"
 printf -- '--num-layers $L --hidden-size 4096\n' >"$tmp/var.sh"
 bad "a shell expression" predict --from megatron "$tmp/var.sh" --gpus 8
-# An MTP layer on the first stage gives rank 0 chunks of 1 and 2 layers: no split pplan prices
-bad "different layer counts (1 and 2 on rank 0)" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
-	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Emt|(tt|)*30L'
+# An MTP layer on the first stage gives rank 0 chunks of 2 units each and rank 15
+# chunks of 2 and none: a split only a table of the chunks prices, and prices
+if "$B" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} --mtp-num-layers 1 \
+	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Emt|(tt|)*30L' >"$tmp/out" 2>&1 &&
+	grep -q "^  step " "$tmp/out" && grep -q "pipeline-model-parallel-layout 'Emt|(tt|)\*30L'" "$tmp/out"; then
+	ok
+else
+	ko "the MTP layer on the first stage: $(head -c 600 "$tmp/out")"
+fi
 bad "places 62 transformer layers, the model has 61" predict --from megatron --gpus 1024 -- ${ARGS62/62/61} \
 	--pipeline-model-parallel-size 16 --pipeline-model-parallel-layout 'Et|(tt|)*30tL' 
 bad "pp_embed or pp_loss in --layout conflict" predict --model deepseek-v3 --gpus 1024 \

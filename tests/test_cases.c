@@ -871,6 +871,44 @@ Test(cases, fallback_takes_the_least_knob_that_fits)
 	free(cs);
 }
 
+/* 61 layers on pp 4 x vp 4: no even split (61 is prime), no edge split
+ * (63 units over 16 chunks), no Megatron first/last split (a middle of
+ * 16, edges of 17 and 12, are not multiples of vp); Megatron-Bridge
+ * runs it with a layout string, and the case is priced at the balanced
+ * one (sim/MODEL.md 6.1: ranks of 14, 16, 16 and 15 layers), said;
+ * NeMo 2.0 (25.04), which takes no string, leaves it unpredicted. */
+#define LAYERS61(fw, ver) \
+	"{\"id\": \"" ver "\", \"source\": \"s\", \"framework\": {\"name\": \"" fw "\"," \
+	" \"version\": \"" ver "\"}, \"model\": {\"name\": \"l61\", \"seq_length\": 4096," \
+	" \"num_layers\": 61, \"hidden_size\": 4096, \"ffn_hidden_size\": 14336," \
+	" \"num_attention_heads\": 32, \"num_kv_heads\": 8, \"vocab_size\": 128256," \
+	" \"mlp\": \"swiglu\"}, \"hardware\": {\"gpu\": \"B200\", \"num_gpus\": 64}," \
+	" \"layout\": {\"tp\": 1, \"pp\": 4, \"vp\": 4, \"dp\": 16, \"micro_batch_size\": 1," \
+	" \"global_batch_size\": 256, \"precision\": \"bf16\"}, \"measured\": {\"step_time_s\": 5.0}}"
+Test(cases, no_split_takes_the_balanced_layout_string)
+{
+	static const char text[] = "{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		LAYERS61("megatron-bridge", "25.11") "," LAYERS61("nemo", "25.04") "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+	struct prediction p;
+	struct perr e = { "" };
+
+	cr_assert_eq(n, 2);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_assert_eq(cs[0].layout.pp_table, pp_table_balanced(61, 4, 4));
+	cr_expect_eq(layout_stage_layers(&cs[0].layout, 61, PART_FIRST_LAST, 0), 14);
+	cr_expect_eq(layout_stage_layers(&cs[0].layout, 61, PART_FIRST_LAST, 3), 15);
+	cr_expect(strstr(cs[0].assumed, "balanced pipeline layout 'Et*3(|t*4)*11|t*3(|t*4)*2|t*3L'"),
+		  "%s", cs[0].assumed);
+	cr_assert_eq(vcase_predict(&cs[0], &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_gt(p.step_time_s, 0);
+	cr_expect_not(cs[1].predictable, "NeMo 2.0 takes no layout string");
+	cr_expect(strstr(cs[1].skip_reason, "pp does not divide layers") ||
+		  strstr(cs[1].skip_reason, "pipeline layout"), "%s", cs[1].skip_reason);
+	free(cs);
+}
+
 /* A case's hf_config without head_dim (Mixtral's config.json has none)
  * takes hidden / heads, as a config.json file does: the same step as the
  * flat keys, not the NaN a zero head width gave; and a precision written

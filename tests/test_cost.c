@@ -847,6 +847,90 @@ Test(predict, deepseek_v3_recipe_priced)
 	cr_expect_gt(p.time.ep_comm, 0);
 }
 
+/* ---- free-form pipeline splits (a layout string's table of chunks) ---------- */
+
+/* s priced and simulated (what `pplan predict` reports). */
+static struct prediction simulated(const struct setup *s)
+{
+	struct setup x = *s;
+	struct prediction p;
+	struct perr e = { "" };
+	x.o.use_des = 1;
+	cr_assert_eq(predict_layout(x.m, &x.c, &x.l, &x.o, &p, &e), PPLAN_OK, "%s", e.msg);
+	return p;
+}
+
+static void expect_same(const struct setup *a, const struct setup *b, const char *what)
+{
+	struct prediction p = simulated(a), q = simulated(b);
+	expect_rel(q.step_time_s, p.step_time_s, 1e-12, what);
+	expect_rel(q.mem.total, p.mem.total, 1e-12, what);
+	expect_rel(q.time.bubble + 1e-30, p.time.bubble + 1e-30, 1e-12, what);
+	expect_rel(q.time.compute, p.time.compute, 1e-12, what);
+}
+
+/* A table of chunks is priced by its own code path (layout_chunk_layers,
+ * the DES's per-stage scale from it); where the same split has another
+ * form (even, first/last stage counts, the embedding and the loss as
+ * layers), both must give the same step, memory and bubble: the second
+ * method the table is checked by. */
+Test(predict, pipeline_table_prices_as_the_split_it_repeats)
+{
+	struct setup a, b;
+	int chunk[64];
+
+	/* even: Llama 3 70B, 80 layers over pp 4 x vp 5, 4 a chunk */
+	setup(&a, "llama3-70b", "dgx-h100", 64, "tp=8,pp=4,vp=5,gbs=64");
+	b = a;
+	for (int v = 0; v < 20; v++)
+		chunk[v] = 4;
+	b.l.pp_table = pp_table_intern(4, 5, chunk);
+	cr_assert(b.l.pp_table);
+	expect_same(&a, &b, "even");
+
+	/* first/last: NVIDIA's DeepSeek-V3 recipe, 3 + 14 x 4 + 2 */
+	setup(&a, "deepseek-v3", "dgx-h100", 1024,
+	      "tp=2,pp=16,ep=64,etp=1,pp_first=3,pp_last=2,gbs=1024");
+	b = a;
+	b.l.pp_first = b.l.pp_last = 0;
+	for (int v = 0; v < 16; v++)
+		chunk[v] = v == 0 ? 3 : v == 15 ? 2 : 4;
+	b.l.pp_table = pp_table_intern(16, 1, chunk);
+	expect_same(&a, &b, "first/last");
+
+	/* the embedding and the loss as layers: Llama 3.1 405B, 126 layers
+	 * + 2 over pp 8 x vp 8, 2 a chunk but the edge ones */
+	setup(&a, "llama3.1-405b", "dgx-h100", 1024, "tp=8,pp=8,vp=8,pp_embed=on,pp_loss=on,gbs=512");
+	b = a;
+	b.l.pp_embed = b.l.pp_loss = 0;
+	for (int v = 0; v < 64; v++)
+		chunk[v] = v == 0 || v == 63 ? 1 : 2;
+	b.l.pp_table = pp_table_intern(8, 8, chunk);
+	expect_same(&a, &b, "embedding and loss");
+}
+
+/* A stage with more layers than the others sets the pace: 32 layers on
+ * pp 2 as 10 + 22 against 16 + 16.  The heavy stage's body is 22/16 of
+ * the balanced one's, so the simulated step grows, and by no more than
+ * that ratio.  Memory: under 1F1B stage 0 holds 2 microbatches in
+ * flight and stage 1 one, so the balanced split's peak is stage 0's 2 x
+ * 16 = 32 layer-microbatches of activations, the uneven one's
+ * max(2 x 10, 22) = 22: less. */
+Test(predict, pipeline_table_uneven_stage_sets_the_pace)
+{
+	struct setup a, b;
+	struct prediction p, q;
+	int chunk[2] = { 10, 22 };
+	setup(&a, "llama3-8b", "dgx-h100", 16, "tp=1,pp=2,gbs=64");
+	b = a;
+	b.l.pp_table = pp_table_intern(2, 1, chunk);
+	p = simulated(&a);
+	q = simulated(&b);
+	cr_expect_gt(q.step_time_s, p.step_time_s * 1.2, "%g against %g", q.step_time_s, p.step_time_s);
+	cr_expect_lt(q.step_time_s, p.step_time_s * 22.0 / 16.0 * 1.01);
+	cr_expect_lt(q.mem.activations, p.mem.activations);
+}
+
 /* ---- DualPipe (DeepSeek-V3 report, 3.2.1 and Table 2) ---------------------- */
 
 /* GPT-3 175B on 8 stages of 12 layers, m = 32, as 1F1B and as DualPipe.

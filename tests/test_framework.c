@@ -304,6 +304,28 @@ Test(framework, switches)
 	cr_assert_eq(b.tp_overlap, FW_TPO_BULK);
 }
 
+/* A split of any shape is a --pipeline-model-parallel-layout string:
+ * Megatron-Core 0.13 on and Megatron-Bridge take one, NeMo 2.0's
+ * recipes (on older Megatron-Core) and the other frameworks do not. */
+Test(framework, a_pipeline_layout_string_where_the_framework_takes_one)
+{
+	struct layout l;
+	layout_default(&l);
+	l.pp = 4;
+	l.vp = 4;
+	l.dp = 2;
+	l.schedule = SCHED_INTERLEAVED;
+	l.pp_table = pp_table_balanced(61, 4, 4);
+	cr_assert(l.pp_table);
+	cr_expect_eq(framework_check_layout(find("megatron-core", "0.14", 0), PREC_BF16, &l), REJECT_NONE);
+	cr_expect_eq(framework_check_layout(find("megatron-bridge", "0.2", 0), PREC_BF16, &l), REJECT_NONE);
+	cr_expect_eq(framework_check_layout(find("nemo", "25.11", 0), PREC_BF16, &l), REJECT_NONE);
+	cr_expect_eq(framework_check_layout(find("nemo", "25.04", 0), PREC_BF16, &l), REJECT_FW_PP_LAYOUT);
+	cr_expect_eq(framework_check_layout(find("megatron-core", "0.8", 0), PREC_BF16, &l), REJECT_FW_PP_LAYOUT);
+	l.pp_table = NULL;
+	cr_expect_eq(framework_check_layout(find("nemo", "25.04", 0), PREC_BF16, &l), REJECT_NONE);
+}
+
 Test(framework, what_a_framework_cannot_run)
 {
 	struct layout l;

@@ -511,8 +511,11 @@ Test(search, uneven_stages_for_megatron_only)
 			int n = layout_stage_layers(l, 126, PART_FIRST_LAST, s);
 			cr_assert_gt(n, 0);
 			/* Megatron's first/last counts split into vp chunks; the
-			 * embedding/loss split leaves the edge stages one short. */
-			if (l->pp_embed)
+			 * embedding/loss split leaves the edge stages one short;
+			 * a layout string's balanced chunks differ by one unit. */
+			if (l->pp_table)
+				cr_assert_eq(l->pp_table->pp * l->pp_table->vp, l->pp * l->vp);
+			else if (l->pp_embed)
 				cr_assert_eq((n + (s == 0) + (s == l->pp - 1)) % l->vp, 0);
 			else
 				cr_assert_eq(n % l->vp, 0);
@@ -525,6 +528,50 @@ Test(search, uneven_stages_for_megatron_only)
 
 	o.precision = PREC_BF16;
 	expect_no_first_last("megatron-deepspeed", "llama3.1-405b", 2048, &c, &o);
+}
+
+/* A pp x vp that no cut of the framework's splits is priced at the
+ * balanced layout string where the framework takes one: DeepSeek-V3's 61
+ * layers on 256 H100s keep pipelines no even, edge or first/last cut
+ * gives (pp 4 with vp 2 or 4, pp 8, ...) under Megatron-Core, each a
+ * table adding up to 61 layers; NeMo 2.0 (25.04) takes no string, so
+ * it prices none of them and enumerates fewer layouts. */
+Test(search, layout_string_where_nothing_else_splits)
+{
+	const struct model_spec *m = model_find("deepseek-v3");
+	struct cluster c;
+	struct train_opts o;
+	struct search_params sp;
+	struct search_result r, old;
+	struct perr e = { "" };
+	int tables = 0;
+
+	cr_assert_eq(cluster_preset("dgx-h100", 256, &c, &e), PPLAN_OK, "%s", e.msg);
+	train_opts_default(&o, m);
+	search_params_default(&sp);
+	sp.gbs = 1024;
+	sp.top_k = 1000;
+	cr_assert_eq(search_run(m, &c, &o, &sp, &r, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < r.n_top; i++) {
+		const struct layout *l = &r.top_layouts[i];
+		long sum = 0;
+		if (!l->pp_table)
+			continue;
+		tables++;
+		cr_assert_eq(l->pp_table, pp_table_balanced(61, l->pp, l->vp));
+		for (int s = 0; s < l->pp; s++)
+			sum += layout_stage_layers(l, 61, PART_FIRST_LAST, s);
+		cr_assert_eq(sum, 61);
+	}
+	cr_expect_gt(tables, 0, "no layout string among %d layouts", r.n_top);
+	cr_assert_eq(framework_parse("nemo:25.04", &o.fw, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(train_opts_resolve(&o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(search_run(m, &c, &o, &sp, &old, &e), PPLAN_OK, "%s", e.msg);
+	for (int i = 0; i < old.n_top; i++)
+		cr_assert_null(old.top_layouts[i].pp_table);
+	cr_expect_gt(r.evaluated, old.evaluated, "the shapes only a string splits");
+	search_free(&r);
+	search_free(&old);
 }
 
 /* The step of l cut with first/last stage counts (0: as the middle),
