@@ -580,11 +580,18 @@ static const char *titan_schedule(const struct layout *l, struct notes *n)
 /* torchtitan's stage split (pipeline_parallel.py): layers + first- and
  * last-stage weights over pp x vp stages, layers_per_stage of them a
  * stage; 0 when that does not give exactly pp x vp even stages. */
+/* torchtitan cuts ceil(units / layers_per_stage) stages, the last taking
+ * what is left: the even cut where the units divide; for a layout
+ * string's split, which torchtitan cannot write, the cut of as many
+ * stages (its last stage lighter, said in the notes); else 0. */
 static long titan_layers_per_stage(const struct model_spec *m, const struct layout *l)
 {
 	long units = (long)m->layers + (l->pp_embed != 0) + (l->pp_loss != 0);
-	long stages = (long)l->pp * (l->vp > 1 ? l->vp : 1);
-	return units % stages == 0 ? units / stages : 0;
+	long stages = (long)l->pp * (l->vp > 1 ? l->vp : 1), lps;
+	if (units % stages == 0)
+		return units / stages;
+	lps = (units + stages - 1) / stages;
+	return l->pp_table && (units + lps - 1) / lps == stages ? lps : 0;
 }
 
 static void titan_notes(const struct emit_input *in, const struct titan_model *tm,

@@ -422,6 +422,15 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 		l->pp_embed = b;
 	if (json_get_bool(jl, "account_for_loss_in_pipeline_split", &b, where, e) == PPLAN_OK)
 		l->pp_loss = b;
+	/* Megatron-Core's layout string: the split (check_layout) */
+	if (json_get_string(jl, "pipeline_model_parallel_layout", &s, where, e) == PPLAN_OK && s) {
+		if (strlen(s) >= sizeof vc->pp_layout)
+			vcase_skip(vc, "layout.pipeline_model_parallel_layout is longer than the %zu characters pplan reads",
+				   sizeof vc->pp_layout - 1);
+		else
+			snprintf(vc->pp_layout, sizeof vc->pp_layout, "%s", s);
+		s = NULL;
+	}
 	if (json_get_bool(jl, "sequence_parallel", &b, where, e) == PPLAN_OK) {
 		l->sp = b && l->tp > 1;
 		given |= LK_SP;
@@ -717,6 +726,37 @@ static void megatron_split(struct vcase *vc)
 			   L, l->pp * l->vp, l->pp_table->text);
 }
 
+/* A case's pipeline layout string: the split it gives (vp from it, its
+ * MTP layers as layers where only that splits, as --pipeline-layout
+ * reads it); 0, the case not predicted, where it does not apply. */
+static int case_pp_layout(struct vcase *vc)
+{
+	struct layout *l = &vc->layout;
+	struct pp_layout pl;
+	struct perr me = { "" };
+	char why[400], note[200] = "";
+	int vp = l->vp;
+
+	l->pp_first = l->pp_last = l->pp_embed = l->pp_loss = 0;
+	if (layout_apply_pp_layout(vc->pp_layout, vc->model.layers, l, &pl, why, sizeof why) != 0) {
+		vcase_skip(vc, "layout.pipeline_model_parallel_layout %s", why);
+		return 0;
+	}
+	if (vp > 1 && vp != l->vp) {
+		vcase_skip(vc, "layout.vp=%d and the %d virtual stages per rank of its pipeline_model_parallel_layout conflict",
+			   vp, l->vp);
+		return 0;
+	}
+	if (pl.mtp_as_layers &&
+	    model_add_mtp_layers(&vc->model, pl.mtp, note, sizeof note, &me) != PPLAN_OK) {
+		vcase_skip(vc, "layout.pipeline_model_parallel_layout: %s", me.msg);
+		return 0;
+	}
+	vcase_note(vc, "the split of its pipeline layout '%s'%s%s", vc->pp_layout,
+		   note[0] ? ", its " : "", note);
+	return 1;
+}
+
 /* Expert TP not given: the framework's (tp), unless only etp = 1 folds
  * ep x etp into tp x dp x cp, as the run must then have had. */
 static void expert_tp(struct vcase *vc)
@@ -791,8 +831,10 @@ static void check_layout(struct vcase *vc, struct job *j)
 
 	if (!vc->predictable)
 		return;
+	if (vc->pp_layout[0] && !case_pp_layout(vc))
+		return;
 	if (vc->model.layers % ((long)l->pp * l->vp) && vc->opts.b.partition == PART_FIRST_LAST &&
-	    l->pp_first == 0 && l->pp_last == 0 && !l->pp_embed && !l->pp_loss)
+	    l->pp_first == 0 && l->pp_last == 0 && !l->pp_embed && !l->pp_loss && !l->pp_table)
 		megatron_split(vc);
 	expert_tp(vc);
 	expert_fit(vc);

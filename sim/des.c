@@ -44,7 +44,6 @@ struct stage_state {
 	double first_fwd;       /* start of the first forward, <0 none yet */
 	double busy;
 	long inflight, peak;
-	double scale;           /* this stage's layers over the reference stage's */
 };
 
 /* Duration of compute op kind on virtual stage vs of nv, on a stage
@@ -86,6 +85,28 @@ static double stage_scale(const struct des_split *sp, int pp, int stage)
 	return (double)layout_stage_layers(&l, sp->layers, sp->partition, stage) / sp->ref;
 }
 
+/* Virtual stage v's layers over a chunk of the reference stage (its
+ * layers / vp), for each v: the chunks as a table or the embedding/loss
+ * split cuts them (its edge chunks one layer lighter), else each its
+ * stage's mean. */
+static void chunk_scales(const struct des_split *sp, int pp, int vp, double *out)
+{
+	struct layout l;
+	int first;
+	layout_default(&l);
+	l.pp = pp;
+	l.vp = vp;
+	l.pp_embed = sp->pp_embed;
+	l.pp_loss = sp->pp_loss;
+	l.pp_table = sp->pp_table;
+	for (int v = 0; v < pp * vp; v++) {
+		if (sp->ref > 0 && sp->layers > 0 && sp->vp == vp && (l.pp_table || l.pp_embed || l.pp_loss))
+			out[v] = (double)layout_chunk_layers(&l, sp->layers, v, &first) * vp / sp->ref;
+		else
+			out[v] = stage_scale(sp, pp, v % pp);
+	}
+}
+
 static enum pplan_status check_costs(const struct des_costs *c,
 				     struct perr *e)
 {
@@ -111,7 +132,7 @@ static enum pplan_status check_costs(const struct des_costs *c,
 /* Runs the ops of one stage until it is done or waits for a message.
  * Returns the number of ops it ran. */
 static long advance(const struct pipe_schedule *s, const struct des_costs *c,
-		    int stage, struct stage_state *ss, double *act_arr,
+		    const double *vscale, int stage, struct stage_state *ss, double *act_arr,
 		    double *grad_arr, double *last_w, struct des_result *r)
 {
 	const int pp = s->pp, nv = s->pp * s->vp;
@@ -152,7 +173,7 @@ static long advance(const struct pipe_schedule *s, const struct des_costs *c,
 				grad_arr[cell - m] = end;
 			break;
 		default:
-			d = op_duration(c, op->kind, vs, nv, ss->scale);
+			d = op_duration(c, op->kind, vs, nv, vscale[vs]);
 			start = ss->t;
 			end = start + d;
 			ss->t = ss->last_end = end;
@@ -237,7 +258,7 @@ enum pplan_status des_run(const struct pipe_schedule *s,
 	const int pp = s->pp, vp = s->vp, nv = pp * vp;
 	const long m = s->microbatches, cells = (long)nv * m;
 	struct stage_state *ss = NULL;
-	double *arr = NULL, *last_w = NULL, span = 0;
+	double *arr = NULL, *last_w = NULL, *vscale = NULL, span = 0;
 	long left = s->nops, ran;
 
 	memset(r, 0, sizeof *r);
@@ -251,9 +272,11 @@ enum pplan_status des_run(const struct pipe_schedule *s,
 	ss = calloc((size_t)pp, sizeof *ss);
 	arr = malloc(sizeof *arr * (size_t)(2 * cells));
 	last_w = calloc((size_t)(2 * nv), sizeof *last_w);
+	vscale = malloc(sizeof *vscale * (size_t)nv);
 	r->stage = calloc((size_t)pp, sizeof *r->stage);
-	if (!ss || !arr || !last_w || !r->stage)
+	if (!ss || !arr || !last_w || !vscale || !r->stage)
 		goto nomem;
+	chunk_scales(&c->split, pp, vp, vscale);
 	r->dp_buckets_per_stage = vp * c->dp_buckets;
 	if (flags & DES_TIMES) {
 		r->op_start_s = malloc(sizeof(double) * (size_t)(2 * s->nops));
@@ -270,13 +293,12 @@ enum pplan_status des_run(const struct pipe_schedule *s,
 		ss[i].pos = s->first[i];
 		ss[i].end = s->first[i + 1];
 		ss[i].first_fwd = -1.0;
-		ss[i].scale = stage_scale(&c->split, pp, i);
 	}
 
 	do {
 		ran = 0;
 		for (int i = 0; i < pp; i++)
-			ran += advance(s, c, i, &ss[i], arr, arr + cells,
+			ran += advance(s, c, vscale, i, &ss[i], arr, arr + cells,
 				       last_w + 2 * vp * i, r);
 		left -= ran;
 	} while (ran > 0 && left > 0);
@@ -338,6 +360,7 @@ done:
 	free(ss);
 	free(arr);
 	free(last_w);
+	free(vscale);
 	return st;
 }
 

@@ -18,7 +18,7 @@
 #                                 OOM verdicts agreeing       3/3      3/3
 #   holdout/llm-foundry.json      step-time MAPE              13.0 %   12.3 %
 #                                 OOM verdicts agreeing       89/94    89/94
-#   holdout/moe.json              step-time MAPE              18.5 %   17.9 %
+#   holdout/moe.json              step-time MAPE              18.5 %   18.2 %
 #                                 OOM verdicts agreeing       97/97    97/97
 #
 # A held-out file without a line in BOUNDS below fails: every file there is

@@ -877,24 +877,30 @@ Test(cases, fallback_takes_the_least_knob_that_fits)
  * runs it with a layout string, and the case is priced at the balanced
  * one (sim/MODEL.md 6.1: ranks of 14, 16, 16 and 15 layers), said;
  * NeMo 2.0 (25.04), which takes no string, leaves it unpredicted. */
-#define LAYERS61(fw, ver) \
+#define LAYERS61(fw, ver) LAYERS61_WITH(fw, ver, "")
+#define LAYERS61_WITH(fw, ver, more) \
 	"{\"id\": \"" ver "\", \"source\": \"s\", \"framework\": {\"name\": \"" fw "\"," \
 	" \"version\": \"" ver "\"}, \"model\": {\"name\": \"l61\", \"seq_length\": 4096," \
 	" \"num_layers\": 61, \"hidden_size\": 4096, \"ffn_hidden_size\": 14336," \
 	" \"num_attention_heads\": 32, \"num_kv_heads\": 8, \"vocab_size\": 128256," \
 	" \"mlp\": \"swiglu\"}, \"hardware\": {\"gpu\": \"B200\", \"num_gpus\": 64}," \
 	" \"layout\": {\"tp\": 1, \"pp\": 4, \"vp\": 4, \"dp\": 16, \"micro_batch_size\": 1," \
-	" \"global_batch_size\": 256, \"precision\": \"bf16\"}, \"measured\": {\"step_time_s\": 5.0}}"
+	" \"global_batch_size\": 256, \"precision\": \"bf16\"" more "}, \"measured\": {\"step_time_s\": 5.0}}"
 Test(cases, no_split_takes_the_balanced_layout_string)
 {
 	static const char text[] = "{\"schema\": \"pplan.cases/1\", \"cases\": ["
-		LAYERS61("megatron-bridge", "25.11") "," LAYERS61("nemo", "25.04") "]}";
+		LAYERS61("megatron-bridge", "25.11") "," LAYERS61("nemo", "25.04") ","
+		LAYERS61_WITH("megatron-bridge", "25.09",
+			      ", \"pipeline_model_parallel_layout\": \"Et*3(|t*4)*11|t*3(|t*4)*2|t*3L\"") ","
+		LAYERS61_WITH("megatron-bridge", "0.2",
+			      ", \"pipeline_model_parallel_layout\": \"Et*3(|t*4)*11|t*3(|t*4)*2|t*4L\"") "]}";
+	struct prediction q;
 	int n = 0;
 	struct vcase *cs = load_text(text, &n);
 	struct prediction p;
 	struct perr e = { "" };
 
-	cr_assert_eq(n, 2);
+	cr_assert_eq(n, 4);
 	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
 	cr_assert_eq(cs[0].layout.pp_table, pp_table_balanced(61, 4, 4));
 	cr_expect_eq(layout_stage_layers(&cs[0].layout, 61, PART_FIRST_LAST, 0), 14);
@@ -903,6 +909,16 @@ Test(cases, no_split_takes_the_balanced_layout_string)
 		  "%s", cs[0].assumed);
 	cr_assert_eq(vcase_predict(&cs[0], &p, &e), PPLAN_OK, "%s", e.msg);
 	cr_expect_gt(p.step_time_s, 0);
+	/* the same string given by the case: the same table and step */
+	cr_assert(cs[2].predictable, "%s", cs[2].skip_reason);
+	cr_expect_eq(cs[2].layout.pp_table, cs[0].layout.pp_table);
+	cr_expect(strstr(cs[2].assumed, "the split of its pipeline layout"), "%s", cs[2].assumed);
+	cr_assert_eq(vcase_predict(&cs[2], &q, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_float_eq(q.step_time_s, p.step_time_s, 1e-12 * p.step_time_s);
+	/* one layer too many: that case alone not predicted, with the count */
+	cr_expect_not(cs[3].predictable);
+	cr_expect(strstr(cs[3].skip_reason, "places 62 transformer layers, the model has 61"), "%s",
+		  cs[3].skip_reason);
 	cr_expect_not(cs[1].predictable, "NeMo 2.0 takes no layout string");
 	cr_expect(strstr(cs[1].skip_reason, "pp does not divide layers") ||
 		  strstr(cs[1].skip_reason, "pipeline layout"), "%s", cs[1].skip_reason);

@@ -524,3 +524,37 @@ Test(des, uneven_stages_scale_their_ops)
 	des_result_free(&r);
 	schedule_free(s);
 }
+
+/* A layout string's chunks each take their own layers, not their
+ * stage's mean.  pp 2 x vp 2, two microbatches, forwards only (B = 0),
+ * a layer 0.5 s (the reference stage's 4 layers over vp 2 = 1 s a
+ * chunk).  Chunks of 1, 3, 3, 1 layers (virtual stages 0-3; ranks of 4
+ * each, as 2, 2, 2, 2), by hand in layers: rank 0 runs mb0 and mb1 on
+ * v0 in [0,1] and [1,2]; rank 1 on v1 in [1,4] and [4,7]; rank 0 on v2
+ * in [4,7] and [7,10]; rank 1 on v3 in [7,8] and [10,11]: 11 layers,
+ * 5.5 s.  Chunks of 2: [0,2] [2,4]; [2,4] [4,6]; [4,6] [6,8]; [6,8]
+ * [8,10]: 10 layers, 5 s.  Each stage's mean would price both alike. */
+Test(des, free_form_chunks_take_their_own_layers)
+{
+	struct pipe_schedule *s = build(SCHED_INTERLEAVED, 2, 2, 2);
+	struct des_costs k = uniform(SCHED_INTERLEAVED);
+	struct des_result r;
+	int uneven[4] = { 1, 3, 3, 1 }, even[4] = { 2, 2, 2, 2 };
+
+	k.bwd_s = 0;
+	k.split.layers = 8;
+	k.split.ref = 4;
+	k.split.vp = 2;
+	k.split.partition = PART_FIRST_LAST;
+	k.split.pp_table = pp_table_intern(2, 2, uneven);
+	run(s, &k, 0, &r);
+	cr_expect_float_eq(r.pipeline_span_s, 5.5, 1e-12, "span %g", r.pipeline_span_s);
+	cr_expect_float_eq(r.stage[0].busy_s, 4.0, 1e-12);
+	cr_expect_float_eq(r.stage[1].busy_s, 4.0, 1e-12);
+	des_result_free(&r);
+	k.split.pp_table = pp_table_intern(2, 2, even);
+	run(s, &k, 0, &r);
+	cr_expect_float_eq(r.pipeline_span_s, 5.0, 1e-12, "span %g", r.pipeline_span_s);
+	des_result_free(&r);
+	schedule_free(s);
+}

@@ -33,9 +33,12 @@ while read -r model gpus layout extra; do
 	# shellcheck disable=SC2086
 	"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $extra --json "$tmp/$n.json" \
 		>/dev/null 2>&1 || { echo "pplan predict --json failed for $model $layout $extra"; exit 1; }
+	pl= # a layout string is the split the layout's vp needs
+	case $extra in --pipeline-layout=*) pl=$extra ;; esac
 	case $layout in *ep=*) ;; *)
-		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" --emit deepspeed \
-			>"$tmp/$n.deepspeed.json" 2>/dev/null || exit 1 ;;
+		# shellcheck disable=SC2086
+		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $pl --emit deepspeed \
+			>"$tmp/$n.deepspeed.json" 2>"$tmp/err" || { echo "pplan --emit deepspeed failed for $model $layout"; cat "$tmp/err"; exit 1; } ;;
 	esac
 done <<CASES
 llama3-8b 8 tp=2,dp=4,gbs=32,mbs=1,zero=3
@@ -52,6 +55,7 @@ llama3-8b 8 tp=2,dp=4,gbs=64,mbs=1,zero=1 --precision=fp8-blockwise
 llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=fp8-cs
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 deepseek-v3 1024 tp=2,pp=16,vp=2,dp=32,ep=64,etp=1,gbs=8192,mbs=1 --pipeline-layout=Et|(tt|)*30mL
+llama3-70b 64 tp=8,pp=4,vp=3,dp=2,gbs=64,mbs=1 --pipeline-layout=Et*6(|t*7)*7|t*6(|t*7)*2|t*5L
 gpt-oss-120b 64 dp=64,ep=8,gbs=256,mbs=1,zero=3
 gpt3-1.3b 8 dp=8,gbs=64,mbs=1,zero=1
 mixtral-8x7b 64 tp=2,dp=32,ep=8,gbs=256,mbs=1
