@@ -461,12 +461,7 @@ enum megatron_split layout_split_megatron(struct layout *l, int layers)
 int layout_table_ok(const struct layout *l, int layers)
 {
 	const struct pp_table *t = l->pp_table;
-	long n = 0;
-	if (!t || t->pp != l->pp || t->vp != (l->vp > 0 ? l->vp : 1))
-		return 0;
-	for (int v = 0; v < t->pp * t->vp; v++)
-		n += t->chunk[v];
-	return n == layers;
+	return t && t->pp == l->pp && t->vp == (l->vp > 0 ? l->vp : 1) && t->layers == layers;
 }
 
 int layout_chunk_layers(const struct layout *l, int layers, int v, int *first)
@@ -477,8 +472,7 @@ int layout_chunk_layers(const struct layout *l, int layers, int v, int *first)
 		return layout_edge_chunk(l, layers, v, first);
 	if (!layout_table_ok(l, layers) || v < 0 || v >= t->pp * t->vp)
 		return 0;
-	for (int u = 0; u < v; u++)
-		*first += t->chunk[u];
+	*first = t->first[v];
 	return t->chunk[v];
 }
 
@@ -702,8 +696,8 @@ void reject_describe(enum reject r, const struct layout *l,
 		struct layout split = *l;
 		const struct pp_table *t = pp_table_balanced(m->layers, l->pp, l->vp);
 		if (layout_split_megatron(&split, m->layers) == SPLIT_EDGES)
-			snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage; add pp_embed=on,pp_loss=on to count the embedding and the loss as layers of the split (%d units over %d chunks, Megatron's --account-for-embedding/loss-in-pipeline-split)",
-				 l->vp, m->layers / (l->pp > 0 ? l->pp : 1), m->layers + 2, l->pp * l->vp);
+			snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage; add pp_embed=on,pp_loss=on to count the embedding and the loss as layers of the split (%d units over %ld chunks, Megatron's --account-for-embedding/loss-in-pipeline-split)",
+				 l->vp, m->layers / (l->pp > 0 ? l->pp : 1), m->layers + 2, (long)l->pp * l->vp);
 		else if (t)
 			snprintf(buf, len, "vp=%d does not divide the %d layers per pipeline stage; Megatron-Core 0.13 and later split them with a pipeline layout string: '%s' is balanced",
 				 l->vp, m->layers / (l->pp > 0 ? l->pp : 1), t->text);

@@ -156,6 +156,7 @@ struct pp_table {
 	int pp, vp, layers;
 	const char *text;   /* Megatron's layout string for it */
 	const int *chunk;   /* [pp * vp] */
+	const int *first;   /* [pp * vp]: the layers before virtual stage v */
 };
 /* The interned table of these chunks (NULL: pp x vp out of range or no
  * memory); its text is written from the chunks. */

@@ -237,10 +237,11 @@ static int put_text(char *buf, size_t len, size_t *o, const char *s)
 
 int pp_table_format(int pp, int vp, const int *chunk, char *buf, size_t len)
 {
-	int n = pp * vp;
+	int n;
 	size_t o = 0;
-	if (len == 0 || n < 1)
+	if (len == 0 || pp < 1 || vp < 1 || (long)pp * vp > PP_TABLE_MAX_CHUNKS)
 		return -1;
+	n = pp * vp;
 	buf[0] = '\0';
 	if (put_text(buf, len, &o, "E") || put_body(buf, len, &o, chunk[0]))
 		return -1;
@@ -269,15 +270,16 @@ int pp_table_format(int pp, int vp, const int *chunk, char *buf, size_t len)
 
 const struct pp_table *pp_table_intern(int pp, int vp, const int *chunk)
 {
-	int n = pp * vp;
+	int n;
 	long layers = 0;
 	char text[PP_LAYOUT_MAX];
 	struct table_node *node;
-	int *copy;
+	int *copy, *first;
 	char *t;
 
 	if (pp < 1 || vp < 1 || (long)pp * vp > PP_TABLE_MAX_CHUNKS)
 		return NULL;
+	n = pp * vp;
 	for (int v = 0; v < n; v++) {
 		if (chunk[v] < 0)
 			return NULL;
@@ -293,19 +295,24 @@ const struct pp_table *pp_table_intern(int pp, int vp, const int *chunk)
 		return NULL;
 	node = calloc(1, sizeof *node);
 	copy = malloc(sizeof *copy * (size_t)n);
+	first = malloc(sizeof *first * (size_t)n);
 	t = malloc(strlen(text) + 1);
-	if (!node || !copy || !t) {
+	if (!node || !copy || !first || !t) {
 		free(node);
 		free(copy);
+		free(first);
 		free(t);
 		return NULL;
 	}
 	memcpy(copy, chunk, sizeof *copy * (size_t)n);
+	for (int v = 0, sum = 0; v < n; sum += chunk[v], v++)
+		first[v] = sum;
 	strcpy(t, text);
 	node->t.pp = pp;
 	node->t.vp = vp;
 	node->t.layers = (int)layers;
 	node->t.chunk = copy;
+	node->t.first = first;
 	node->t.text = t;
 	node->next = interned;
 	interned = node;
@@ -314,12 +321,15 @@ const struct pp_table *pp_table_intern(int pp, int vp, const int *chunk)
 
 const struct pp_table *pp_table_balanced(int layers, int pp, int vp)
 {
-	int n = pp * vp, chunk[PP_TABLE_MAX_CHUNKS], rank_units[LAYOUT_PP_LAYOUT_RANKS] = { 0 };
+	int n, chunk[PP_TABLE_MAX_CHUNKS], rank_units[LAYOUT_PP_LAYOUT_RANKS] = { 0 };
 	long units = (long)layers + 2, q, r;
 
+	/* pp and vp as a layout string or a file gives them: their product
+	 * in 64 bits before it is an int */
 	if (pp < 2 || vp < 1 || (long)pp * vp > PP_TABLE_MAX_CHUNKS || pp > LAYOUT_PP_LAYOUT_RANKS ||
 	    layers < 1)
 		return NULL;
+	n = pp * vp;
 	q = units / n;
 	r = units % n;
 	for (int v = 0; v < n; v++)
