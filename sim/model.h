@@ -204,7 +204,9 @@ const struct model_spec *model_zoo(int *n);
 const struct model_spec *model_find(const char *name);
 /* The zoo model a source's name means ("Llama-3.1-405B", "Meta-Llama-3-8B",
  * "Mixtral-8x7B-v0.1", "GPT-3 175B"): punctuation, case, a hub
- * organisation and -hf/-base/-instruct/-chat/version tails ignored. */
+ * organisation and -hf/-base/-instruct/-chat/version tails ignored; a
+ * name without its size ("StarCoder", "BloombergGPT") means the zoo's one
+ * model of that name, none where the zoo has several sizes ("Llama-3"). */
 const struct model_spec *model_find_loose(const char *name);
 /* The zoo model whose total parameter count is nearest to params. */
 const struct model_spec *model_nearest(double params);
@@ -213,7 +215,7 @@ const struct model_spec *model_nearest(double params);
 enum pplan_status model_load(const char *path, struct model_spec *model,
 			     struct perr *err);
 
-/* A zoo name or a file path. */
+/* A zoo name (as model_find_loose reads it) or a file path. */
 enum pplan_status model_resolve(const char *name_or_file, struct model_spec *model,
 				struct perr *err);
 

@@ -365,6 +365,12 @@ enum pplan_status model_resolve(const char *name_or_file, struct model_spec *m,
 	if (strchr(name_or_file, '/') ||
 	    (n > 5 && model_name_eq(name_or_file + n - 5, ".json")))
 		return model_load(name_or_file, m, e);
+	/* "Meta-Llama-3-8B", "StarCoder": the header names the entry taken */
+	z = model_find_loose(name_or_file);
+	if (z) {
+		*m = *z;
+		return PPLAN_OK;
+	}
 	{
 		int nz;
 		const struct model_spec *zoo = model_zoo(&nz);

@@ -73,6 +73,28 @@ static const struct model_spec zoo[] = {
 	/* BLOOM, BigScience 2022 (arXiv:2211.05100) and the bigscience/bloom
 	 * config.json; ALiBi, no position embeddings. */
 	BLOOM("bloom-176b", 70, 14336, 112, 250880, 2048),
+	/* BloombergGPT (Wu et al. 2023, arXiv:2303.17564): BLOOM's layer,
+	 * 70 of width 7680 (40 heads), a 131072-token vocabulary. */
+	BLOOM("bloomberggpt-50b", 70, 7680, 40, 131072, 2048),
+	/* GPT-NeoX-20B (Black et al. 2022, arXiv:2204.06745; the EleutherAI
+	 * config.json): 44 layers of 6144 (64 heads of 96), attention and
+	 * MLP in parallel behind their own LayerNorms, rotary over a quarter
+	 * of each head, untied, no dropout, a 50432-token padded vocabulary. */
+	{ .name = "gpt-neox-20b", .layers = 44, .hidden = 6144, .ffn = 24576, .heads = 64,
+	  .kv_heads = 64, .head_dim = 96, .vocab = 50432, .seq = 2048, .mlp = MLP_GELU,
+	  .norm = NORM_LAYERNORM, .linear_bias = 1, .rope_theta = 10000, .rope_percent = 0.25,
+	  .norm_eps = 1e-5, .no_dropout = 1 },
+	/* StarCoder / StarCoderBase 15.5B (Li et al. 2023, arXiv:2305.06161;
+	 * the bigcode config.json, gpt_bigcode): 40 layers of 6144, 48 heads
+	 * with one shared K/V head (multi-query), 4h GeLU MLP, learned
+	 * positions for its 8192 tokens, tied, dropout 0.1. */
+	{ .name = "starcoder-15b", .layers = 40, .hidden = 6144, .ffn = 24576, .heads = 48,
+	  .kv_heads = 1, .head_dim = 128, .vocab = 49152, .seq = 8192, .mlp = MLP_GELU,
+	  .norm = NORM_LAYERNORM, .tied_embeddings = 1, .linear_bias = 1, .pos_embedding = 8192,
+	  .norm_eps = 1e-5 },
+	/* TinyLlama 1.1B (Zhang et al. 2024, arXiv:2401.02385; its
+	 * config.json): Llama 2's layer, 22 of 2048, 4 K/V heads. */
+	LLAMA("tinyllama-1.1b", 22, 2048, 5632, 32, 4, 32000, 2048, .rope_theta = 10000),
 	/* Llama 2 (Touvron et al. 2023) and Llama 3/3.1 (Dubey et al. 2024,
 	 * Table 3), dimensions from the meta-llama config.json files; seq is
 	 * the pretraining length (4096; 8192 before long-context training). */
@@ -144,6 +166,18 @@ static const struct model_spec zoo[] = {
 	  .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
 	  .rope_theta = 10000, .rope_scaling = "yarn", .rope_factor = 40, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
+	/* Kimi K2 (Moonshot AI, 2025; moonshotai/Kimi-K2-Instruct config.json):
+	 * DeepSeek-V3's architecture with 384 routed experts, 64 heads, one
+	 * dense layer, no routing groups (n_group 1), a 163840-token
+	 * vocabulary; card: 1.04 T total, 32 B activated. */
+	{ .name = "kimi-k2", .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 64,
+	  .kv_heads = 64, .head_dim = 192, .vocab = 163840, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 384, .top_k = 8, .moe_ffn = 2048,
+	  .shared_experts = 1, .dense_layers = 1,
+	  .router_sigmoid = 1, .router_expert_bias = 1, .router_scale = 2.827, .q_lora_rank = 1536,
+	  .kv_lora_rank = 512, .qk_rope_dim = 64, .qk_nope_dim = 128, .v_head_dim = 128,
+	  .rope_theta = 50000, .rope_scaling = "yarn", .rope_factor = 32, .norm_eps = 1e-6,
+	  .no_dropout = 1 },
 	/* Qwen2-57B-A14B (Qwen2 report, arXiv:2407.10671) and Qwen3-MoE
 	 * (arXiv:2505.09388), the Qwen config.json files: Qwen2's gated shared
 	 * expert and QKV biases, Qwen3's Q/K norms; seq 4096, the first
@@ -165,6 +199,32 @@ static const struct model_spec zoo[] = {
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1,
 	  .rope_theta = 1e6, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
+	/* Qwen3-Next 80B-A3B (Qwen/Qwen3-Next-80B-A3B config.json, 2025):
+	 * Gated DeltaNet mixers with every 4th layer gated attention (heads
+	 * of 256, rotary over a quarter), 512 experts of 512 (top 10) and a
+	 * gated shared expert on every layer; 79.67 B total, 3.87 B active. */
+	{ .name = "qwen3-next-80b-a3b", .layers = 48, .hidden = 2048, .ffn = 5120, .heads = 16,
+	  .kv_heads = 2, .head_dim = 256, .vocab = 151936, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 512, .top_k = 10, .moe_ffn = 512,
+	  .shared_experts = 1, .shared_ffn = 512, .moe_every = 1, .shared_gate = 1, .qk_norm = 1,
+	  .rope_theta = 1e7, .rope_percent = 0.25, .norm_eps = 1e-6,
+	  .mixers = "GGGAGGGAGGGAGGGAGGGAGGGAGGGAGGGAGGGAGGGAGGGAGGGA",
+	  .ffns = "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE",
+	  .gdn_k_heads = 16, .gdn_v_heads = 32, .gdn_k_dim = 128, .gdn_v_dim = 128, .gdn_conv = 4,
+	  .attn_out_gate = 1, .no_dropout = 1 },
+	/* NVIDIA Nemotron 3 Nano 30B-A3B (nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B
+	 * config.json, 2025): Nemotron-H's one-block layers, 23 Mamba-2, 6
+	 * attention (32 heads, 2 K/V) and 23 MoE of 128 squared-ReLU experts
+	 * (top 6, sigmoid router) with one shared of 3712; 31.6 B total. */
+	{ .name = "nemotron3-nano-30b-a3b", .layers = 52, .hidden = 2688, .ffn = 1856, .heads = 32,
+	  .kv_heads = 2, .head_dim = 128, .vocab = 131072, .seq = 8192, .mlp = MLP_SQUARED_RELU,
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 6, .moe_ffn = 1856,
+	  .shared_experts = 1, .shared_ffn = 3712, .router_sigmoid = 1, .router_expert_bias = 1,
+	  .router_scale = 2.5, .rope_theta = 10000, .norm_eps = 1e-5,
+	  .mixers = "M-M-MA-M-M-MA-M-M-MA-M-M-MA-M-M-MA-M-M-M-MA-M-M-M-M-",
+	  .ffns = "-E-E--E-E-E--E-E-E--E-E-E--E-E-E--E-E-E-E--E-E-E-E-E",
+	  .mamba_heads = 64, .mamba_head_dim = 64, .mamba_groups = 8, .mamba_state = 128,
+	  .mamba_conv = 4, .mamba_chunk = 128, .no_dropout = 1 },
 	/* Llama 4 (Meta's model cards and config.json files, 2025): one
 	 * routed expert of 8192 and one ungated shared expert of the same
 	 * width per MoE layer, a sigmoid router; Scout's 16 experts on every
@@ -222,11 +282,12 @@ const struct model_spec *model_find(const char *name)
 
 /* A model name as sources write it, squeezed: lower case, letters,
  * digits and dots only; a hub id's organisation, a leading "meta" before
- * "llama" and trailing "hf", "base", "instruct", "chat" and version tags
+ * "llama" or "nvidia" before "nemotron", and trailing "hf", "base",
+ * "instruct", "chat", the weights' dtype ("bf16", "fp8") and version tags
  * ("v0.1") dropped.  0 when it does not fit. */
 static int squeeze_model_name(const char *s, char *k, size_t len)
 {
-	static const char *const tails[] = { "hf", "base", "instruct", "chat", NULL };
+	static const char *const tails[] = { "hf", "base", "instruct", "chat", "bf16", "fp8", NULL };
 	const char *slash = strrchr(s, '/');
 	int again = 1;
 
@@ -236,6 +297,8 @@ static int squeeze_model_name(const char *s, char *k, size_t len)
 		return 0;
 	if (!strncmp(k, "metallama", 9))
 		memmove(k, k + 4, strlen(k + 4) + 1);
+	else if (!strncmp(k, "nvidianemotron", 14))
+		memmove(k, k + 6, strlen(k + 6) + 1);
 	while (again) {
 		size_t m = strlen(k), t;
 		char *v;
@@ -258,16 +321,44 @@ static int squeeze_model_name(const char *s, char *k, size_t len)
 	return k[0] != '\0';
 }
 
+/* Is s a size tag as zoo names end: "15b", "1.1b", "30ba3b" (total and
+ * active)? */
+static int size_tag(const char *s)
+{
+	for (int part = 0; part < 2; part++) {
+		size_t n = strspn(s, "0123456789.");
+		if (n == 0 || s[n] != 'b')
+			return 0;
+		s += n + 1;
+		if (*s == '\0')
+			return 1;
+		if (part == 0 && *s++ != 'a')
+			return 0;
+	}
+	return 0;
+}
+
 const struct model_spec *model_find_loose(const char *name)
 {
 	char want[96], have[96];
-	const struct model_spec *z = model_find(name);
+	const struct model_spec *z = model_find(name), *stem = NULL;
+	size_t n;
+	int stems = 0;
 	if (z || !name || !squeeze_model_name(name, want, sizeof want))
 		return z;
-	for (int i = 0; i < ZOO_N; i++)
-		if (squeeze_model_name(zoo[i].name, have, sizeof have) && !strcmp(have, want))
+	n = strlen(want);
+	for (int i = 0; i < ZOO_N; i++) {
+		if (!squeeze_model_name(zoo[i].name, have, sizeof have))
+			continue;
+		if (!strcmp(have, want))
 			return &zoo[i];
-	return NULL;
+		/* "StarCoder", "BloombergGPT": the family's one size */
+		if (!strncmp(have, want, n) && size_tag(have + n)) {
+			stem = &zoo[i];
+			stems++;
+		}
+	}
+	return stems == 1 ? stem : NULL;
 }
 
 /* Ties go to the earlier entry (llama3-8b before llama3.1-8b). */

@@ -413,9 +413,13 @@ refuse "conflicts with 2 nodes of 4 GPUs" search --model llama3-8b --gpus 16 --n
 # ---- --params refuses a zoo model far from the count -----------------------------
 refuse "no dense zoo model is within 20 % of 1.50 T parameters" search --params 1.5T --gpus 64
 refuse "no dense zoo model is within 20 %" search --params 1e30 --gpus 64
-# 47B: Mixtral 8x7B (46.7B) is an MoE model; the nearest dense one, megatron-39b
-# (39.08B), is 47 / 39.08 = 1.203x off: refused rather than silently swapped.
-refuse "the nearest is megatron-39b" search --params 47B --gpus 64
+# 32B: Qwen3-30B-A3B (30.5B) is an MoE model; the nearest dense one, megatron-39b
+# (39.10B), is 39.10 / 32 = 1.22x off: refused rather than silently swapped.
+refuse "the nearest is megatron-39b" search --params 32B --gpus 64
+# 47B: Mixtral 8x7B (46.7B) is an MoE model; BloombergGPT (50.56B), dense, is
+# 50.56 / 47 = 1.08x off and taken
+run search --params 47B --gpus 64 --top 1 &&
+	has "$tmp/out" "bloomberggpt-50b \(the dense zoo model nearest --params 47B\)" "47B: BloombergGPT, not Mixtral"
 
 # ---- plurals ---------------------------------------------------------------------
 run predict --model llama3-8b --gpus 8 --layout dp=8,gbs=8 &&

@@ -129,9 +129,9 @@ ParameterizedTestParameters(hf, published_counts)
 		 * DeltaNet and 12 gated-attention layers, each with 512
 		 * experts (top 10) and a gated shared expert; 79,674,391,296
 		 * total and 3,874,929,408 active as published for it. */
-		{"NVIDIA-Nemotron-3-Nano-30B-A3B.json", "", 31577937344.0, 3580073408.0, 31.6e9,
+		{"NVIDIA-Nemotron-3-Nano-30B-A3B.json", "nemotron3-nano-30b-a3b", 31577937344.0, 3580073408.0, 31.6e9,
 		 0.005, 3.6e9, 0.05e9, ACTIVE_ALL},
-		{"Qwen3-Next-80B-A3B.json", "", 79674391296.0, 3874929408.0, 79674391296.0, 1e-12,
+		{"Qwen3-Next-80B-A3B.json", "qwen3-next-80b-a3b", 79674391296.0, 3874929408.0, 79674391296.0, 1e-12,
 		 3874929408.0, 1.0, ACTIVE_ALL},
 		/* Llama 4 (text_config of the multimodal configs): h 5120,
 		 * a 40, g 8, dh 128.  Attention 5120*5120 + 2*5120*1024 +
@@ -473,6 +473,8 @@ Test(hf, positions_match_the_zoo)
 		{ "Qwen3-30B-A3B.json", "qwen3-30b-a3b" }, { "Qwen3-235B-A22B.json", "qwen3-235b-a22b" },
 		{ "gpt-oss-20b.json", "gpt-oss-20b" },     { "gpt-oss-120b.json", "gpt-oss-120b" },
 		{ "bloom.json", "bloom-176b" },
+		{ "Qwen3-Next-80B-A3B.json", "qwen3-next-80b-a3b" },
+		{ "NVIDIA-Nemotron-3-Nano-30B-A3B.json", "nemotron3-nano-30b-a3b" },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		struct model_spec f = load(pairs[i][0]);

@@ -126,6 +126,36 @@ ParameterizedTestParameters(params, zoo_totals)
 		 * 85,054,464; hV 39,321,600; + 1536 = 124,377,600; + positions
 		 * 2048h 1,572,864 = 125,950,464 (125M). */
 		{"gpt3-125m", 125950464.0, 125e6},
+		/* GPT-NeoX-20B: the Megatron 18B layer (h=6144, 12h^2 + 13h =
+		 * 453,064,704) x44 = 19,934,846,976; untied 2hV = 2*6144*50432
+		 * = 619,708,416; + 2h 12,288 = 20,554,567,680 (Black et al.
+		 * 2022: 20.55B; 96-wide heads change no count). */
+		{"gpt-neox-20b", 20554567680.0, 20.55e9},
+		/* BloombergGPT: h=7680 L=70: 12h^2 + 13h = 707,788,800 +
+		 * 99,840 = 707,888,640 x70 = 49,552,204,800; tied hV
+		 * 1,006,632,960; + 2h 15,360 = 50,558,853,120 (Wu et al.
+		 * 2023: 50.6B; the embedding LayerNorm not counted, as BLOOM). */
+		{"bloomberggpt-50b", 50558853120.0, 50.6e9},
+		/* StarCoder: h=6144 a=48, one K/V head of 128.  attn 6144 x
+		 * (6144 + 256) + 6400 + h^2 + h = 39,328,000 + 37,754,880; MLP
+		 * 8h^2 + 5h = 302,020,608; 2 norms 24,576: 379,128,064 x40 =
+		 * 15,165,122,560; tied hV 301,989,888; positions 8192h
+		 * 50,331,648; + 2h 12,288 = 15,517,456,384 (card: 15.5B). */
+		{"starcoder-15b", 15517456384.0, 15.5e9},
+		/* TinyLlama 1.1B: h=2048 a=32 g=4 f=5632.  attn 2h^2 +
+		 * 2*2048*256 = 9,437,184; MLP 3*2048*5632 = 34,603,008; norms
+		 * 2h: 44,044,288 x22 = 968,974,336; untied 2hV 131,072,000;
+		 * + h = 1,100,048,384 (1.1B). */
+		{"tinyllama-1.1b", 1100048384.0, 1.1e9},
+		/* Kimi K2: DeepSeek-V3's MLA with 64 heads: q_a 7168*1536 +
+		 * 1536, q_b 1536*64*192, kv_a 7168*576 + 512, kv_b 512*64*256,
+		 * o 64*128*7168: 101,124,096; norms 14,336.  The dense layer
+		 * 3*7168*18432 = 396,361,728: 497,500,160.  An MoE layer 385
+		 * experts of 3*7168*2048 = 44,040,192 (16,955,473,920) and the
+		 * router 384*7168 = 2,752,512: 17,059,364,864 x60 =
+		 * 1,023,561,891,840.  Untied 2hV 2,348,810,240 + h 7168:
+		 * 1,026,408,209,408 (Moonshot: 1.04T, within 1.5 %). */
+		{"kimi-k2", 1026408209408.0, 1.026e12},
 	};
 	return cr_make_param_array(struct total_case, cases,
 				   sizeof cases / sizeof cases[0]);
@@ -197,10 +227,11 @@ Test(zoo, every_entry_is_consistent)
 	/* Models whose heads are not h / a wide, as published: MLA's
 	 * 128 + 64, Qwen3-MoE's and GPT-OSS's explicit head_dim. */
 	static const char *const own_head_dim[] = {
-		"deepseek-v2", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b",
-		"gpt-oss-20b", "gpt-oss-120b"};
+		"deepseek-v2", "deepseek-v3", "kimi-k2", "qwen3-30b-a3b", "qwen3-235b-a22b",
+		"qwen3-next-80b-a3b", "nemotron3-nano-30b-a3b", "gpt-oss-20b", "gpt-oss-120b",
+		"gpt-neox-20b"};
 
-	cr_assert_eq(n, 46, "the zoo has %d models", n);
+	cr_assert_eq(n, 53, "the zoo has %d models", n);
 	for (int i = 0; i < n; i++) {
 		struct perr e = {{0}};
 		int own = 0;
@@ -228,6 +259,37 @@ Test(zoo, find_is_case_insensitive)
 	cr_expect_null(model_find("llama3-70"));
 	cr_expect_null(model_find(""));
 	cr_expect_null(model_find(NULL));
+}
+
+/* Names as the papers, cards and hubs write them. */
+Test(zoo, loose_names)
+{
+	static const char *const names[][2] = {
+		{ "GPT-NeoX-20B", "gpt-neox-20b" },
+		{ "EleutherAI/gpt-neox-20b", "gpt-neox-20b" },
+		{ "StarCoder", "starcoder-15b" },
+		{ "bigcode/starcoderbase", "starcoder-15b" },
+		{ "StarCoder 15.5B", NULL },       /* 15.5 is not the zoo's 15 */
+		{ "BloombergGPT", "bloomberggpt-50b" },
+		{ "TinyLlama-1.1B", "tinyllama-1.1b" },
+		{ "TinyLlama", "tinyllama-1.1b" },
+		{ "moonshotai/Kimi-K2-Instruct", "kimi-k2" },
+		{ "Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b" },
+		{ "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron3-nano-30b-a3b" },
+		{ "Grok-1", "grok1-314b" },
+		/* families of several sizes name none */
+		{ "Llama-3", NULL }, { "Qwen3", NULL }, { "GPT-3", NULL }, { "Nemotron-4", NULL },
+		{ "gpt-oss", NULL },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		const struct model_spec *z = model_find_loose(names[i][0]);
+		if (names[i][1]) {
+			cr_expect(z && !strcmp(z->name, names[i][1]), "%s: %s, want %s", names[i][0],
+				  z ? z->name : "none", names[i][1]);
+		} else {
+			cr_expect_null(z, "%s: %s, want none", names[i][0], z ? z->name : "");
+		}
+	}
 }
 
 Test(zoo, published_shapes)
@@ -265,7 +327,9 @@ Test(zoo, nearest)
 	cr_expect_str_eq(model_nearest(175e9)->name, "gpt3-175b");
 	cr_expect_str_eq(model_nearest(176e9)->name, "bloom-176b");
 	cr_expect_str_eq(model_nearest(47e9)->name, "mixtral-8x7b");
-	cr_expect_str_eq(model_nearest(1e15)->name, "megatron-1t");
+	/* far past the zoo: its largest, Kimi K2 (1.026e12 > Megatron 1T's 1.008e12) */
+	cr_expect_str_eq(model_nearest(1e15)->name, "kimi-k2");
+	cr_expect_str_eq(model_nearest(1.01e12)->name, "megatron-1t");
 	cr_expect_null(model_nearest(0));
 	cr_expect_null(model_nearest(-7e9));
 	cr_expect_null(model_nearest(NAN));
@@ -772,6 +836,12 @@ Test(resolve, names_and_files)
 	cr_expect_eq(model_resolve(HF_DIR "gpt2.json", &m, &e), PPLAN_OK,
 		     "%s", e.msg);
 	cr_expect_str_eq(m.name, "gpt2");
+	/* names as sources write them */
+	cr_expect_eq(model_resolve("Meta-Llama-3-8B", &m, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(m.name, "llama3-8b");
+	cr_expect_eq(model_resolve("StarCoder", &m, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(m.name, "starcoder-15b");
+	cr_expect_eq(model_resolve("Llama-3", &m, &e), PPLAN_EINPUT, "two sizes, no guess");
 
 	cr_expect_eq(model_resolve("gpt5-10t", &m, &e), PPLAN_EINPUT);
 	cr_expect_str_eq(e.msg, "unknown model 'gpt5-10t': neither a zoo name nor a "
