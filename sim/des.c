@@ -68,20 +68,26 @@ static double op_duration(const struct des_costs *c, int kind, int vs, int nv,
 	return 0;
 }
 
+/* The split as a layout of pp stages and vp chunks each. */
+static void split_layout(const struct des_split *sp, int pp, int vp, struct layout *l)
+{
+	layout_default(l);
+	l->pp = pp;
+	l->vp = vp;
+	l->pp_first = sp->pp_first;
+	l->pp_last = sp->pp_last;
+	l->pp_embed = sp->pp_embed;
+	l->pp_loss = sp->pp_loss;
+	l->pp_table = sp->pp_table;
+}
+
 /* Stage i's layers over the reference stage's (1 when all are alike). */
 static double stage_scale(const struct des_split *sp, int pp, int stage)
 {
 	struct layout l;
 	if (sp->ref <= 0 || sp->layers <= 0)
 		return 1.0;
-	layout_default(&l);
-	l.pp = pp;
-	l.pp_first = sp->pp_first;
-	l.pp_last = sp->pp_last;
-	l.vp = sp->vp > 0 ? sp->vp : 1;
-	l.pp_embed = sp->pp_embed;
-	l.pp_loss = sp->pp_loss;
-	l.pp_table = sp->pp_table;
+	split_layout(sp, pp, sp->vp > 0 ? sp->vp : 1, &l);
 	return (double)layout_stage_layers(&l, sp->layers, sp->partition, stage) / sp->ref;
 }
 
@@ -92,19 +98,12 @@ static double stage_scale(const struct des_split *sp, int pp, int stage)
 static void chunk_scales(const struct des_split *sp, int pp, int vp, double *out)
 {
 	struct layout l;
-	int first;
-	layout_default(&l);
-	l.pp = pp;
-	l.vp = vp;
-	l.pp_embed = sp->pp_embed;
-	l.pp_loss = sp->pp_loss;
-	l.pp_table = sp->pp_table;
-	for (int v = 0; v < pp * vp; v++) {
-		if (sp->ref > 0 && sp->layers > 0 && sp->vp == vp && (l.pp_table || l.pp_embed || l.pp_loss))
-			out[v] = (double)layout_chunk_layers(&l, sp->layers, v, &first) * vp / sp->ref;
-		else
-			out[v] = stage_scale(sp, pp, v % pp);
-	}
+	int first, own = sp->ref > 0 && sp->layers > 0 && sp->vp == vp &&
+			 (sp->pp_table || sp->pp_embed || sp->pp_loss);
+	split_layout(sp, pp, vp, &l);
+	for (int v = 0; v < pp * vp; v++)
+		out[v] = own ? (double)layout_chunk_layers(&l, sp->layers, v, &first) * vp / sp->ref
+			     : stage_scale(sp, pp, v % pp);
 }
 
 static enum pplan_status check_costs(const struct des_costs *c,

@@ -677,16 +677,16 @@ void reject_describe(enum reject r, const struct layout *l,
 	case REJECT_PP_LAYERS: {
 		struct layout split = *l;
 		enum megatron_split how = layout_split_megatron(&split, m->layers);
+		const struct pp_table *t = pp_table_balanced(m->layers, l->pp, l->vp);
 		if (how == SPLIT_EDGES)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; add pp_embed=on,pp_loss=on to count the embedding and the loss as layers of the split (%d units, Megatron's --account-for-embedding/loss-in-pipeline-split)",
 				 l->pp, m->layers, m->name, m->layers + 2);
 		else if (how == SPLIT_UNEVEN)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; for Megatron's uneven stages add pp_first=%d,pp_last=%d to the layout",
 				 l->pp, m->layers, m->name, split.pp_first, split.pp_last);
-		else if (pp_table_balanced(m->layers, l->pp, l->vp))
+		else if (t)
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s; Megatron-Core 0.13 and later split them with a pipeline layout string: '%s' is balanced",
-				 l->pp, m->layers, m->name,
-				 pp_table_balanced(m->layers, l->pp, l->vp)->text);
+				 l->pp, m->layers, m->name, t->text);
 		else
 			snprintf(buf, len, "pp=%d does not divide the %d layers of %s", l->pp,
 				 m->layers, m->name);
