@@ -24,7 +24,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pplan fit RUNS.json --out PROFILE [--closed-form] [--per-case-weights]\n"
-		"                 [--rounds N] [--constants A,B,...] [--quiet]\n\n"
+		"                 [--rounds N] [--constants A,B,...] [--profile FILE] [--quiet]\n\n"
 		"  RUNS.json            measured runs in pplan.cases/1\n"
 		"  --out PROFILE        write the fitted constants as pplan.profile/1\n"
 		"  --closed-form        price pipelines by the closed forms while fitting\n"
@@ -32,12 +32,14 @@ static void usage(FILE *f)
 		"  --rounds N           at most N passes over the constants (default %d)\n"
 		"  --constants A,B,...  move these constants only (default: those marked fitted,\n"
 		"                       sim/MODEL.md 11); the rest stay at their priors\n"
+		"  --profile FILE       start from this profile's constants (pplan.profile/1); those\n"
+		"                       not moved keep its values, not the priors\n"
 		"  --quiet              no table of constants\n",
 		400);
 }
 
 struct fit_args {
-	const char *path, *out;
+	const char *path, *out, *profile;
 	int closed_form, quiet;
 	struct fit_options fo;
 	unsigned char mask[FIT_MAX_CONSTANTS];
@@ -53,6 +55,7 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		{ "per-case-weights", no_argument, NULL, 'w' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "constants", required_argument, NULL, 'c' },
+		{ "profile", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -88,6 +91,7 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
 		case 'F': a->closed_form = 1; break;
 		case 'w': a->fo.per_case_weights = 1; break;
 		case 'q': a->quiet = 1; break;
+		case 'p': a->profile = optarg; break;
 		case 'c': {
 			struct perr e = { "" };
 			if (fit_mask_parse(optarg, a->mask, &e) != PPLAN_OK) {
@@ -192,13 +196,17 @@ static void describe_fit(const struct fit_args *g, const struct vcase *cases, in
 }
 
 static void print_constants(const struct fit_result *prior, const struct fit_result *fr,
-			    const unsigned char *mask)
+			    const unsigned char *mask, const struct cost_params *start)
 {
 	int nt;
 	const struct cost_param_info *t = cost_param_table(&nt);
 	struct cost_params pp;
-	cost_params_prior(&pp);
-	printf("#  %-24s %10s %10s %18s %6s\n", "constant", "prior", "fitted", "range", "unit");
+	if (start)
+		pp = *start;
+	else
+		cost_params_prior(&pp);
+	printf("#  %-24s %10s %10s %18s %6s\n", "constant", start ? "start" : "prior", "fitted",
+	       "range", "unit");
 	for (int i = 0; i < nt; i++) {
 		char range[48];
 		if (mask ? !mask[i] : !t[i].fitted)
@@ -219,20 +227,35 @@ int cmd_fit(int argc, char **argv)
 	struct fit_result fr, prior;
 	struct cost_params pp;
 	struct profile p;
+	const struct cost_params *start = NULL;
 	int n = 0, rc = parse_args(argc, argv, &g);
 	struct perr e = { "" };
 	enum pplan_status st;
 
 	if (rc >= 0)
 		return rc;
+	cost_params_prior(&pp);
+	if (g.profile) {
+		/* the starting point: the file's constants, the rest embedded */
+		profile_init(&p);
+		st = profile_load(g.profile, &p, &e);
+		if (st == PPLAN_OK && !p.has_constants)
+			st = perr_set(&e, PPLAN_EINPUT, "%s: the profile has no constants to start from",
+				      g.profile);
+		if (st == PPLAN_OK)
+			pp = p.constants;
+		profile_free(&p);
+		if (st != PPLAN_OK)
+			return cli_fail(st, &e);
+		start = &pp;
+	}
 	st = cases_load(g.path, &cases, &n, &e);
 	if (st != PPLAN_OK)
 		return cli_fail(st, &e);
 	for (int i = 0; i < n; i++)
 		cases[i].opts.use_des = !g.closed_form;
-	cost_params_prior(&pp);
 	fit_errors(cases, n, NULL, &pp, g.fo.per_case_weights, &prior);
-	st = fit_run(cases, n, NULL, NULL, &g.fo, &fr, &e);
+	st = fit_run(cases, n, NULL, start, &g.fo, &fr, &e);
 	if (st != PPLAN_OK) {
 		free(cases);
 		return cli_fail(st, &e);
@@ -244,7 +267,7 @@ int cmd_fit(int argc, char **argv)
 	printf("# pplan fit %s: %d runs, %d sources, %ld evaluations\n", g.path, n,
 	       fr.n_sources, fr.evaluations);
 	if (!g.quiet)
-		print_constants(&prior, &fr, g.fo.moves);
+		print_constants(&prior, &fr, g.fo.moves, start);
 	if (st == PPLAN_OK)
 		printf("# wrote %s\n", g.out);
 	free(cases);

@@ -23,7 +23,7 @@ struct band_row {
 static const struct band_row bands[] = {
 	{ ARCH_AMPERE, 0, 40, -9.3, 5.6 },
 	{ ARCH_HOPPER, 0, 25, -4.0, 8.3 },
-	{ ARCH_HOPPER, 1, 32, -13.0, 1.7 },
+	{ ARCH_HOPPER, 1, 32, -15.1, 2.5 },
 };
 
 #define MEM_N 17

@@ -281,6 +281,11 @@ static void moe_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 	struct layer_cost one = { 0 };
 
 	mlp_gemms(x, rows, (double)model_expert_ffn(m) / etp, &one);
+	/* each local expert's fixed cost: forward, and twice it backward
+	 * (its data- and weight-gradient GEMMs, one share each) */
+	one.gemm_f += x->k->moe_expert_fixed_us * 1e-6;
+	one.gemm_b += 2.0 * x->k->moe_expert_fixed_us * 1e-6;
+	one.gemm_bw += x->k->moe_expert_fixed_us * 1e-6;
 	lc->gemm_f += E / ep * one.gemm_f;
 	lc->gemm_b += E / ep * one.gemm_b;
 	lc->gemm_bw += E / ep * one.gemm_bw;

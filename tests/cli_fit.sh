@@ -25,9 +25,12 @@ run() {
 		fail=1
 	fi
 }
-check() { # JQ-EXPR FILE: must print true
-	if [ "$(jq -r "$1" "$2")" != true ]; then
-		echo "FAIL: $1 on $2"; fail=1
+check() { # [JQ-OPTIONS...] JQ-EXPR FILE: must print true
+	local n=$# expr file
+	expr=${*:n-1:1}
+	file=${*:n:1}
+	if [ "$(jq -r "${@:1:n-2}" "$expr" "$file")" != true ]; then
+		echo "FAIL: $expr on $file"; fail=1
 	fi
 }
 
@@ -39,6 +42,14 @@ check '(.constants["gemm_ceiling.hopper"] >= 0.3) and (.constants["gemm_ceiling.
 check '.provenance.command | startswith("pplan fit")' "$tmp/p.json"
 run 0 "# constants $tmp/p.json" predict --model llama3-8b --gpus 8 --layout tp=8 --profile "$tmp/p.json"
 run 0 "# constants $tmp/p.json" validate "$F" --profile "$tmp/p.json" --quiet
+
+# --profile: the constants not moved keep the profile's values (the one
+# moved is fitted from there); a missing profile is one sentence, exit 2
+run 0 "# wrote $tmp/p2.json" fit "$F" --out "$tmp/p2.json" --closed-form --rounds 6 \
+	--profile "$tmp/p.json" --constants step_fixed_ms
+check --slurpfile a "$tmp/p.json" '[.constants | to_entries[] | select(.key != "step_fixed_ms") | .value == $a[0].constants[.key]] | all' "$tmp/p2.json"
+run 0 "start" fit "$F" --out "$tmp/p3.json" --closed-form --rounds 6 --profile "$tmp/p.json" --constants step_fixed_ms
+run 2 "nothere.json" fit "$F" --out "$tmp/x.json" --profile "$tmp/nothere.json"
 
 run 0 "LOSO" validate "$F" --quiet --closed-form --cross-validate source --baseline constant-mfu --json "$tmp/v.json"
 check '.summary.cross_validation.step_time_mape_pct > 0' "$tmp/v.json"

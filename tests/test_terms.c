@@ -267,6 +267,30 @@ Test(terms, shared_experts_under_the_dispatch)
 	expect_rel(predict(&s).time.ep_comm, off / 2, 1e-9, "the forward's hidden");
 }
 
+/* Each local expert's fixed cost (sim/MODEL.md 4.1): Mixtral 8x7B over
+ * ep 2 holds 4 experts a GPU; c = 100 us adds 4 x 100 us forward and
+ * 4 x 200 us backward per MoE layer and microbatch, nothing else: 2
+ * microbatches x 32 layers x 1.2 ms = 76.8 ms of compute.  Over ep 8 (one
+ * expert a GPU) a quarter of it, 19.2 ms. */
+Test(terms, moe_expert_fixed_cost)
+{
+	struct setup s;
+	double base[2];
+	const char *layouts[2] = { "tp=1,dp=8,ep=2,mbs=1,gbs=16,zero=1",
+				   "tp=1,dp=8,ep=8,mbs=1,gbs=16,zero=1" };
+	for (int i = 0; i < 2; i++) {
+		struct prediction p;
+		setup(&s, "mixtral-8x7b", 8, NULL, layouts[i]);
+		s.k.moe_expert_fixed_us = 0.0;
+		base[i] = predict(&s).time.compute;
+		s.k.moe_expert_fixed_us = 100.0;
+		p = predict(&s);
+		cr_assert_eq(p.microbatches, 2);
+		expect_rel(p.time.compute - base[i], 2 * 32 * (8 / (i ? 8.0 : 2.0)) * 300e-6, 1e-9,
+			   layouts[i]);
+	}
+}
+
 /* ---- context parallelism ------------------------------------------------------
  * Ring attention over cp 2: K and V of the local 2048 tokens, 2 x 2 B x
  * 2048 x 8 heads x 128 = 8,388,608 B a step; forward c-1 steps hidden
