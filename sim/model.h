@@ -205,8 +205,11 @@ const struct model_spec *model_find(const char *name);
 /* The zoo model a source's name means ("Llama-3.1-405B", "Meta-Llama-3-8B",
  * "Mixtral-8x7B-v0.1", "GPT-3 175B"): punctuation, case, a hub
  * organisation and -hf/-base/-instruct/-chat/version tails ignored; a
- * name without its size ("StarCoder", "BloombergGPT") means the zoo's one
- * model of that name, none where the zoo has several sizes ("Llama-3"). */
+ * name without its size ("StarCoder", "BloombergGPT") or its active size
+ * ("Qwen3-235B") means the zoo's one model of that name, none where the
+ * zoo has several sizes ("Llama-3"); a name with a size the zoo's omits
+ * ("DeepSeek-V3-671B", "Llama-4-Scout-17B-16E") the entry it fits; and a
+ * few aliases ("Nemotron-15B" for Nemotron-4 15B, Llama 3.3 70B). */
 const struct model_spec *model_find_loose(const char *name);
 /* The zoo model whose total parameter count is nearest to params. */
 const struct model_spec *model_nearest(double params);

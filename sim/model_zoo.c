@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model_internal.h"
@@ -338,6 +339,34 @@ static int size_tag(const char *s)
 	return 0;
 }
 
+/* What a source's name may add after a zoo name: the total size in
+ * billions ("DeepSeek-V3-671B", within 2 % of the entry's count), or the
+ * active size and the expert count ("Llama-4-Scout-17B-16E", with the
+ * entry's expert count); 1 when tail is one of them for z. */
+static int size_suffix(const char *tail, const struct model_spec *z)
+{
+	char *end;
+	double b = strtod(tail, &end), total = model_params_total(z);
+	if (end == tail || !(b > 0))
+		return 0;
+	if (!strcmp(end, "b"))
+		return fabs(b * 1e9 - total) <= 0.02 * total;
+	if (*end == 'b' && z->num_experts > 0) {
+		long e = strtol(end + 1, &end, 10);
+		return e == z->num_experts && !strcmp(end, "e");
+	}
+	return 0;
+}
+
+/* Names a source writes for a zoo model that no squeeze reaches: NeMo's
+ * Nemotron-4 rows drop the 4, Llama 3.3 70B is Llama 3.1 70B's
+ * architecture (Meta's model card). */
+static const char *const aliases[][2] = {
+	{ "nemotron15b", "nemotron4-15b" },
+	{ "nemotron340b", "nemotron4-340b" },
+	{ "llama3.370b", "llama3.1-70b" },
+};
+
 const struct model_spec *model_find_loose(const char *name)
 {
 	char want[96], have[96];
@@ -346,14 +375,26 @@ const struct model_spec *model_find_loose(const char *name)
 	int stems = 0;
 	if (z || !name || !squeeze_model_name(name, want, sizeof want))
 		return z;
+	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+		if (!strcmp(want, aliases[i][0]))
+			return model_find(aliases[i][1]);
 	n = strlen(want);
 	for (int i = 0; i < ZOO_N; i++) {
+		size_t m;
 		if (!squeeze_model_name(zoo[i].name, have, sizeof have))
 			continue;
 		if (!strcmp(have, want))
 			return &zoo[i];
-		/* "StarCoder", "BloombergGPT": the family's one size */
-		if (!strncmp(have, want, n) && size_tag(have + n)) {
+		m = strlen(have);
+		/* "StarCoder", "BloombergGPT": the family's one size;
+		 * "Qwen3-235B": the entry without its active size */
+		if (!strncmp(have, want, n) &&
+		    (size_tag(have + n) || (have[n] == 'a' && size_tag(have + n + 1)))) {
+			stem = &zoo[i];
+			stems++;
+		}
+		/* "DeepSeek-V3-671B", "Llama-4-Scout-17B-16E" */
+		if (m < n && !strncmp(have, want, m) && size_suffix(want + m, &zoo[i])) {
 			stem = &zoo[i];
 			stems++;
 		}

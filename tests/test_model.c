@@ -277,6 +277,17 @@ Test(zoo, loose_names)
 		{ "Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b" },
 		{ "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nemotron3-nano-30b-a3b" },
 		{ "Grok-1", "grok1-314b" },
+		/* NeMo's table names, a hub's total and active tags, Llama 3.3 */
+		{ "Nemotron-15B", "nemotron4-15b" },
+		{ "Nemotron-340B", "nemotron4-340b" },
+		{ "DeepSeek-V3-671B", "deepseek-v3" },
+		{ "DeepSeek-V3-600B", NULL },      /* 671.03B is 12 % off */
+		{ "Qwen3 235B", "qwen3-235b-a22b" },
+		{ "meta-llama/Llama-4-Scout-17B-16E", "llama4-scout" },
+		{ "meta-llama/Llama-4-Maverick-17B-128E-Instruct", "llama4-maverick" },
+		{ "Llama-4-Maverick-17B-16E", NULL }, /* Maverick has 128 experts */
+		{ "Llama-3.3-70B-Instruct", "llama3.1-70b" },
+		{ "Llama-2-7B-32K", NULL },
 		/* families of several sizes name none */
 		{ "Llama-3", NULL }, { "Qwen3", NULL }, { "GPT-3", NULL }, { "Nemotron-4", NULL },
 		{ "gpt-oss", NULL },
