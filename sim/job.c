@@ -30,7 +30,7 @@ void job_init(struct job *j)
 
 /* ---- resolution, one value at a time ----------------------------------------- */
 
-/* The dense zoo model nearest n parameters, in ratio; NULL if the zoo has
+/* The dense transformer of the zoo nearest n parameters, in ratio; NULL if the zoo has
  * none within PARAMS_MAX_RATIO (then *nearest is the closest anyway). */
 static const struct model_spec *nearest_dense(double n,
 					      const struct model_spec **nearest)
@@ -41,8 +41,8 @@ static const struct model_spec *nearest_dense(double n,
 	for (int i = 0; i < count; i++) {
 		double p = model_params_total(&z[i]);
 		double r = p > n ? p / n : n / p;
-		if (z[i].num_experts > 1)
-			continue; /* an MoE model is asked for by name */
+		if (z[i].num_experts > 1 || model_is_hybrid(&z[i]))
+			continue; /* an MoE or a hybrid model is asked for by name */
 		if (r < best_r) {
 			best_r = r;
 			best = &z[i];

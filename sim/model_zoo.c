@@ -226,6 +226,37 @@ static const struct model_spec zoo[] = {
 	  .ffns = "-E-E--E-E-E--E-E-E--E-E-E--E-E-E--E-E-E-E--E-E-E-E-E",
 	  .mamba_heads = 64, .mamba_head_dim = 64, .mamba_groups = 8, .mamba_state = 128,
 	  .mamba_conv = 4, .mamba_chunk = 128, .no_dropout = 1 },
+	/* Nemotron-H 8B, 47B and 56B (Blakeman et al. 2025, "Nemotron-H";
+	 * the config.json files of nvidia/Nemotron-H-*-Base-8K and
+	 * Megatron-Bridge's NemotronHModelProvider patterns): one block a
+	 * layer, Mamba-2 (M), attention without positions (A, 8 K/V heads of
+	 * 128) or a squared-ReLU MLP (D); 8 Mamba groups, heads of 64, RMSNorm,
+	 * untied, no biases, 8192 tokens. */
+	{ .name = "nemotron-h-8b", .layers = 52, .hidden = 4096, .ffn = 21504, .heads = 32,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 131072, .seq = 8192, .mlp = MLP_SQUARED_RELU,
+	  .norm = NORM_RMSNORM, .norm_eps = 1e-5,
+	  .mixers = "M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-M-",
+	  .ffns = "-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D-D",
+	  .mamba_heads = 128, .mamba_head_dim = 64, .mamba_groups = 8, .mamba_state = 128,
+	  .mamba_conv = 4, .mamba_chunk = 128, .no_dropout = 1 },
+	{ .name = "nemotron-h-47b", .layers = 98, .hidden = 8192, .ffn = 30720, .heads = 64,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 131072, .seq = 8192, .mlp = MLP_SQUARED_RELU,
+	  .norm = NORM_RMSNORM, .norm_eps = 1e-5,
+	  .mixers = "M-M-M-M-M-M-M-M-MA-M-M-M-M-M-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-M-M-M"
+		    "---MM---M-MA-M-M-M-M-M-",
+	  .ffns = "-D-D-D-D-D-D-D-D--D-D-D-D-D-D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D-D-D-D"
+		  "DD--DDD-D--D-D-D-D-D-D",
+	  .mamba_heads = 256, .mamba_head_dim = 64, .mamba_groups = 8, .mamba_state = 256,
+	  .mamba_conv = 4, .mamba_chunk = 128, .no_dropout = 1 },
+	{ .name = "nemotron-h-56b", .layers = 118, .hidden = 8192, .ffn = 32768, .heads = 64,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 131072, .seq = 8192, .mlp = MLP_SQUARED_RELU,
+	  .norm = NORM_RMSNORM, .norm_eps = 1e-5,
+	  .mixers = "M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-"
+		    "MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-MA-M-M-M-M-M-",
+	  .ffns = "-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D-"
+		  "-D-D-D-D-D--D-D-D-D-D--D-D-D-D-D--D-D-D-D-D-D",
+	  .mamba_heads = 256, .mamba_head_dim = 64, .mamba_groups = 8, .mamba_state = 256,
+	  .mamba_conv = 4, .mamba_chunk = 128, .no_dropout = 1 },
 	/* Llama 4 (Meta's model cards and config.json files, 2025): one
 	 * routed expert of 8192 and one ungated shared expert of the same
 	 * width per MoE layer, a sigmoid router; Scout's 16 experts on every
@@ -284,11 +315,12 @@ const struct model_spec *model_find(const char *name)
 /* A model name as sources write it, squeezed: lower case, letters,
  * digits and dots only; a hub id's organisation, a leading "meta" before
  * "llama" or "nvidia" before "nemotron", and trailing "hf", "base",
- * "instruct", "chat", the weights' dtype ("bf16", "fp8") and version tags
- * ("v0.1") dropped.  0 when it does not fit. */
+ * "instruct", "chat", the weights' dtype ("bf16", "fp8"), a context length
+ * ("8k") and version tags ("v0.1") dropped.  0 when it does not fit. */
 static int squeeze_model_name(const char *s, char *k, size_t len)
 {
 	static const char *const tails[] = { "hf", "base", "instruct", "chat", "bf16", "fp8", NULL };
+	static const char *const kinds[] = { "base", "instruct", "chat", NULL };
 	const char *slash = strrchr(s, '/');
 	int again = 1;
 
@@ -310,6 +342,21 @@ static int squeeze_model_name(const char *s, char *k, size_t len)
 				k[m - t] = '\0';
 				again = 1;
 				break;
+			}
+		}
+		if (!again && m > 2 && k[m - 1] == 'k' && isdigit((unsigned char)k[m - 2])) {
+			/* the context length of a base or tuned model ("Base-8K");
+			 * after a size it is another model ("Llama-2-7B-32K") */
+			t = m - 1;
+			while (t > 0 && isdigit((unsigned char)k[t - 1]))
+				t--;
+			for (int i = 0; kinds[i]; i++) {
+				size_t w = strlen(kinds[i]);
+				if (t > w && !strncmp(k + t - w, kinds[i], w)) {
+					k[t] = '\0';
+					again = 1;
+					break;
+				}
 			}
 		}
 		v = strrchr(k, 'v');
