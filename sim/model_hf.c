@@ -55,7 +55,7 @@ static const char *const hf_untied[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
 	"nemotron", "phi3", "deepseek_v2", "deepseek_v3", "gpt_oss", "qwen3_next",
 	"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "llama4", "llama4_text",
-	NULL};
+	"glm4_moe", NULL};
 static const char *const hf_gpt_style[] = {"gpt2", "bloom", "gpt_neo", "gpt_neox",
 					   "gptj", "gpt_bigcode", "opt", NULL};
 static const char *const hf_learned_pos[] = {"gpt2", "gpt_neo", "gpt_bigcode", NULL};
@@ -65,7 +65,7 @@ static const char *const hf_rmsnorm[] = {
 	"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "phi3",
 	"gemma", "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3",
 	"gpt_oss", "nemotron_h", "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
-	"qwen3_5_moe_text", "llama4", "llama4_text", NULL};
+	"qwen3_5_moe_text", "llama4", "llama4_text", "glm4_moe", NULL};
 static const char *const hf_qkv_bias[] = {"qwen2", "qwen2_moe", NULL};
 static const char *const hf_qk_norm[] = {"qwen3", "qwen3_moe", "gemma3", "gemma3_text",
 					 "qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
@@ -255,6 +255,13 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 	TRY(json_optional(json_get_bool(c, "mlp_bias", &m->mlp_bias, path, e)));
 	if (m->attn_bias || m->mlp_bias)
 		m->linear_bias = 0; /* the explicit keys say where the biases are */
+	if (strcmp(type, "glm4_moe") == 0) {
+		/* GLM-4.5: attention_bias is on Q, K and V, not the output;
+		 * use_qk_norm names its Q/K norms */
+		m->qkv_bias = m->qkv_bias || m->attn_bias;
+		m->attn_bias = 0;
+		TRY(json_optional(json_get_bool(c, "use_qk_norm", &m->qk_norm, path, e)));
+	}
 	if (mj_in_list(type, hf_falcon)) {
 		TRY(json_optional(json_get_bool(c, "bias", &bias, path, e)));
 		TRY(json_optional(json_get_bool(c, "parallel_attn", &parallel, path, e)));
@@ -302,8 +309,8 @@ static enum pplan_status read_route_groups(const cJSON *c, struct model_spec *m,
 	return PPLAN_OK;
 }
 
-/* The router: scoring_func (DeepSeek; Nemotron-H's is sigmoid with a
- * score-correction bias, unnamed), topk_method noaux_tc (the expert
+/* The router: scoring_func (DeepSeek; Nemotron-H's and GLM-4.5's are
+ * sigmoid with a score-correction bias, unnamed), topk_method noaux_tc (the expert
  * bias), norm_topk_prob false with softmax (scores over every expert,
  * not renormalised), routed_scaling_factor. */
 static enum pplan_status read_router(const cJSON *c, const char *type, struct model_spec *m,
@@ -312,7 +319,7 @@ static enum pplan_status read_router(const cJSON *c, const char *type, struct mo
 	const char *s = NULL;
 	int norm = 1;
 	double scale = 0;
-	if (strcmp(type, "nemotron_h") == 0)
+	if (strcmp(type, "nemotron_h") == 0 || strcmp(type, "glm4_moe") == 0)
 		m->router_sigmoid = m->router_expert_bias = 1;
 	if (json_get_string(c, "scoring_func", &s, path, NULL) == PPLAN_OK && s)
 		m->router_sigmoid = strcmp(s, "sigmoid") == 0;

@@ -200,6 +200,27 @@ static const struct model_spec zoo[] = {
 	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1536, .qk_norm = 1,
 	  .rope_theta = 1e6, .norm_eps = 1e-6,
 	  .no_dropout = 1 },
+	/* GLM-4.5 and GLM-4.5-Air (Zhipu AI 2025, "GLM-4.5"; the zai-org
+	 * config.json files and Megatron-Bridge's GLM45 providers): 96 query
+	 * heads of 128 over 8 K/V heads with QKV biases, rotary over half of
+	 * each head (base 1e6), leading dense layers, then MoE layers of
+	 * 160 (Air: 128) experts, top 8 by a sigmoid router with expert bias,
+	 * and one shared expert of the routed width; untied.  The one
+	 * multi-token-prediction layer is not in the entry (355 B and 106 B
+	 * published with it). */
+	{ .name = "glm4.5-355b-a32b", .layers = 92, .hidden = 5120, .ffn = 12288, .heads = 96,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 151552, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 160, .top_k = 8, .moe_ffn = 1536,
+	  .shared_experts = 1, .dense_layers = 3, .router_sigmoid = 1, .router_expert_bias = 1,
+	  .router_scale = 2.5, .qkv_bias = 1, .qk_norm = 1,
+	  .rope_theta = 1e6, .rope_percent = 0.5, .norm_eps = 1e-5,
+	  .no_dropout = 1 },
+	{ .name = "glm4.5-air-106b-a12b", .layers = 46, .hidden = 4096, .ffn = 10944, .heads = 96,
+	  .kv_heads = 8, .head_dim = 128, .vocab = 151552, .seq = 4096, .mlp = MLP_SWIGLU,
+	  .norm = NORM_RMSNORM, .num_experts = 128, .top_k = 8, .moe_ffn = 1408,
+	  .shared_experts = 1, .dense_layers = 1, .router_sigmoid = 1, .router_expert_bias = 1,
+	  .qkv_bias = 1, .rope_theta = 1e6, .rope_percent = 0.5, .norm_eps = 1e-5,
+	  .no_dropout = 1 },
 	/* Qwen3-Next 80B-A3B (Qwen/Qwen3-Next-80B-A3B config.json, 2025):
 	 * Gated DeltaNet mixers with every 4th layer gated attention (heads
 	 * of 256, rotary over a quarter), 512 experts of 512 (top 10) and a

@@ -150,6 +150,17 @@ ParameterizedTestParameters(hf, published_counts)
 		 1e9, ACTIVE_ALL},
 		{"Llama-4-Maverick-17B-128E.json", "llama4-maverick", 400711848960.0, 17184691200.0, 400e9, 0.005,
 		 17e9, 1e9, ACTIVE_ALL},
+		/* GLM-4.5-Air (glm4_moe): h 4096, 96 heads of 128 over 8
+		 * K/V with Q/K/V biases: 2*4096*12288 + 2*4096*1024 + 12288 +
+		 * 2048 = 109,066,240 and two norms 8192, x46; one dense layer
+		 * 3*4096*10944 = 134,479,872; 45 MoE layers of 128 routed and
+		 * one shared expert of 3*4096*1408 = 17,301,504 and a router
+		 * 4096*128: 2,232,418,304; 2hV 1,241,513,984 + h:
+		 * 106,852,245,504.  Card: 106B total (without its MTP layer,
+		 * within 1 %), 12B active (without either embedding table:
+		 * 12.18B; with them 13.42B). */
+		{"GLM-4.5-Air.json", "glm4.5-air-106b-a12b", 106852245504.0, 13424123904.0, 106e9, 0.01,
+		 12e9, 1.5e9, ACTIVE_ALL},
 		/* GPT-2 small with its 1024 x 768 learned positions. */
 		{"gpt2.json", "", 124439808.0, 124439808.0, 124.4e6, 0.005, 0, 0, ACTIVE_ALL},
 	};
@@ -475,6 +486,7 @@ Test(hf, positions_match_the_zoo)
 		{ "bloom.json", "bloom-176b" },
 		{ "Qwen3-Next-80B-A3B.json", "qwen3-next-80b-a3b" },
 		{ "NVIDIA-Nemotron-3-Nano-30B-A3B.json", "nemotron3-nano-30b-a3b" },
+		{ "GLM-4.5-Air.json", "glm4.5-air-106b-a12b" },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		struct model_spec f = load(pairs[i][0]);

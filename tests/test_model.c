@@ -174,6 +174,21 @@ ParameterizedTestParameters(params, zoo_totals)
 		 * 2*4096*21504 + h = 176,164,864 x24.  2hV 1,073,741,824 + h:
 		 * 8,100,852,736 (NVIDIA: 8B, within 1.3 %). */
 		{"nemotron-h-8b", 8100852736.0, 8.1e9},
+		/* GLM-4.5: h=5120, 96 query heads of 128 (q 12288), 8 K/V.
+		 * Attention 2hq + 2*h*1024 + biases q + 2048 + q/k norms 256
+		 * + norm h = 136,334,592 x92.  Dense layers 3*h*12288 + h =
+		 * 188,748,800 x3.  An MoE layer: 160 routed and one shared
+		 * expert of 3*h*1536 = 23,592,960 (3,798,466,560), router
+		 * 160h, norm h: 3,799,290,880 x89 (the expert bias is
+		 * Megatron's buffer, not a parameter).  Untied 2hV
+		 * 1,551,892,480 + h: 352,797,814,784 (Zhipu: 355B with the
+		 * MTP layer, 0.6 % off). */
+		{"glm4.5-355b-a32b", 352797814784.0, 355e9},
+		/* GLM-4.5-Air: h=4096; attention without q/k norms 109,070,336
+		 * x46; one dense layer 3*h*10944 + h = 134,483,968; 45 MoE
+		 * layers of 129 x 3*h*1408 + 128h + h = 2,232,422,400; 2hV
+		 * 1,241,513,984 + h: 106,852,245,504 (Zhipu: 106B). */
+		{"glm4.5-air-106b-a12b", 106852245504.0, 106e9},
 	};
 	return cr_make_param_array(struct total_case, cases,
 				   sizeof cases / sizeof cases[0]);
@@ -248,9 +263,9 @@ Test(zoo, every_entry_is_consistent)
 	static const char *const own_head_dim[] = {
 		"deepseek-v2", "deepseek-v3", "kimi-k2", "qwen3-30b-a3b", "qwen3-235b-a22b",
 		"qwen3-next-80b-a3b", "nemotron3-nano-30b-a3b", "gpt-oss-20b", "gpt-oss-120b",
-		"gpt-neox-20b"};
+		"gpt-neox-20b", "glm4.5-355b-a32b", "glm4.5-air-106b-a12b"};
 
-	cr_assert_eq(n, 56, "the zoo has %d models", n);
+	cr_assert_eq(n, 58, "the zoo has %d models", n);
 	for (int i = 0; i < n; i++) {
 		struct perr e = {{0}};
 		int own = 0;
@@ -309,6 +324,8 @@ Test(zoo, loose_names)
 		{ "Llama-2-7B-32K", NULL },
 		{ "nvidia/Nemotron-H-56B-Base-8K", "nemotron-h-56b" },
 		{ "Nemotron-H 47B", "nemotron-h-47b" },
+		{ "zai-org/GLM-4.5", "glm4.5-355b-a32b" },
+		{ "GLM-4.5-Air", "glm4.5-air-106b-a12b" },
 		/* families of several sizes name none */
 		{ "Llama-3", NULL }, { "Qwen3", NULL }, { "GPT-3", NULL }, { "Nemotron-4", NULL },
 		{ "gpt-oss", NULL },
