@@ -148,6 +148,12 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 		return parse_whole(arg, &in->tokens_per_step, 1L << 50, e,
 				   "--tokens-per-step must be a positive number of tokens");
 	case OPT_PRECISION: in->precision_arg = arg; return 1;
+	case OPT_PEFT:
+		if (train_opts_peft_parse(arg, &in->lora_rank) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--peft must be none, lora or lora:RANK with a rank from 1 to 65536, got '%s'",
+					arg), -1;
+		return 1;
 	case OPT_MAX_MEMORY:
 		errno = 0;
 		in->max_memory_gib = strtod(arg, &end);

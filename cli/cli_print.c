@@ -165,6 +165,13 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 		in->opts.seq, in->seq_note, in->global_batch,
 		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
 		precision_name(in->opts.precision), in->precision_note);
+	if (in->opts.lora_rank > 0) {
+		char fro[32], tr[32];
+		units_format_count(fro, sizeof fro, model_params_total(&in->model));
+		units_format_count(tr, sizeof tr, model_lora_params(&in->model, in->opts.lora_rank));
+		fprintf(f, "# peft      LoRA rank %d (--peft) beside every linear layer of the mixers and FFNs: %s adapter parameters train, the model's %s are frozen (no weight gradients, master copy or optimizer states); priced on no measured LoRA run (sim/MODEL.md 4.7)\n",
+			in->opts.lora_rank, tr, fro);
+	}
 	fprintf(f, "# memory    cap %.1f GiB per GPU (%s)\n", in->opts.max_memory_gib,
 		in->mem_note);
 	{
@@ -279,8 +286,10 @@ void cli_common_usage(FILE *f)
 		"  --grad-reduce-dtype fp32|bf16|fp16        gradient dtype, reduced and stored (default: the framework's)\n"
 		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
 		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n"
-		"  --profile FILE         the cost model's constants from a pplan.profile/1 file (default: embedded)\n",
-		framework_default()->label, list);
+		"  --profile FILE         the cost model's constants from a pplan.profile/1 file (default: embedded)\n"
+		"  --peft none|lora[:R]   LoRA fine-tuning: rank-R adapters (default %d) beside every linear layer\n"
+		"                         train, the model's weights are frozen (default none: every weight trains)\n",
+		framework_default()->label, list, LORA_DEFAULT_RANK);
 }
 
 /* Appends " --opt value" to buf, single-quoting the value for the shell
@@ -331,6 +340,10 @@ void cli_launch_config(FILE *f, const struct job *in, const struct emit_input *e
 		exec_launch(f, in, ei);
 		return;
 	}
+	if (in->opts.lora_rank > 0) {
+		fprintf(f, "launch configuration: none for a LoRA job (pplan writes pretraining configs, which train every weight; NeMo's and Megatron-Bridge's finetune recipes take peft='lora')\n");
+		return;
+	}
 	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) /* a recipe override first */
 		fprintf(f, "%s recipe override: add --emit %s to the predict line above; the Megatron-Core settings it makes, as Megatron-LM flags:\n",
 			ei->o->fw->label, emit_format_name(fmt));
@@ -376,6 +389,10 @@ void cli_predict_hint(FILE *f, const struct job *in,
 	if (in->max_memory_gib > 0) {
 		snprintf(v, sizeof v, "%g", in->max_memory_gib);
 		hint_arg(buf, sizeof buf, "--max-memory-gib", v);
+	}
+	if (in->lora_rank > 0) {
+		snprintf(v, sizeof v, "lora:%d", in->lora_rank);
+		hint_arg(buf, sizeof buf, "--peft", v);
 	}
 	if (in->framework_arg)
 		hint_arg(buf, sizeof buf, "--framework", in->framework_arg);

@@ -252,6 +252,10 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "pplan predict: --emit and --json - conflict: both want stdout to themselves\n");
 		return 2;
 	}
+	if (emit && in.lora_rank > 0) {
+		fprintf(stderr, "pplan predict: --emit and --peft lora conflict: pplan writes pretraining launch configs, which train every weight\n");
+		return 2;
+	}
 	if (from && in.pp_layout_arg) {
 		fprintf(stderr, "pplan predict: --pipeline-layout and --from conflict: the launch configuration is the layout\n");
 		return 2;

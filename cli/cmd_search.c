@@ -249,6 +249,10 @@ static int parse_args(int argc, char **argv, struct job *in,
 		fprintf(stderr, "pplan search: --emit and --json - conflict: both want stdout to themselves\n");
 		return -1;
 	}
+	if (a->emit && in->lora_rank > 0) {
+		fprintf(stderr, "pplan search: --emit and --peft lora conflict: pplan writes pretraining launch configs, which train every weight\n");
+		return -1;
+	}
 	return 0;
 }
 

@@ -181,6 +181,10 @@ static int parse_args(int argc, char **argv, struct job *in, struct tune_request
 		fprintf(stderr, "pplan tune: --out DIR is required: where the runs' reports go\n");
 		return -1;
 	}
+	if (in->lora_rank > 0) {
+		fprintf(stderr, "pplan tune: --peft lora cannot be tuned: pplan exec trains every weight\n");
+		return -1;
+	}
 	if (a->warmup >= a->steps) {
 		fprintf(stderr, "pplan tune: --warmup %ld must be smaller than --steps %ld (as for pplan exec)\n",
 			a->warmup, a->steps);

@@ -88,6 +88,7 @@ cJSON *report_layout_json(const struct layout *l, const struct train_opts *o)
 		cJSON_AddStringToObject(j, "pipeline_layout", l->pp_table->text);
 	cJSON_AddNumberToObject(j, "seq_length", (double)o->seq);
 	cJSON_AddStringToObject(j, "precision", precision_name(o->precision));
+	cJSON_AddNumberToObject(j, "lora_rank", o->lora_rank); /* 0: every weight trains */
 	return j;
 }
 

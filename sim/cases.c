@@ -449,6 +449,16 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 	/* Megatron-Core's precision-aware optimizer with bf16 moments */
 	if (json_get_bool(jl, "use_precision_aware_optimizer", &b, where, e) == PPLAN_OK)
 		vc->opts.switches.precision_aware_opt = b;
+	/* Fine-tuning: "peft" as --peft takes it, or a LoRA rank as the
+	 * recipes name it (NeMo's and Megatron-Bridge's dim) */
+	if (json_get_string(jl, "peft", &s, where, e) == PPLAN_OK && s &&
+	    train_opts_peft_parse(s, &vc->opts.lora_rank) != 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s: layout.peft '%s' is not none, full, lora or lora:RANK", where, s);
+	s = NULL;
+	if (vcase_opt_long(jl, "lora_rank", 1, 65536, &v, w, &st, e) ||
+	    vcase_opt_long(jl, "lora_dim", 1, 65536, &v, w, &st, e))
+		vc->opts.lora_rank = (int)v;
 	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK &&
 	    (vc->opts.switches.moe_dispatcher = fw_moe_dispatcher_parse(s)) < 0) {
 		return perr_set(e, PPLAN_EINPUT,
@@ -538,6 +548,7 @@ static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 	j->cluster_given = &vc->cluster;
 	j->framework_given = vc->opts.fw;
 	j->switches = vc->opts.switches;
+	j->lora_rank = vc->opts.lora_rank;
 	j->precision_arg = precision ? precision : "bf16";
 	j->max_memory_gib = vc->cluster.gpu.mem_gib;
 	if (job_resolve(j, 0, &je) != PPLAN_OK) {
@@ -576,7 +587,7 @@ static enum flops_convention convention_of(const char *text)
 
 static double convention_flops(const struct vcase *vc)
 {
-	double f = cost_model_flops(&vc->model, vc->opts.seq, vc->layout.gbs);
+	double f = cost_train_flops(&vc->model, &vc->opts, vc->layout.gbs);
 	if (vc->convention == FLOPS_HARDWARE && vc->layout.recompute == RECOMPUTE_FULL)
 		f *= 4.0 / 3.0;
 	return f;

@@ -127,9 +127,11 @@ static void edge_costs(const struct cost_ctx *x, struct prediction *p)
 {
 	struct layer_cost head = { 0 };
 	double T = x->T, h = x->h, V = (double)train_opts_vocab(x->o, x->l, x->m->vocab), t = x->t;
-	cost_linear(&x->run, T, V / t, h, &head);
+	cost_linear_trained(x, T, V / t, h, 0, &head); /* LoRA leaves the head frozen */
 	p->first_extra_fwd_s = hbm_time(&x->run, EMBED_FWD_BYTES * x->es * T * h);
-	p->first_extra_bwd_s = hbm_time(&x->run, EMBED_BWD_BYTES * x->es * T * h);
+	/* the table's gradient (none where it is frozen) */
+	p->first_extra_bwd_s = x->o->lora_rank > 0 ? 0
+			       : hbm_time(&x->run, EMBED_BWD_BYTES * x->es * T * h);
 	p->last_extra_fwd_s = head.gemm_f + hbm_time(&x->run, LOGIT_BYTES * x->es * T * V / t);
 	p->last_extra_bwd_s = head.gemm_b + hbm_time(&x->run, LOGIT_BYTES * x->es * T * V / t);
 }
@@ -288,22 +290,23 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 	 * DeepSpeed's ZeRO-2 keep them whole and gather once per step. */
 	double gathers = l->zero == 2 && x->o->b.sharding == FW_SHARD_FSDP ? (double)micro : 1.0;
 
+	/* What trains: every weight, or LoRA's adapters alone. */
 	if (l->zero == 0) {
-		rs = cost_coll(x, COLL_ALLREDUCE, g * sp->dense, n, k) +
-		     cost_coll(x, COLL_ALLREDUCE, g * sp->expert, ne, k);
+		rs = cost_coll(x, COLL_ALLREDUCE, g * sp->train_dense, n, k) +
+		     cost_coll(x, COLL_ALLREDUCE, g * sp->train_expert, ne, k);
 	} else if (l->zero <= 2) {
 		/* Reduce-scatter the gradients; all-gather the updated weights. */
-		rs = cost_coll(x, COLL_REDUCESCATTER, g * sp->dense, n, k) +
-		     cost_coll(x, COLL_REDUCESCATTER, g * sp->expert, ne, k);
-		ag = cost_coll(x, COLL_ALLGATHER, w * sp->dense, n, k) +
-		     cost_coll(x, COLL_ALLGATHER, w * sp->expert, ne, k);
+		rs = cost_coll(x, COLL_REDUCESCATTER, g * sp->train_dense, n, k) +
+		     cost_coll(x, COLL_REDUCESCATTER, g * sp->train_expert, ne, k);
+		ag = cost_coll(x, COLL_ALLGATHER, w * sp->train_dense, n, k) +
+		     cost_coll(x, COLL_ALLGATHER, w * sp->train_expert, ne, k);
 	}
 	/* A tied embedding: the first stage's table and the last stage's
 	 * head are one parameter, its gradient all-reduced between the two
 	 * after the DP reduction (Megatron-Core's finalize_model_grads, the
 	 * whole V/t x h gradient; Megatron-DeepSpeed's tied modules),
 	 * nothing left to hide it. */
-	p->dp_emb_s = l->pp > 1 && x->m->tied_embeddings
+	p->dp_emb_s = l->pp > 1 && x->m->tied_embeddings && x->o->lora_rank <= 0
 			      ? cost_coll(x, COLL_ALLREDUCE, g * (double)x->m->vocab / x->t * x->h, 2,
 					  &x->links.pp)
 			      : 0;
@@ -320,7 +323,8 @@ static void dp_reduction(const struct cost_ctx *x, const struct stage_params *sp
 		if (z3.cls == LINK_NET && x->o->b.sharding == FW_SHARD_DEEPSPEED)
 			z3.bw_gbps = x->c->net.bw_gbps;
 		per_mb = cost_coll(x, COLL_ALLGATHER, w * all, n, &z3) * zero3_gathers(x->o, l) +
-			 cost_coll(x, COLL_REDUCESCATTER, g * all, n, &z3);
+			 cost_coll(x, COLL_REDUCESCATTER, g * (sp->train_dense + sp->train_expert),
+				   n, &z3);
 		p->dp_reduce_s = 0;
 		tb->dp_comm_total = per_mb * micro;
 		tb->dp_comm_exposed = sharded_exposed(x, per_mb, st->t_max) * micro + p->dp_emb_s;
@@ -378,13 +382,13 @@ static double optimizer_step(const struct cost_ctx *x, const struct stage_params
 {
 	int n = x->l->dp * x->l->cp;
 	double ne = layout_expert_dp(x->l);
-	double local = x->l->zero >= 1 ? sp->dense / n + sp->expert / ne
-				       : sp->dense + sp->expert;
+	double trained = sp->train_dense + sp->train_expert;
+	double local = x->l->zero >= 1 ? sp->train_dense / n + sp->train_expert / ne : trained;
 	double adam;
 	p->offload_d2h_s = p->offload_adam_s = p->offload_h2d_s = 0;
 	if (x->l->optimizer_offload)
 		return offloaded_step(x, local, p) +
-		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
+		       hbm_time(&x->run, GRAD_PASS_BYTES * trained) +
 		       step_fixed(x);
 	/* measured (--profile): the AdamW kernel's rate on the bytes it
 	 * moves (28 per parameter, and the compute copy: below fp32, or an
@@ -395,9 +399,9 @@ static double optimizer_step(const struct cost_ctx *x, const struct stage_params
 				    local);
 	if (adam >= 0)
 		return adam * x->run.curve_scale +
-		       hbm_time(&x->run, GRAD_PASS_BYTES * (sp->dense + sp->expert));
+		       hbm_time(&x->run, GRAD_PASS_BYTES * trained);
 	return hbm_time(&x->run, train_opts_adam_bytes(x->o, x->l) * local +
-				      GRAD_PASS_BYTES * (sp->dense + sp->expert)) +
+				      GRAD_PASS_BYTES * trained) +
 	       step_fixed(x);
 }
 
@@ -472,7 +476,7 @@ static void throughput(const struct cost_ctx *x, struct prediction *p)
 {
 	double gpus = (double)layout_gpus(x->l);
 	double peak = x->run.peak_flops;
-	p->model_flops = cost_model_flops(x->m, x->o->seq, x->l->gbs);
+	p->model_flops = cost_train_flops(x->m, x->o, x->l->gbs);
 	p->hw_flops = p->model_flops * (1.0 + recomputed_share(x) / 3.0);
 	p->tokens_per_s = (double)x->l->gbs * x->o->seq / p->step_time_s;
 	p->tflops_per_gpu = p->model_flops / p->step_time_s / gpus / 1e12;

@@ -96,6 +96,11 @@ double cost_layer_elementwise_bytes(const struct model_spec *model, double token
 /* Model FLOPs of one step (forward + backward, no recompute), generalised
  * for GQA, gated MLPs, MoE and MLA (sim/MODEL.md section 2). */
 double cost_model_flops(const struct model_spec *model, long seq, long gbs);
+/* The model FLOPs of one step of the training opts describes: as above,
+ * or under LoRA the forward, the data gradients and the attention core's
+ * backward (no weight gradients; sim/MODEL.md 4.7). */
+double cost_train_flops(const struct model_spec *model, const struct train_opts *opts,
+			long gbs);
 
 /* The share of full causal attention work that sliding windows keep,
  * over the layers of model at sequence length s (1: no window).  Model

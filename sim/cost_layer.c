@@ -102,39 +102,62 @@ static double mlp_flops(const struct model_spec *m, int moe)
 		(double)m->shared_experts * model_shared_ffn(m));
 }
 
-double cost_model_flops(const struct model_spec *m, long seq, long gbs)
+/* Forward FLOPs per token: the projections, each layer's MLP (top-k
+ * experts in an MoE layer), attention scores and values over the full
+ * sequence (as Megatron-LM counts them), and the LM head; *core the
+ * part without weights (the attention core and the scans). */
+static double forward_flops(const struct model_spec *m, long seq, double *core)
 {
-	/* Forward FLOPs per token: the projections, each layer's MLP (top-k
-	 * experts in an MoE layer), attention scores and values over the
-	 * full sequence (as Megatron-LM counts them), and the LM head. */
 	int moe = model_moe_layers(m);
-	double attn = attn_proj_flops(m) + 2.0 * (double)seq * m->heads * attn_core_dims(m);
+	double score = 2.0 * (double)seq * m->heads * attn_core_dims(m);
+	double attn = attn_proj_flops(m) + score;
 	double fwd = m->layers * attn + (m->layers - moe) * mlp_flops(m, 0) +
 		     moe * mlp_flops(m, 1) + 2.0 * (double)m->hidden * m->vocab;
+	*core = m->layers * score;
 	if (model_is_hybrid(m)) {
 		/* each kind's mean layer: its mixers' projections and scans,
 		 * and its FFN where it has one */
 		fwd = 2.0 * (double)m->hidden * m->vocab;
+		*core = 0;
 		for (int k = 0; k < 2; k++) {
 			struct layer_mix mx;
-			double n = k ? moe : m->layers - moe, sf, sb, mixer;
+			double n = k ? moe : m->layers - moe, sf, sb, mixer, scans = 0;
 			model_layer_mix(m, k, &mx);
 			mixer = mx.attn * attn;
 			if (mx.mamba > 0) {
 				scan_shape(m, 1, &sf, &sb);
 				mixer += mx.mamba * (2.0 * (double)m->hidden *
 						     (model_mamba_in_proj(m) + model_mamba_inner(m)) + sf);
+				scans += mx.mamba * sf;
 			}
 			if (mx.gdn > 0) {
 				double kd = model_gdn_key(m), vd = model_gdn_value(m);
 				scan_shape(m, 0, &sf, &sb);
 				mixer += mx.gdn * (2.0 * (double)m->hidden *
 						   (2.0 * kd + 3.0 * vd + 2.0 * m->gdn_v_heads) + sf);
+				scans += mx.gdn * sf;
 			}
 			fwd += n * (mixer + mx.ffn * mlp_flops(m, k));
+			*core += n * (mx.attn * score + scans);
 		}
 	}
-	return 3.0 * fwd * (double)seq * (double)gbs;
+	return fwd;
+}
+
+double cost_model_flops(const struct model_spec *m, long seq, long gbs)
+{
+	double core;
+	return 3.0 * forward_flops(m, seq, &core) * (double)seq * (double)gbs;
+}
+
+double cost_train_flops(const struct model_spec *m, const struct train_opts *o, long gbs)
+{
+	double core, fwd = forward_flops(m, o->seq, &core);
+	if (o->lora_rank <= 0)
+		return cost_model_flops(m, o->seq, gbs);
+	/* LoRA: the weights' forward and data gradient, the core's forward
+	 * and its backward (twice the forward); the adapters not counted */
+	return (2.0 * fwd + core) * (double)o->seq * (double)gbs;
 }
 
 /* ---- the context -------------------------------------------------------- */
@@ -232,6 +255,27 @@ void cost_linear(const struct gemm_rate *r, double tokens, double n, double k,
 	lc->gemm_bw += tw;
 }
 
+void cost_linear_trained(const struct cost_ctx *x, double tokens, double n, double k,
+			 int adapted, struct layer_cost *lc)
+{
+	double r = x->o->lora_rank;
+	struct layer_cost one = { 0 };
+	if (r <= 0) {
+		cost_linear(&x->run, tokens, n, k, lc);
+		return;
+	}
+	cost_linear(&x->run, tokens, n, k, &one);
+	one.gemm_b -= one.gemm_bw; /* frozen: the data gradient alone */
+	one.gemm_bw = 0;
+	if (adapted) { /* x A (k x r), then B (r x n) */
+		cost_linear(&x->run, tokens, r, k, &one);
+		cost_linear(&x->run, tokens, n, r, &one);
+	}
+	lc->gemm_f += one.gemm_f;
+	lc->gemm_b += one.gemm_b;
+	lc->gemm_bw += one.gemm_bw;
+}
+
 /* ---- one layer ------------------------------------------------------------ */
 
 static void attn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
@@ -245,27 +289,27 @@ static void attn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
 		double r = (double)m->kv_lora_rank;
 		if (m->q_lora_rank > 0) {
-			cost_linear(&x->run, T, (double)m->q_lora_rank, h, lc);
-			cost_linear(&x->run, T, x->heads_l * dqk, (double)m->q_lora_rank, lc);
+			cost_linear_trained(x, T, (double)m->q_lora_rank, h, 1, lc);
+			cost_linear_trained(x, T, x->heads_l * dqk, (double)m->q_lora_rank, 1, lc);
 		} else {
-			cost_linear(&x->run, T, x->heads_l * dqk, h, lc);
+			cost_linear_trained(x, T, x->heads_l * dqk, h, 1, lc);
 		}
-		cost_linear(&x->run, T, r + m->qk_rope_dim, h, lc);
-		cost_linear(&x->run, T, x->heads_l * (m->qk_nope_dim + dv), r, lc);
-		cost_linear(&x->run, T, h, x->heads_l * dv, lc);
+		cost_linear_trained(x, T, r + m->qk_rope_dim, h, 1, lc);
+		cost_linear_trained(x, T, x->heads_l * (m->qk_nope_dim + dv), r, 1, lc);
+		cost_linear_trained(x, T, h, x->heads_l * dv, 1, lc);
 		return;
 	}
-	cost_linear(&x->run, T, (x->heads_l * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * x->kv_l) * dh,
-		    h, lc);
-	cost_linear(&x->run, T, h, x->heads_l * dh, lc);
+	cost_linear_trained(x, T, (x->heads_l * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * x->kv_l) * dh,
+			    h, 1, lc);
+	cost_linear_trained(x, T, h, x->heads_l * dh, 1, lc);
 }
 
 /* An MLP of width f over `tokens` rows (f already split). */
 static void mlp_gemms(const struct cost_ctx *x, double tokens, double f, struct layer_cost *lc)
 {
 	double up = mlp_is_gated(x->m->mlp) ? 2.0 : 1.0;
-	cost_linear(&x->run, tokens, up * f, x->h, lc);
-	cost_linear(&x->run, tokens, x->h, f, lc);
+	cost_linear_trained(x, tokens, up * f, x->h, 1, lc);
+	cost_linear_trained(x, tokens, x->h, f, 1, lc);
 }
 
 /* Each GPU holds E/ep experts split etp ways.  An expert's token copies
@@ -291,7 +335,7 @@ static void moe_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 	lc->gemm_bw += E / ep * one.gemm_bw;
 	if (m->shared_experts > 0)
 		mlp_gemms(x, x->T, (double)m->shared_experts * model_shared_ffn(m) / x->t, lc);
-	cost_linear(&x->run, x->T, E, x->h, lc);
+	cost_linear_trained(x, x->T, E, x->h, 0, lc); /* the router: no adapter */
 }
 
 /* Mamba-2's projections, split over TP by heads (and its B/C groups):
@@ -299,8 +343,8 @@ static void moe_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 static void mamba_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
-	cost_linear(&x->run, x->T, model_mamba_in_proj(m) / x->t, x->h, lc);
-	cost_linear(&x->run, x->T, x->h, model_mamba_inner(m) / x->t, lc);
+	cost_linear_trained(x, x->T, model_mamba_in_proj(m) / x->t, x->h, 1, lc);
+	cost_linear_trained(x, x->T, x->h, model_mamba_inner(m) / x->t, 1, lc);
 }
 
 /* Gated DeltaNet's projections, split by heads: Q, K, V and the output
@@ -309,8 +353,8 @@ static void gdn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
 	double kd = model_gdn_key(m), vd = model_gdn_value(m);
-	cost_linear(&x->run, x->T, (2.0 * kd + 2.0 * vd + 2.0 * m->gdn_v_heads) / x->t, x->h, lc);
-	cost_linear(&x->run, x->T, x->h, vd / x->t, lc);
+	cost_linear_trained(x, x->T, (2.0 * kd + 2.0 * vd + 2.0 * m->gdn_v_heads) / x->t, x->h, 1, lc);
+	cost_linear_trained(x, x->T, x->h, vd / x->t, 1, lc);
 }
 
 static void layer_gemms(const struct cost_ctx *x, int moe, struct layer_cost *lc)
@@ -503,6 +547,11 @@ static double grad_copy_time(const struct cost_ctx *x, int moe)
 	if (x->l->zero < 2)
 		return 0;
 	memory_layer_params(x->m, x->l, moe, &dense, &expert);
+	if (x->o->lora_rank > 0) { /* the adapters' gradients alone */
+		model_lora_widths(x->m, moe, &dense, &expert);
+		dense *= x->o->lora_rank / (double)x->t;
+		expert *= x->o->lora_rank / ((double)layout_etp(x->l) * x->l->ep);
+	}
 	return hbm_time(&x->run, (x->ab + x->o->b.grad_bytes) * (dense + expert));
 }
 

@@ -199,6 +199,11 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	enum pplan_status st;
 
 	train_opts_default(&in->opts, &in->model);
+	if (in->lora_rank >= in->model.hidden)
+		return perr_set(e, PPLAN_EINPUT,
+				"--peft lora:%d: the rank must be below %s's hidden size %ld (a low-rank adapter)",
+				in->lora_rank, in->model.name, in->model.hidden);
+	in->opts.lora_rank = in->lora_rank;
 	if (in->seq) {
 		in->opts.seq = in->seq;
 		in->model.seq = in->seq; /* layout_check divides this one */
@@ -431,8 +436,12 @@ enum pplan_status job_resolve(struct job *in, int need_gpus, struct perr *e)
 	    (st = resolve_batch(in, e)) != PPLAN_OK)
 		return st;
 	if (cluster_gpus(&in->cluster) > 0)
+		/* a LoRA run checkpoints its adapters (NeMo's PEFT checkpoints) */
 		return goodput_compute(&in->goodput_opts, cluster_gpus(&in->cluster),
-				       model_params_total(&in->model), &in->goodput, e);
+				       in->opts.lora_rank > 0
+					       ? model_lora_params(&in->model, in->opts.lora_rank)
+					       : model_params_total(&in->model),
+				       &in->goodput, e);
 	return PPLAN_OK;
 }
 

@@ -62,6 +62,7 @@ struct job {
 	double train_tokens;     /* tokens to train on; 0 = not asked */
 	struct goodput_opts goodput_opts; /* checkpoints, interruptions, price */
 	double max_memory_gib;
+	int lora_rank;           /* --peft lora[:R]: LoRA adapters of rank R; 0 none */
 	/* resolved */
 	struct model_spec model;
 	struct cluster cluster;

@@ -96,6 +96,15 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 	memory_layer_params(m, l, 1, &moe_dense, &moe_expert);
 	out->dense = (per - moe) * dense + moe * moe_dense;
 	out->expert = moe * moe_expert;
+	if (o->lora_rank > 0) {
+		/* LoRA: the adapters split as their layers (over tp, the
+		 * experts' over ep x etp) */
+		double r = o->lora_rank, d0, e0, d1, e1;
+		model_lora_widths(m, 0, &d0, &e0);
+		model_lora_widths(m, 1, &d1, &e1);
+		out->train_dense = r * ((per - moe) * d0 + moe * d1) / l->tp;
+		out->train_expert = r * moe * e1 / ((double)layout_etp(l) * l->ep);
+	}
 	if (out->has_embedding) /* the position table is replicated over tp */
 		out->dense += emb / l->tp + model_params_positions(m);
 	if (out->has_lm_head) {
@@ -104,6 +113,10 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 		if (!m->tied_embeddings || l->pp > 1)
 			out->dense += emb / l->tp;
 		out->dense += (m->norm == NORM_LAYERNORM ? 2.0 : 1.0) * m->hidden;
+	}
+	if (o->lora_rank <= 0) {
+		out->train_dense = out->dense;
+		out->train_expert = out->expert;
 	}
 }
 
@@ -118,6 +131,8 @@ void memory_rank_params(const struct model_spec *m, const struct layout *l,
 	memory_stage_params(m, l, o, other, &mirror);
 	out->dense += mirror.dense;
 	out->expert += mirror.expert;
+	out->train_dense += mirror.train_dense;
+	out->train_expert += mirror.train_expert;
 	out->layers += mirror.layers;
 	out->moe_layers += mirror.moe_layers;
 	out->has_embedding |= mirror.has_embedding;
@@ -443,35 +458,38 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	const struct cost_params *k = train_opts_params(o);
 
 	memory_rank_params(m, l, o, stage, &sp);
-	params = sp.dense + sp.expert;
+	params = sp.train_dense + sp.train_expert; /* what trains */
 
 	/* Weights: half precision, or under FSDP the sharded fp32 master
-	 * copy (the half-precision layer is gathered when used, in other). */
+	 * copy (the half-precision layer is gathered when used, in other);
+	 * a frozen model has no master, and LoRA's adapters sit beside it. */
 	if (o->b.fp8_weights)
 		w_b = fw_fp8_bytes(&o->b);
-	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP)
+	if (l->zero >= 3 && o->b.sharding == FW_SHARD_FSDP && o->lora_rank <= 0)
 		w_b = 4.0;
 	out->weights = w_b * (l->zero >= 3 ? sp.dense / dp_shard + sp.expert / ep_shard
-					    : params);
+					    : sp.dense + sp.expert);
+	if (o->lora_rank > 0)
+		out->weights += (fp32 ? 4.0 : 2.0) * params;
 	/* Gradients in the framework's dtype (the one it reduces), and the
 	 * half-precision .grad that DeepSpeed's bf16 optimizer keeps beside
 	 * its fp32 accumulation buffer. */
 	g_b = o->b.grad_bytes;
-	out->gradients = g_b * (l->zero >= 2 ? sp.dense / dp_shard + sp.expert / ep_shard
+	out->gradients = g_b * (l->zero >= 2 ? sp.train_dense / dp_shard + sp.train_expert / ep_shard
 					     : params);
 	if (o->b.half_grad_copy)
 		out->gradients += 2.0 * params;
 	/* Optimizer states: fp32 master weights and Adam's two moments (the
 	 * master is the weight itself under FSDP; train_opts_optimizer_bytes). */
-	out->optimizer = opt_b * (l->zero >= 1 ? sp.dense / dp_shard +
-						     sp.expert / ep_shard
+	out->optimizer = opt_b * (l->zero >= 1 ? sp.train_dense / dp_shard +
+						     sp.train_expert / ep_shard
 					       : params);
 	/* Optimizer offload: the states live in host memory; ZeRO-Offload
 	 * also streams the reduced gradient shard there (in fp32 for the
 	 * CPU step), keeping only its buckets on the GPU (sim/MODEL.md 8.2). */
 	out->host = 0;
 	if (l->optimizer_offload) {
-		double shard = sp.dense / dp_shard + sp.expert / ep_shard;
+		double shard = sp.train_dense / dp_shard + sp.train_expert / ep_shard;
 		out->host = out->optimizer;
 		out->optimizer = 0;
 		if (o->b.sharding == FW_SHARD_DEEPSPEED) {
@@ -529,7 +547,7 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 	 * the gradients are narrower.  The activations are free by then, so
 	 * only what exceeds them (and their allocator reserve) adds. */
 	if (g_b < 4 && !l->optimizer_offload) {
-		double shard = l->zero >= 1 ? sp.dense / dp_shard + sp.expert / ep_shard
+		double shard = l->zero >= 1 ? sp.train_dense / dp_shard + sp.train_expert / ep_shard
 					    : params;
 		double freed = out->activations * (1.0 + k->mem_fragmentation);
 		if (4.0 * shard > freed)

@@ -25,6 +25,9 @@ struct mem_breakdown {        /* bytes on the most-loaded GPU */
 struct stage_params {
 	double dense;   /* parameters per GPU outside the experts */
 	double expert;  /* expert parameters per GPU */
+	/* of which trained (gradients, optimizer states, the DP reduction):
+	 * all of them, or under LoRA the adapters alone */
+	double train_dense, train_expert;
 	int layers;     /* transformer layers on the stage */
 	int moe_layers; /* of which MoE layers */
 	int has_embedding, has_lm_head;

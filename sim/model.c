@@ -368,6 +368,50 @@ double model_params_moe_common(const struct model_spec *m)
 	return p + layer_norms_mlp(m);
 }
 
+/* The k + n of an MLP of width f: fc1 (two matrices gated) and fc2. */
+static double lora_mlp_widths(const struct model_spec *m, double f)
+{
+	double h = (double)m->hidden;
+	return (mlp_is_gated(m->mlp) ? h + 2.0 * f : h + f) + (f + h);
+}
+
+void model_lora_widths(const struct model_spec *m, int moe, double *dense, double *routed)
+{
+	double h = (double)m->hidden, a = (double)m->heads, dh = (double)m->head_dim;
+	double attn, mamba, gdn;
+	struct layer_mix mx;
+	if (model_is_mla(m)) {
+		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
+		double qr = (double)m->q_lora_rank, r = (double)m->kv_lora_rank;
+		attn = (qr > 0 ? (h + qr) + (qr + a * dqk) : h + a * dqk) +
+		       (h + r + (double)m->qk_rope_dim) + (r + a * ((double)m->qk_nope_dim + dv)) +
+		       (a * dv + h);
+	} else {
+		attn = (h + (a * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * m->kv_heads) * dh) +
+		       (a * dh + h);
+	}
+	mamba = (h + model_mamba_in_proj(m)) + (model_mamba_inner(m) + h);
+	gdn = (h + 2.0 * model_gdn_key(m) + 2.0 * model_gdn_value(m) + 2.0 * m->gdn_v_heads) +
+	      (model_gdn_value(m) + h);
+	model_layer_mix(m, moe, &mx);
+	*dense = mx.attn * attn + mx.mamba * mamba + mx.gdn * gdn;
+	*routed = 0;
+	if (!moe) {
+		*dense += mx.ffn * lora_mlp_widths(m, (double)m->ffn);
+		return;
+	}
+	*dense += mx.ffn * m->shared_experts * lora_mlp_widths(m, (double)model_shared_ffn(m));
+	*routed = mx.ffn * m->num_experts * lora_mlp_widths(m, (double)model_expert_ffn(m));
+}
+
+double model_lora_params(const struct model_spec *m, int r)
+{
+	double d0, e0, d1, e1, moe = model_moe_layers(m);
+	model_lora_widths(m, 0, &d0, &e0);
+	model_lora_widths(m, 1, &d1, &e1);
+	return r * ((m->layers - moe) * (d0 + e0) + moe * (d1 + e1));
+}
+
 double model_params_mlp_layer(const struct model_spec *m)
 {
 	if (m->num_experts > 0)

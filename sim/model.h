@@ -177,6 +177,15 @@ double model_params_moe_routed(const struct model_spec *model);
 double model_params_moe_common(const struct model_spec *model);
 /* an MoE layer's (all experts), else dense */
 double model_params_mlp_layer(const struct model_spec *model);
+/* LoRA (Hu et al. 2021): rank-r adapters A (k x r) and B (r x n) beside
+ * every linear layer of the mixers and FFNs, k its input and n its output
+ * width, r (k + n) parameters each; the router, the norms and the
+ * embeddings take none.  The sum of k + n over a layer of kind moe's
+ * linears, as its mean make-up weighs them: outside the routed experts
+ * into *dense, over all routed experts into *routed. */
+void model_lora_widths(const struct model_spec *model, int moe, double *dense, double *routed);
+/* The whole model's LoRA adapter parameters at rank r. */
+double model_lora_params(const struct model_spec *model, int r);
 double model_params_layer(const struct model_spec *model);      /* attention + MLP */
 double model_params_embedding(const struct model_spec *model); /* one h x V */
 double model_params_positions(const struct model_spec *model); /* pos_embedding x h */

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "units.h"
+
 const struct cost_params *train_opts_params(const struct train_opts *o)
 {
 	return o->params ? o->params : cost_params_default();
@@ -19,6 +21,20 @@ void train_opts_default(struct train_opts *o, const struct model_spec *m)
 	o->use_des = 1;
 	rank_order_default(&o->order);
 	framework_resolve(o->fw, o->precision, NULL, &o->b, NULL);
+}
+
+int train_opts_peft_parse(const char *s, int *rank)
+{
+	long r = LORA_DEFAULT_RANK;
+	if (!strcmp(s, "none") || !strcmp(s, "full")) {
+		*rank = 0;
+		return 0;
+	}
+	if (strncmp(s, "lora", 4) != 0 || (s[4] && s[4] != ':') ||
+	    (s[4] == ':' && (units_parse_whole(s + 5, &r) != 0 || r > 65536)))
+		return -1;
+	*rank = (int)r;
+	return 0;
 }
 
 enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e)

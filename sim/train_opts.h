@@ -25,11 +25,23 @@ struct train_opts {
 	struct fw_behaviour b;    /* fw for this precision, switches applied */
 	struct rank_order order;  /* rank placement, innermost first (tp-cp-dp-pp) */
 	int use_des;              /* step time from the event simulation */
+	/* LoRA fine-tuning (PEFT): adapters of this rank beside every linear
+	 * layer train, the model's own weights are frozen (model_lora_widths,
+	 * sim/MODEL.md 4.7); 0 = every weight trains */
+	int lora_rank;
 	const struct cost_params *params; /* the constants; NULL = the embedded defaults */
 	const struct curve_set *curves;   /* measured curves (--profile, sim/curves.h);
 					   * NULL = the embedded GEMM, bandwidth and
 					   * collective model */
 };
+
+/* LoRA's rank when a job names none: NeMo's and Megatron-Bridge's
+ * default dim. */
+#define LORA_DEFAULT_RANK 32
+/* A PEFT choice as users write it: "none" or "full" (every weight
+ * trains: 0), "lora" (LORA_DEFAULT_RANK) or "lora:R" (R from 1 to
+ * 65536) into *rank; -1 for anything else. */
+int train_opts_peft_parse(const char *s, int *rank);
 
 /* The constants of opts: opts->params, or the embedded defaults. */
 const struct cost_params *train_opts_params(const struct train_opts *opts);

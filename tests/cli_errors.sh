@@ -146,6 +146,13 @@ bad "--max-memory-gib" search $M8 --max-memory-gib -1
 # An H100 has 79.2 GiB, not 200.
 bad "--max-memory-gib" search $M8 --max-memory-gib 200
 bad "--top" search $M8 --top 0
+bad "--peft" search $M8 --peft qlora
+bad "--peft" search $M8 --peft lora:0
+bad "--peft" search $M8 --peft lora:
+# a rank as wide as Llama 3 8B's 4096 is no low-rank adapter
+bad "--peft lora:4096" search $M8 --peft lora:4096
+nojson "--emit and --peft lora conflict" search $M8 --peft lora --emit megatron
+nojson "--emit and --peft lora conflict" predict $M8 --layout dp=8 --peft lora --emit nemo
 bad "--gpus is required" search --model llama3-8b
 bad "no model" search --gpus 8
 bad "--layout is required" predict $M8

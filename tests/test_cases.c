@@ -1007,3 +1007,46 @@ Test(cases, schedule_given)
 		  cs[1].skip_reason);
 	free(cs);
 }
+
+/* A fine-tuning run: layout.peft as --peft takes it, or the rank alone
+ * (NeMo's and Megatron-Bridge's dim); a method pplan does not price
+ * leaves that case unpredicted.  Its LoRA prices as the job with
+ * --peft lora:16 (sim/MODEL.md 4.7): only the adapters' gradients. */
+Test(cases, peft_given)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"lora\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"peft\": \"lora:16\"}, " ROW_STEP ","
+		"{\"id\": \"dim\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"lora_dim\": 16}, " ROW_STEP ","
+		"{\"id\": \"sft\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"peft\": \"full\"}, " ROW_STEP ","
+		"{\"id\": \"dora\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"peft\": \"dora\"}, " ROW_STEP "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+	struct prediction p[3];
+	struct perr e = { "" };
+
+	cr_assert_eq(n, 4);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
+		cr_assert_eq(vcase_predict(&cs[i], &p[i], &e), PPLAN_OK, "%s", e.msg);
+	}
+	cr_expect_eq(cs[0].opts.lora_rank, 16);
+	cr_expect_eq(cs[1].opts.lora_rank, 16);
+	cr_expect_eq(cs[2].opts.lora_rank, 0);
+	/* Llama 3 8B's adapters at rank 16: 69,632 x 16 x 32 layers =
+	 * 35,651,584, fp32 gradients */
+	cr_expect_float_eq(p[0].mem.gradients, 4.0 * 35651584, 1e-6);
+	cr_expect_float_eq(p[1].mem.gradients, p[0].mem.gradients, 1e-12);
+	cr_expect_gt(p[2].mem.gradients, 100 * p[0].mem.gradients, "full fine-tuning: every weight");
+	cr_expect_eq(cs[3].predictable, 0);
+	cr_expect(strstr(cs[3].skip_reason, "layout.peft 'dora'") != NULL, "%s", cs[3].skip_reason);
+	free(cs);
+}

@@ -697,3 +697,71 @@ Test(terms, zero3_overlap)
 	expect_rel(p.time.dp_comm_exposed, 2 * (fmax(0, c - t) + u3 * fmin(c, t)), 1e-9,
 		   "exposed");
 }
+
+/* ---- LoRA fine-tuning -----------------------------------------------------------
+ * Rank-32 adapters beside Llama 3 8B's four linear layers a layer, r (k + n)
+ * parameters each: QKV 4096 + 6144, O 4096 + 4096, the gated fc1 4096 +
+ * 28672, fc2 14336 + 4096: 69,632 x 32 = 2,228,224 a layer, A = 71,303,168
+ * in 32 layers.  The frozen model keeps its bf16 weights only; the adapters
+ * add theirs (2A), their fp32 gradients (4A) and Adam's 12 bytes sharded
+ * over dp (zero 1: 12A / 8); the DP reduction moves the adapters' gradients
+ * alone: zero 0 an all-reduce of 4A, zero 1 a reduce-scatter of 4A and an
+ * all-gather of 2A (x 7/8 over 8 ranks, at 50 GB/s). */
+#define LORA_8B 71303168.0
+Test(terms, lora_memory_and_dp)
+{
+	struct setup s;
+	struct prediction p;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	s.o.lora_rank = 32;
+	p = predict(&s);
+	expect_rel(p.mem.weights, 2 * (P_8B + LORA_8B), 1e-12, "frozen bf16 weights and adapters");
+	expect_rel(p.mem.gradients, 4 * LORA_8B, 1e-12, "the adapters' gradients");
+	expect_rel(p.mem.optimizer, 12 * LORA_8B / 8, 1e-12, "the adapters' Adam states");
+	expect_rel(p.time.dp_comm_total, 6 * LORA_8B * 7 / 8 / BW, 1e-9, "zero 1");
+	s.l.zero = 0;
+	expect_rel(predict(&s).time.dp_comm_total, 4 * LORA_8B * 1.75 / BW, 1e-9, "zero 0");
+	s.o.lora_rank = 8; /* a quarter of the adapters */
+	expect_rel(predict(&s).mem.gradients, LORA_8B, 1e-12, "rank 8: 4 bytes x A / 4");
+}
+
+/* A frozen linear layer runs its forward and its data gradient; its
+ * adapter adds x A (T x r from k) and (xA) B (T x n from r) forward and
+ * the data and weight gradients of each backward.  One layer of Llama 3
+ * 8B at T = 4096 tokens (mbs 1, tp 1): the four linears' shapes from the
+ * GEMM model; the router-less dense layer has no frozen linear without an
+ * adapter.  Model FLOPs: each weight's forward and data gradient (2 x
+ * its forward), the attention core 3 x (forward and backward); per token
+ * at s = 4096 the core is 32 layers x 2 x 4096 x 32 heads x 256 =
+ * 2,147,483,648 FLOPs forward. */
+Test(terms, lora_layer_gemms)
+{
+	struct setup s;
+	struct cost_ctx x;
+	struct layer_cost full, lora;
+	const struct gemm_rate *r;
+	const double T = 4096, lin[4][2] = { { 4096, 6144 }, { 4096, 4096 },
+				 { 4096, 28672 }, { 14336, 4096 } };
+	double fwd = 0, bwd = 0, core = 32 * 2.0 * 4096 * 32 * 256;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &full);
+	s.o.lora_rank = 32;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &lora);
+	r = &x.run;
+	for (int i = 0; i < 4; i++) {
+		double k = lin[i][0], n = lin[i][1];
+		fwd += gemm_time(r, T, n, k) + gemm_time(r, T, 32, k) + gemm_time(r, T, n, 32);
+		bwd += gemm_time(r, T, k, n) + /* the frozen weight's data gradient */
+		       gemm_time(r, T, k, 32) + gemm_time(r, k, 32, T) + /* A's */
+		       gemm_time(r, T, 32, n) + gemm_time(r, 32, n, T);  /* B's */
+	}
+	expect_rel(lora.gemm_f, fwd, 1e-12, "forward: the weights and the adapters");
+	expect_rel(lora.gemm_b, bwd, 1e-12, "backward: data gradients, the adapters' both");
+	expect_rel(lora.attn_b, full.attn_b, 0, "the attention core as in training");
+	cr_expect_lt(lora.gemm_b, full.gemm_b, "no weight gradients of the frozen weights");
+	expect_rel(cost_train_flops(&s.m, &s.o, 8),
+		   2.0 / 3.0 * cost_model_flops(&s.m, 4096, 8) + core * 4096 * 8, 1e-12,
+		   "LoRA model FLOPs");
+}
