@@ -117,6 +117,15 @@ void defaults_global_batch(const struct model_spec *m, long seq, long gpus,
 		 DEFAULT_TOKENS_PER_GPU, a);
 }
 
+void defaults_finetune_batch(long seq, long gpus, struct batch_default *out)
+{
+	out->sequences = defaults_round_sequences((double)DEFAULT_FINETUNE_SEQUENCES * (double)seq,
+						  seq, gpus);
+	snprintf(out->origin, sizeof out->origin,
+		 "default for fine-tuning: %ld sequences, NeMo's fine-tuning data modules' batch, rounded to sequences the GPUs divide",
+		 DEFAULT_FINETUNE_SEQUENCES);
+}
+
 double defaults_memory_cap_gib(const struct gpu_spec *g)
 {
 	return DEFAULT_MEMORY_FRACTION * g->mem_gib;

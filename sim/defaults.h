@@ -8,6 +8,8 @@
  *                  of DEFAULT_MIN_BATCH_TOKENS, in sequences that
  *                  any data-parallel degree of the cluster divides (its
  *                  odd part times a power of two)
+ *                  (a LoRA fine-tuning: DEFAULT_FINETUNE_SEQUENCES, NeMo's
+ *                  fine-tuning data module's batch, rounded the same way)
  *   memory cap     DEFAULT_MEMORY_FRACTION of the GPU's memory: the rest
  *                  is headroom for allocator fragmentation spikes and
  *                  communicator buffers the memory model does not see
@@ -26,6 +28,7 @@
 #define DEFAULT_MIN_BATCH_TOKENS (1L << 22) /* 4.19 M tokens */
 #define DEFAULT_TOKENS_PER_GPU 1024L         /* Llama 3 405B: 16M on 16,384 GPUs */
 #define DEFAULT_MEMORY_FRACTION 0.90
+#define DEFAULT_FINETUNE_SEQUENCES 128L  /* NeMo 2.0's fine-tuning data modules */
 #define DEFAULT_CP_MIN_TOKENS 4096L
 
 /* A published global batch: sequences of `seq` tokens. */
@@ -48,6 +51,10 @@ struct batch_default {
  * GPUs. */
 void defaults_global_batch(const struct model_spec *model, long seq, long gpus,
 			   struct batch_default *out);
+
+/* The same for a fine-tuning (LoRA) run: DEFAULT_FINETUNE_SEQUENCES
+ * sequences, rounded as below. */
+void defaults_finetune_batch(long seq, long gpus, struct batch_default *out);
 
 /* Rounds a token count to a number of sequences of `seq` tokens that
  * divides by every data-parallel degree of `gpus` GPUs: the odd part of

@@ -343,7 +343,10 @@ static enum pplan_status resolve_batch(struct job *in, struct perr *e)
 				 seq);
 	} else {
 		struct batch_default d;
-		defaults_global_batch(&in->model, seq, cluster_gpus(&in->cluster), &d);
+		if (in->opts.lora_rank > 0)
+			defaults_finetune_batch(seq, cluster_gpus(&in->cluster), &d);
+		else
+			defaults_global_batch(&in->model, seq, cluster_gpus(&in->cluster), &d);
 		in->global_batch = d.sequences;
 		snprintf(in->gbs_note, sizeof in->gbs_note, "%s", d.origin);
 	}

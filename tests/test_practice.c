@@ -75,6 +75,21 @@ Test(defaults, global_batch)
 	cr_assert_eq(defaults_round_sequences(4194304.0, 8192, 1000), 500);
 }
 
+/* A LoRA fine-tuning's default: NeMo 2.0's fine-tuning batch of 128
+ * sequences, as many tokens as 128 of them, rounded as above: 128 on 8 or
+ * 32 GPUs, 3 x 2^5 = 96 on 24 (128/96 is nearer than 192/128 in ratio). */
+Test(defaults, finetune_batch)
+{
+	struct batch_default d;
+	defaults_finetune_batch(4096, 8, &d);
+	cr_expect_eq(d.sequences, 128);
+	defaults_finetune_batch(4096, 32, &d);
+	cr_expect_eq(d.sequences, 128);
+	defaults_finetune_batch(2048, 24, &d);
+	cr_expect_eq(d.sequences, 96);
+	cr_expect(strstr(d.origin, "fine-tuning") != NULL, "%s", d.origin);
+}
+
 Test(defaults, memory_cap)
 {
 	const struct gpu_spec *h = gpu_find("h100-sxm");
