@@ -220,8 +220,6 @@ const struct model_spec *model_find(const char *name);
  * ("DeepSeek-V3-671B", "Llama-4-Scout-17B-16E") the entry it fits; and a
  * few aliases ("Nemotron-15B" for Nemotron-4 15B, Llama 3.3 70B). */
 const struct model_spec *model_find_loose(const char *name);
-/* The zoo model whose total parameter count is nearest to params. */
-const struct model_spec *model_nearest(double params);
 
 /* Reads a pplan.model/1 JSON file or a Hugging Face config.json. */
 enum pplan_status model_load(const char *path, struct model_spec *model,

@@ -469,21 +469,3 @@ const struct model_spec *model_find_loose(const char *name)
 	}
 	return stems == 1 ? stem : NULL;
 }
-
-/* Ties go to the earlier entry (llama3-8b before llama3.1-8b). */
-const struct model_spec *model_nearest(double params)
-{
-	const struct model_spec *best = NULL;
-	double best_d = INFINITY;
-
-	if (!(params > 0) || !isfinite(params))
-		return NULL;
-	for (int i = 0; i < ZOO_N; i++) {
-		double d = fabs(model_params_total(&zoo[i]) - params);
-		if (d < best_d) {
-			best_d = d;
-			best = &zoo[i];
-		}
-	}
-	return best;
-}

@@ -2,7 +2,7 @@
  * test_model.c: model specs.  Parameter counts against numbers derived by
  * hand from the architecture (the arithmetic is in the comments) and
  * against published totals (1%); the zoo's consistency; units_parse_count;
- * model_nearest; Hugging Face config.json files as published (fixtures in
+ * the loose names; Hugging Face config.json files as published (fixtures in
  * tests/fixtures/hf, provenance in its README.md); pplan.model/1 files;
  * and bad input, which must give PPLAN_EINPUT and one sentence naming the
  * file and the key, and leave the caller's spec untouched.
@@ -364,27 +364,6 @@ Test(zoo, published_shapes)
 	cr_expect_eq(m->top_k, 2);
 }
 
-/* 70e9 lies 0.55e9 from Llama 3 70B (70,553,706,496) and 1.02e9 from
- * Llama 2 70B (68,976,648,192); Llama 3.1 70B ties with Llama 3 70B and
- * the earlier entry wins.  176e9: BLOOM (176.25e9) beats GPT-3 (174.59e9);
- * 175e9: GPT-3 (0.41e9 away) beats BLOOM (1.25e9 away).  Mixtral 8x7B
- * (46,702,792,704) and Nemotron-H 47B (46,791,554,816) part at 46.747e9. */
-Test(zoo, nearest)
-{
-	cr_expect_str_eq(model_nearest(70e9)->name, "llama3-70b");
-	cr_expect_str_eq(model_nearest(69e9)->name, "llama2-70b");
-	cr_expect_str_eq(model_nearest(405e9)->name, "llama3.1-405b");
-	cr_expect_str_eq(model_nearest(175e9)->name, "gpt3-175b");
-	cr_expect_str_eq(model_nearest(176e9)->name, "bloom-176b");
-	cr_expect_str_eq(model_nearest(46.7e9)->name, "mixtral-8x7b");
-	cr_expect_str_eq(model_nearest(46.8e9)->name, "nemotron-h-47b");
-	/* far past the zoo: its largest, Kimi K2 (1.026e12 > Megatron 1T's 1.008e12) */
-	cr_expect_str_eq(model_nearest(1e15)->name, "kimi-k2");
-	cr_expect_str_eq(model_nearest(1.01e12)->name, "megatron-1t");
-	cr_expect_null(model_nearest(0));
-	cr_expect_null(model_nearest(-7e9));
-	cr_expect_null(model_nearest(NAN));
-}
 
 /* ---- units_parse_count and MLP kinds ------------------------------------------- */
 
