@@ -1,6 +1,6 @@
 /*
  * model_zoo.c: the embedded models, each with its source (paper, model
- * card or config.json), and the look-ups by name and by size.
+ * card or config.json), and the look-ups by name.
  */
 #include "model.h"
 
