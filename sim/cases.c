@@ -556,6 +556,9 @@ static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 		return;
 	}
 	vc->opts = j->opts;
+	if (vc->opts.lora_rank > 0)
+		vcase_note(vc, "LoRA fine-tuning at rank %d (layout.peft; sim/MODEL.md 4.7, fitted on no LoRA run)",
+			   vc->opts.lora_rank);
 	if (j->attention_note[0])
 		vcase_note(vc, "%s", j->attention_note + 2); /* after its "; " */
 	framework_describe(&vc->opts.b, what, sizeof what);
