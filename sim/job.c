@@ -201,7 +201,7 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	train_opts_default(&in->opts, &in->model);
 	if (in->lora_rank >= in->model.hidden)
 		return perr_set(e, PPLAN_EINPUT,
-				"--peft lora:%d: the rank must be below %s's hidden size %ld (a low-rank adapter)",
+				"LoRA rank %d is not below the hidden size of %s (%ld): no low-rank adapter",
 				in->lora_rank, in->model.name, in->model.hidden);
 	in->opts.lora_rank = in->lora_rank;
 	if (in->seq) {

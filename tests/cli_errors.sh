@@ -150,7 +150,7 @@ bad "--peft" search $M8 --peft qlora
 bad "--peft" search $M8 --peft lora:0
 bad "--peft" search $M8 --peft lora:
 # a rank as wide as Llama 3 8B's 4096 is no low-rank adapter
-bad "--peft lora:4096" search $M8 --peft lora:4096
+bad "LoRA rank 4096 is not below the hidden size" search $M8 --peft lora:4096
 nojson "--emit and --peft lora conflict" search $M8 --peft lora --emit megatron
 nojson "--emit and --peft lora conflict" predict $M8 --layout dp=8 --peft lora --emit nemo
 bad "--gpus is required" search --model llama3-8b
