@@ -107,6 +107,8 @@ static void megatron_notes(const struct emit_input *in, struct notes *n)
 		emit_note(n, "the Gated DeltaNet layers are not placed every N-th: --linear-attention-freq takes the list of layer kinds in Python syntax, which these arguments leave out");
 	if (in->m->alibi)
 		emit_note(n, "the model's positions are ALiBi, which Megatron-Core does not have (BLOOM trained with Megatron-DeepSpeed): these arguments leave Megatron's learned absolute positions");
+	if (in->m->parallel_block)
+		emit_note(n, "the model runs attention and the MLP side by side on one residual (GPT-NeoX, GPT-J, Falcon), which Megatron-Core's layers do not: these arguments build sequential layers of the same shapes and cost");
 }
 
 static void megatron_layout_args(FILE *f, const struct emit_input *in,

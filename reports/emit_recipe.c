@@ -172,6 +172,10 @@ static void recipe_notes(const struct emit_input *in, const char *fw, struct not
 		snprintf(b, sizeof b, "this rank order is not expressible in %s: it uses tp-cp-dp-pp", fw);
 		emit_note(n, b);
 	}
+	if (in->m->parallel_block) {
+		snprintf(b, sizeof b, "attention and the MLP side by side on one residual (GPT-NeoX, GPT-J, Falcon) are not expressible in %s: its layers are sequential, of the same shapes and cost", fw);
+		emit_note(n, b);
+	}
 }
 
 static void recipe_recompute(FILE *f, const struct layout *l, const char *c, const char *mc)

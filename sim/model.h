@@ -87,6 +87,9 @@ struct model_spec {
 	int qk_norm;        /* a norm over each head's Q and K (Qwen3, Gemma 3) */
 	int norms_per_layer;/* 2 (before attention, before the MLP), or 1: one norm
 			     * shared by parallel attention and MLP (Falcon-7B); 0 = 2 */
+	int parallel_block; /* attention and the MLP side by side on one residual
+			     * (GPT-NeoX, GPT-J, Falcon): priced as the sequential
+			     * layer, the same work; Megatron's layers are sequential */
 	/* Positions: learned absolute when pos_embedding > 0, ALiBi when
 	 * alibi, else rotary (RoPE) with base rope_theta (0: not given, the
 	 * frameworks' 10000) over rope_percent of each head (0: all of it),

@@ -269,6 +269,14 @@ static enum pplan_status read_layers(const cJSON *c, const char *type, struct mo
 		m->linear_bias = bias;
 		if (parallel && !new_arch)
 			m->norms_per_layer = 1;
+		m->parallel_block = parallel || new_arch;
+	}
+	if (strcmp(type, "gptj") == 0)
+		m->parallel_block = 1;
+	if (strcmp(type, "gpt_neox") == 0) { /* its config class's default: parallel */
+		int par = 1;
+		TRY(json_optional(json_get_bool(c, "use_parallel_residual", &par, path, e)));
+		m->parallel_block = par;
 	}
 	TRY(mj_positions(c, path, m, e));
 	if (strcmp(type, "bloom") == 0)

@@ -84,7 +84,7 @@ static const struct model_spec zoo[] = {
 	{ .name = "gpt-neox-20b", .layers = 44, .hidden = 6144, .ffn = 24576, .heads = 64,
 	  .kv_heads = 64, .head_dim = 96, .vocab = 50432, .seq = 2048, .mlp = MLP_GELU,
 	  .norm = NORM_LAYERNORM, .linear_bias = 1, .rope_theta = 10000, .rope_percent = 0.25,
-	  .norm_eps = 1e-5, .no_dropout = 1 },
+	  .norm_eps = 1e-5, .no_dropout = 1, .parallel_block = 1 },
 	/* StarCoder / StarCoderBase 15.5B (Li et al. 2023, arXiv:2305.06161;
 	 * the bigcode config.json, gpt_bigcode): 40 layers of 6144, 48 heads
 	 * with one shared K/V head (multi-query), 4h GeLU MLP, learned

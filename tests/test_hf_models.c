@@ -161,6 +161,13 @@ ParameterizedTestParameters(hf, published_counts)
 		 * 12.18B; with them 13.42B). */
 		{"GLM-4.5-Air.json", "glm4.5-air-106b-a12b", 106852245504.0, 13424123904.0, 106e9, 0.01,
 		 12e9, 1.5e9, ACTIVE_ALL},
+		/* Pythia-1B (gpt_neox): h 2048, 16 layers, untied 50,304 x
+		 * 2048 tables; a layer's biased QKV, dense and MLP (4h^2 + 4h +
+		 * 2 x 2048 x 8192 + 8192 + 2048) and two LayerNorms (4h):
+		 * 50,358,272; x16 + 206,045,184 + 4096 = 1,011,781,632, the
+		 * Hub's count for EleutherAI/pythia-1b. */
+		{"pythia-1b.json", "", 1011781632.0, 1011781632.0, 1011781632.0, 1e-12, 0, 0,
+		 ACTIVE_ALL},
 		/* GPT-2 small with its 1024 x 768 learned positions. */
 		{"gpt2.json", "", 124439808.0, 124439808.0, 124.4e6, 0.005, 0, 0, ACTIVE_ALL},
 	};
@@ -298,7 +305,11 @@ Test(hf, falcon_opt_phi_llava_fields)
 	m = load("falcon-40b.json");
 	cr_expect_eq(m.kv_heads, 8);         /* num_kv_heads */
 	cr_expect_eq(m.norms_per_layer, 0);  /* new_decoder_architecture: two */
+	cr_expect_eq(m.parallel_block, 1);   /* ... side by side, as the 7B's */
+	cr_expect_eq(load("falcon-7b.json").parallel_block, 1);
+	cr_expect_eq(load("pythia-1b.json").parallel_block, 1); /* use_parallel_residual */
 	m = load("opt-1.3b.json");
+	cr_expect_eq(m.parallel_block, 0);   /* sequential, as GPT-2's and Llama's */
 	cr_expect_eq(m.mlp, MLP_RELU);
 	cr_expect_eq(m.ffn, 8192);           /* ffn_dim */
 	cr_expect_eq(m.pos_embedding, 2050); /* 2048 + OPT's offset of 2 */

@@ -112,6 +112,18 @@ Test(launch_read, every_zoo_model_reads_back_from_its_megatron_arguments)
 	cr_expect_geq(exact, n - 6, "%d of %d zoo models read back whole", exact, n);
 }
 
+/* GPT-NeoX's attention and MLP run side by side on one residual, which
+ * Megatron-Core's layers cannot: its arguments say they build sequential
+ * layers; a sequential model's say nothing of it. */
+Test(launch_read, parallel_block_said)
+{
+	char *neox = emitted(model_find("gpt-neox-20b")), *llama = emitted(model_find("llama3-8b"));
+	cr_expect(strstr(neox, "side by side on one residual") != NULL, "%s", neox);
+	cr_expect(strstr(llama, "side by side") == NULL);
+	free(neox);
+	free(llama);
+}
+
 /* A hand-written Megatron-LM command line takes Megatron-LM's defaults. */
 Test(launch_read, megatron_defaults_for_what_the_arguments_leave_out)
 {
