@@ -405,6 +405,83 @@ static enum pplan_status load_modules(const cJSON *jl, const char *key,
 
 /* SP, recomputation, ZeRO and precision: the framework's defaults where
  * the source gives none. */
+/* A fine-tuning method as a table's cell gives it: "LoRA", "lora:16",
+ * "SFT", "full", "pretraining", "none"; 0 read into *rank, 1 for a method
+ * pplan does not price (QLoRA, DoRA, p-tuning), -1 for anything else. */
+static int task_cell(const char *s, int *rank)
+{
+	char k[64];
+	if (!name_squeeze(s, ":", k, sizeof k))
+		return -1;
+	if (strstr(k, "qlora") || strstr(k, "dora") || strstr(k, "ptuning") || strstr(k, "adapter"))
+		return 1;
+	if (!strncmp(k, "lora", 4))
+		return train_opts_peft_parse(k, rank) == 0 ? 0 : -1;
+	if (!strcmp(k, "none") || !strcmp(k, "full") || !strcmp(k, "sft") ||
+	    !strcmp(k, "fullfinetuning") || !strncmp(k, "pretrain", 8)) {
+		*rank = 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* Fine-tuning: layout.peft as --peft takes it, or a LoRA rank as the
+ * recipes name it (lora_rank, lora_dim: NeMo's and Megatron-Bridge's dim);
+ * else the method where tables keep it (a case's "peft", "finetuning" or
+ * "task" cell), or a "LoRA" / "SFT" word in the model's name, said.  A
+ * method pplan does not price leaves the case unpredicted. */
+static enum pplan_status load_task(const cJSON *jc, const cJSON *jl, const cJSON *jm,
+				   struct vcase *vc, const char *where, struct perr *e)
+{
+	static const char *const keys[] = { "peft", "finetuning", "fine_tuning", "task", NULL };
+	const char *s = NULL, *key = "layout.peft";
+	enum pplan_status st = PPLAN_OK;
+	char w[300];
+	long v;
+	int r;
+
+	snprintf(w, sizeof w, "%s: layout", where);
+	if (vcase_opt_long(jl, "lora_rank", 1, 65536, &v, w, &st, e) ||
+	    vcase_opt_long(jl, "lora_dim", 1, 65536, &v, w, &st, e)) {
+		vc->opts.lora_rank = (int)v;
+		return PPLAN_OK;
+	}
+	if (st != PPLAN_OK)
+		return st;
+	if (json_get_string(jl, "peft", &s, where, e) != PPLAN_OK || !s)
+		for (int i = 0; keys[i] && !s; i++)
+			if (json_get_string(jc, keys[i], &s, where, e) == PPLAN_OK && s)
+				key = keys[i];
+	if (!s && json_get_string(jm, "name", &s, where, e) == PPLAN_OK && s) {
+		char k[96];
+		if (!name_squeeze(s, "", k, sizeof k) ||
+		    !(strstr(k, "lora") || strstr(k, "sft") || strstr(k, "peft")))
+			return PPLAN_OK;
+		if (strstr(k, "lora") && !strstr(k, "qlora") && !strstr(k, "dora")) {
+			vc->opts.lora_rank = LORA_DEFAULT_RANK;
+			vcase_note(vc, "LoRA from the model's name '%s', at rank %d (NeMo's default dim)", s,
+				   LORA_DEFAULT_RANK);
+		} else if (strstr(k, "qlora") || strstr(k, "dora")) {
+			vcase_skip(vc, "model.name '%s' names a fine-tuning method pplan does not price", s);
+		}
+		return PPLAN_OK;
+	}
+	if (!s)
+		return PPLAN_OK;
+	switch (task_cell(s, &r)) {
+	case 0:
+		vc->opts.lora_rank = r;
+		return PPLAN_OK;
+	case 1:
+		vcase_skip(vc, "%s '%s' is a fine-tuning method pplan does not price (it prices LoRA and full training)",
+			   key, s);
+		return PPLAN_OK;
+	default:
+		return perr_set(e, PPLAN_EINPUT, "%s: %s '%s' is not none, full, sft, lora or lora:RANK",
+				where, key, s);
+	}
+}
+
 static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const char **precision,
 				       const char *where, struct perr *e)
 {
@@ -449,16 +526,6 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 	/* Megatron-Core's precision-aware optimizer with bf16 moments */
 	if (json_get_bool(jl, "use_precision_aware_optimizer", &b, where, e) == PPLAN_OK)
 		vc->opts.switches.precision_aware_opt = b;
-	/* Fine-tuning: "peft" as --peft takes it, or a LoRA rank as the
-	 * recipes name it (NeMo's and Megatron-Bridge's dim) */
-	if (json_get_string(jl, "peft", &s, where, e) == PPLAN_OK && s &&
-	    train_opts_peft_parse(s, &vc->opts.lora_rank) != 0)
-		return perr_set(e, PPLAN_EINPUT,
-				"%s: layout.peft '%s' is not none, full, lora or lora:RANK", where, s);
-	s = NULL;
-	if (vcase_opt_long(jl, "lora_rank", 1, 65536, &v, w, &st, e) ||
-	    vcase_opt_long(jl, "lora_dim", 1, 65536, &v, w, &st, e))
-		vc->opts.lora_rank = (int)v;
 	if (json_get_string(jl, "moe_dispatcher", &s, where, e) == PPLAN_OK &&
 	    (vc->opts.switches.moe_dispatcher = fw_moe_dispatcher_parse(s)) < 0) {
 		return perr_set(e, PPLAN_EINPUT,
@@ -904,7 +971,8 @@ static enum pplan_status load_case(const cJSON *jc, struct vcase *vc,
 	    (st = vcase_load_model(jm, vc, path, where, e)) != PPLAN_OK ||
 	    (st = load_hardware(jh, jl, vc, where, e)) != PPLAN_OK ||
 	    (st = load_degrees(jl, vc, where, e)) != PPLAN_OK ||
-	    (st = load_settings(jl, vc, &precision, where, e)) != PPLAN_OK)
+	    (st = load_settings(jl, vc, &precision, where, e)) != PPLAN_OK ||
+	    (st = load_task(jc, jl, jm, vc, where, e)) != PPLAN_OK)
 		return st;
 	resolve_job(vc, precision, &job);
 	if ((st = load_measured(jme, vc, where, e)) != PPLAN_OK)

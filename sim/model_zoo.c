@@ -336,11 +336,13 @@ const struct model_spec *model_find(const char *name)
 /* A model name as sources write it, squeezed: lower case, letters,
  * digits and dots only; a hub id's organisation, a leading "meta" before
  * "llama" or "nvidia" before "nemotron", and trailing "hf", "base",
- * "instruct", "chat", the weights' dtype ("bf16", "fp8"), a context length
- * ("8k") and version tags ("v0.1") dropped.  0 when it does not fit. */
+ * "instruct", "chat", a fine-tuning's method ("LoRA", "SFT"), the weights'
+ * dtype ("bf16", "fp8"), a context length ("8k") and version tags ("v0.1")
+ * dropped.  0 when it does not fit. */
 static int squeeze_model_name(const char *s, char *k, size_t len)
 {
-	static const char *const tails[] = { "hf", "base", "instruct", "chat", "bf16", "fp8", NULL };
+	static const char *const tails[] = { "hf", "base", "instruct", "chat", "bf16", "fp8",
+					     "lora", "sft", "peft", NULL };
 	static const char *const kinds[] = { "base", "instruct", "chat", NULL };
 	const char *slash = strrchr(s, '/');
 	int again = 1;

@@ -1027,13 +1027,21 @@ Test(cases, peft_given)
 		"\"global_batch_size\": 128, \"peft\": \"full\"}, " ROW_STEP ","
 		"{\"id\": \"dora\", \"source\": \"s\", " ROW_MODEL ROW_HW
 		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
-		"\"global_batch_size\": 128, \"peft\": \"dora\"}, " ROW_STEP "]}";
+		"\"global_batch_size\": 128, \"peft\": \"dora\"}, " ROW_STEP ","
+		"{\"id\": \"cell\", \"source\": \"s\", \"finetuning\": \"LoRA\", " ROW_MODEL ROW_HW
+		ROW_LAYOUT ROW_STEP ","
+		"{\"id\": \"name\", \"source\": \"s\", "
+		"\"model\": {\"name\": \"LLAMA3-8B LoRA\", \"seq_length\": 8192}, " ROW_HW
+		ROW_LAYOUT ROW_STEP ","
+		"{\"id\": \"sft\", \"source\": \"s\", \"task\": \"SFT\", "
+		"\"model\": {\"name\": \"Llama-3-8B-SFT\", \"seq_length\": 8192}, " ROW_HW
+		ROW_LAYOUT ROW_STEP "]}";
 	int n = 0;
 	struct vcase *cs = load_text(text, &n);
 	struct prediction p[3];
 	struct perr e = { "" };
 
-	cr_assert_eq(n, 4);
+	cr_assert_eq(n, 7);
 	for (int i = 0; i < 3; i++) {
 		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
 		cr_assert_eq(vcase_predict(&cs[i], &p[i], &e), PPLAN_OK, "%s", e.msg);
@@ -1048,5 +1056,15 @@ Test(cases, peft_given)
 	cr_expect_gt(p[2].mem.gradients, 100 * p[0].mem.gradients, "full fine-tuning: every weight");
 	cr_expect_eq(cs[3].predictable, 0);
 	cr_expect(strstr(cs[3].skip_reason, "layout.peft 'dora'") != NULL, "%s", cs[3].skip_reason);
+	/* the method as a table's cell or a word of the model's name: LoRA at
+	 * NeMo's default dim, on the zoo's Llama 3 8B; SFT trains every weight */
+	for (int i = 4; i < 7; i++) {
+		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
+		cr_expect_eq(model_params_total(&cs[i].model), model_params_total(model_find("llama3-8b")),
+			     "%s", cs[i].id);
+	}
+	cr_expect_eq(cs[4].opts.lora_rank, 32);
+	cr_expect_eq(cs[5].opts.lora_rank, 32);
+	cr_expect_eq(cs[6].opts.lora_rank, 0);
 	free(cs);
 }
