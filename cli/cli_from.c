@@ -117,6 +117,14 @@ enum pplan_status cli_from_job(struct job *in, const char *where, struct launch_
 		}
 		in->seq = lj->seq;
 	}
+	if (lj->lora_rank) { /* a LoRA recipe: --peft may only say the same */
+		if (in->lora_rank && in->lora_rank != lj->lora_rank) {
+			snprintf(v, sizeof v, "lora:%d", lj->lora_rank);
+			return conflict(e, where, "LoRA rank", "--peft", v);
+		}
+		in->lora_rank = lj->lora_rank;
+		in->lora_where = where;
+	}
 	if (lj->precision[0]) {
 		if (in->precision_arg && strcmp(in->precision_arg, lj->precision) != 0)
 			return conflict(e, where, "precision", "--precision", lj->precision);

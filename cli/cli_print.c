@@ -169,8 +169,8 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 		char fro[32], tr[32];
 		units_format_count(fro, sizeof fro, model_params_total(&in->model));
 		units_format_count(tr, sizeof tr, model_lora_params(&in->model, in->opts.lora_rank));
-		fprintf(f, "# peft      LoRA rank %d (--peft) beside every linear layer of the mixers and FFNs: %s adapter parameters train, the model's %s are frozen (no weight gradients, master copy or optimizer states); priced on no measured LoRA run (sim/MODEL.md 4.7)\n",
-			in->opts.lora_rank, tr, fro);
+		fprintf(f, "# peft      LoRA rank %d (%s) beside every linear layer of the mixers and FFNs: %s adapter parameters train, the model's %s are frozen (no weight gradients, master copy or optimizer states); priced on no measured LoRA run (sim/MODEL.md 4.7)\n",
+			in->opts.lora_rank, in->lora_where ? in->lora_where : "--peft", tr, fro);
 	}
 	fprintf(f, "# memory    cap %.1f GiB per GPU (%s)\n", in->opts.max_memory_gib,
 		in->mem_note);
@@ -340,8 +340,14 @@ void cli_launch_config(FILE *f, const struct job *in, const struct emit_input *e
 		exec_launch(f, in, ei);
 		return;
 	}
-	if (in->opts.lora_rank > 0) {
-		fprintf(f, "launch configuration: none for a LoRA job (pplan writes pretraining configs, which train every weight; NeMo's and Megatron-Bridge's finetune recipes take peft='lora')\n");
+	if (in->opts.lora_rank > 0 && emit_peft_unsupported(fmt)) {
+		fprintf(f, "launch configuration: none for a LoRA job in %s (%s); --emit nemo or --emit bridge on the predict line above writes a LoRA fine-tuning recipe\n",
+			ei->o->fw->label, emit_peft_unsupported(fmt));
+		return;
+	}
+	if (in->opts.lora_rank > 0) { /* no Megatron-LM flags: they would train every weight */
+		fprintf(f, "%s LoRA fine-tuning recipe: add --emit %s to the predict line above\n",
+			ei->o->fw->label, emit_format_name(fmt));
 		return;
 	}
 	if (fmt == EMIT_NEMO || fmt == EMIT_BRIDGE) /* a recipe override first */

@@ -252,8 +252,9 @@ int cmd_predict(int argc, char **argv)
 		fprintf(stderr, "pplan predict: --emit and --json - conflict: both want stdout to themselves\n");
 		return 2;
 	}
-	if (emit && in.lora_rank > 0) {
-		fprintf(stderr, "pplan predict: --emit and --peft lora conflict: pplan writes pretraining launch configs, which train every weight\n");
+	if (emit && in.lora_rank > 0 && emit_peft_unsupported(emit_fmt)) {
+		fprintf(stderr, "pplan predict: --emit %s and --peft lora conflict: %s; --emit nemo or --emit bridge writes a LoRA fine-tuning recipe\n",
+			emit_format_name(emit_fmt), emit_peft_unsupported(emit_fmt));
 		return 2;
 	}
 	if (from && in.pp_layout_arg) {

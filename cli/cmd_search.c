@@ -249,8 +249,9 @@ static int parse_args(int argc, char **argv, struct job *in,
 		fprintf(stderr, "pplan search: --emit and --json - conflict: both want stdout to themselves\n");
 		return -1;
 	}
-	if (a->emit && in->lora_rank > 0) {
-		fprintf(stderr, "pplan search: --emit and --peft lora conflict: pplan writes pretraining launch configs, which train every weight\n");
+	if (a->emit && in->lora_rank > 0 && emit_peft_unsupported(a->emit_fmt)) {
+		fprintf(stderr, "pplan search: --emit %s and --peft lora conflict: %s; --emit nemo or --emit bridge writes a LoRA fine-tuning recipe\n",
+			emit_format_name(a->emit_fmt), emit_peft_unsupported(a->emit_fmt));
 		return -1;
 	}
 	return 0;

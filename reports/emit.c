@@ -461,10 +461,10 @@ void emit_megatron_flags(FILE *f, const struct emit_input *in, const char *inden
  * tests/conformance, where it installs here. */
 static const char *const checked[EMIT_COUNT] = {
 	"Megatron-Core 0.16.1 (its TransformerConfig; the newest megatron-core on PyPI) and Megatron-LM's training arguments, by tests/conformance",
-	"NeMo 25.11's source (nemo_toolkit 2.6.2: the recipe and its pretrain_recipe, MegatronStrategy's, the data module's and the callback's parameters, the config fields), by tests/conformance; NeMo itself does not import without Transformer Engine, which does not install without a GPU",
+	"NeMo 25.11's source (nemo_toolkit 2.6.2: the recipe and its pretrain_recipe or finetune_recipe, the LoRA config, MegatronStrategy's, the data module's and the callback's parameters, the config fields), by tests/conformance; NeMo itself does not import without Transformer Engine, which does not install without a GPU",
 	"torchtitan 0.3.0 (its ConfigManager, ParallelDims and stage split), by tests/conformance",
 	"DeepSpeed 0.19.8 (its DeepSpeedConfig), by tests/conformance",
-	"Megatron-Bridge 0.3.1's source (the newest megatron-bridge on PyPI: the recipe function, the ConfigContainer's sections and their fields, CommOverlapConfig's, the mixed-precision names), by tests/conformance; Megatron-Bridge itself does not import without Transformer Engine, which does not install without a GPU",
+	"Megatron-Bridge 0.3.1's source (the newest megatron-bridge on PyPI: the recipe function, the LoRA config, the ConfigContainer's sections and their fields, CommOverlapConfig's, the mixed-precision names), by tests/conformance; Megatron-Bridge itself does not import without Transformer Engine, which does not install without a GPU",
 };
 
 void emit_header(FILE *f, const char *lead, const struct emit_input *in,
@@ -782,6 +782,23 @@ enum emit_format emit_format_for(const struct framework *fw)
 	if (strcmp(fw->name, "megatron-bridge") == 0)
 		return EMIT_BRIDGE;
 	return EMIT_MEGATRON;
+}
+
+const char *emit_peft_unsupported(enum emit_format fmt)
+{
+	switch (fmt) {
+	case EMIT_MEGATRON:
+		return "Megatron-LM's pretrain_gpt.py trains every weight (it has no LoRA)";
+	case EMIT_TORCHTITAN:
+		return "torchtitan 0.3 adds LoRA as a model converter in a Python config function, which a launch line cannot set";
+	case EMIT_DEEPSPEED:
+		return "a DeepSpeed config has no LoRA (the adapters come from the training script)";
+	case EMIT_NEMO:
+	case EMIT_BRIDGE:
+	case EMIT_COUNT:
+		break;
+	}
+	return NULL;
 }
 
 int emit_config(FILE *f, FILE *notes, enum emit_format fmt,

@@ -48,6 +48,11 @@ const struct emit_input *emit_with_table(const struct emit_input *in, struct emi
 int emit_config(FILE *f, FILE *notes, enum emit_format fmt,
 		const struct emit_input *in);
 
+/* Why format fmt cannot carry a LoRA fine-tuning job (o->lora_rank > 0),
+ * one clause; NULL where it can (NeMo's finetune_recipe, Megatron-Bridge's
+ * NAME_peft_config). */
+const char *emit_peft_unsupported(enum emit_format fmt);
+
 /* The launch configuration a framework takes: torchtitan's and
  * DeepSpeed's own (a launch line, a JSON file), NeMo's and
  * Megatron-Bridge's recipes; Megatron-LM arguments for the rest of the

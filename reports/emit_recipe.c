@@ -15,54 +15,59 @@
 
 /* ---- NeMo 2.0 ----------------------------------------------------------------- */
 
-/* A framework's pretraining recipe: its family (the package, for
- * Megatron-Bridge), its name, and the model it trains: a zoo model
- * (found by name or architecture), or, for a model the zoo lacks (read
- * from a config.json), its shape. */
+/* A framework's recipe: its family (the package, for Megatron-Bridge),
+ * its name, the model it trains (a zoo model, found by name or
+ * architecture, or, for a model the zoo lacks, read from a config.json,
+ * its shape), and whether the framework has a LoRA fine-tuning recipe for
+ * it beside the pretraining one (NeMo's NAME.finetune_recipe,
+ * Megatron-Bridge's NAME_peft_config). */
 struct recipe {
 	const char *family, *name, *zoo;
 	int layers;
 	long hidden;
 	int experts;
 	long vocab;
+	int lora;
 };
 
-#define ZOO(family, name, zoo) { family, name, zoo, 0, 0, 0, 0 }
+#define ZOO(family, name, zoo, lora) { family, name, zoo, 0, 0, 0, 0, lora }
 
 /* NeMo 2's (nemo_toolkit 2.6.2, NeMo 25.11: a recipes/NAME.py with
- * pretrain_recipe; tests/conformance checks each emitted name against
- * that source).  Llama 2 13B and 70B have none, GPT-OSS only a
- * finetune_recipe, Qwen3-Next and Nemotron 3 none. */
+ * pretrain_recipe and, but for GPT-3 175B, finetune_recipe;
+ * tests/conformance checks each emitted name against that source).
+ * Llama 2 13B and 70B have none, GPT-OSS only a finetune_recipe,
+ * Qwen3-Next and Nemotron 3 none. */
 static const struct recipe nemo_recipes[] = {
-	ZOO(NULL, "llama2_7b", "llama2-7b"), ZOO(NULL, "llama3_8b", "llama3-8b"),
-	ZOO(NULL, "llama3_70b", "llama3-70b"), ZOO(NULL, "llama31_8b", "llama3.1-8b"),
-	ZOO(NULL, "llama31_70b", "llama3.1-70b"), ZOO(NULL, "llama31_405b", "llama3.1-405b"),
-	ZOO(NULL, "mixtral_8x7b", "mixtral-8x7b"), ZOO(NULL, "mixtral_8x22b", "mixtral-8x22b"),
-	ZOO(NULL, "nemotron4_15b", "nemotron4-15b"), ZOO(NULL, "nemotron4_340b", "nemotron4-340b"),
-	ZOO(NULL, "gpt3_175b", "gpt3-175b"), ZOO(NULL, "nemotron3_8b", "nemotron-8b"),
-	ZOO(NULL, "nemotron3_22b", "nemotron-22b"), ZOO(NULL, "deepseek_v2", "deepseek-v2"),
-	ZOO(NULL, "deepseek_v3", "deepseek-v3"), ZOO(NULL, "qwen3_30b_a3b", "qwen3-30b-a3b"),
-	ZOO(NULL, "qwen3_235b_a22b", "qwen3-235b-a22b"),
-	{ NULL, "gemma2_9b", NULL, 42, 3584, 0, 256000 },
-	{ NULL, "deepseek_v2_lite", NULL, 27, 2048, 64, 102400 },
+	ZOO(NULL, "llama2_7b", "llama2-7b", 1), ZOO(NULL, "llama3_8b", "llama3-8b", 1),
+	ZOO(NULL, "llama3_70b", "llama3-70b", 1), ZOO(NULL, "llama31_8b", "llama3.1-8b", 1),
+	ZOO(NULL, "llama31_70b", "llama3.1-70b", 1), ZOO(NULL, "llama31_405b", "llama3.1-405b", 1),
+	ZOO(NULL, "mixtral_8x7b", "mixtral-8x7b", 1), ZOO(NULL, "mixtral_8x22b", "mixtral-8x22b", 1),
+	ZOO(NULL, "nemotron4_15b", "nemotron4-15b", 1), ZOO(NULL, "nemotron4_340b", "nemotron4-340b", 1),
+	ZOO(NULL, "gpt3_175b", "gpt3-175b", 0), ZOO(NULL, "nemotron3_8b", "nemotron-8b", 1),
+	ZOO(NULL, "nemotron3_22b", "nemotron-22b", 1), ZOO(NULL, "deepseek_v2", "deepseek-v2", 1),
+	ZOO(NULL, "deepseek_v3", "deepseek-v3", 1), ZOO(NULL, "qwen3_30b_a3b", "qwen3-30b-a3b", 1),
+	ZOO(NULL, "qwen3_235b_a22b", "qwen3-235b-a22b", 1),
+	{ NULL, "gemma2_9b", NULL, 42, 3584, 0, 256000, 1 },
+	{ NULL, "deepseek_v2_lite", NULL, 27, 2048, 64, 102400, 1 },
 };
 
 /* Megatron-Bridge 0.3.1's (megatron.bridge.recipes.FAMILY, each
- * NAME_pretrain_config(); tests/conformance checks each against that
- * source).  No Mixtral, no GPT-3 below 175B. */
+ * NAME_pretrain_config() and, where lora is 1, NAME_peft_config();
+ * tests/conformance checks each against that source).  No Mixtral, no
+ * GPT-3 below 175B. */
 static const struct recipe bridge_recipes[] = {
-	ZOO("llama", "llama2_7b", "llama2-7b"), ZOO("llama", "llama3_8b", "llama3-8b"),
-	ZOO("llama", "llama3_70b", "llama3-70b"), ZOO("llama", "llama31_8b", "llama3.1-8b"),
-	ZOO("llama", "llama31_70b", "llama3.1-70b"), ZOO("llama", "llama31_405b", "llama3.1-405b"),
-	ZOO("gpt", "gpt3_175b", "gpt3-175b"), ZOO("qwen", "qwen3_30b_a3b", "qwen3-30b-a3b"),
-	ZOO("qwen", "qwen3_235b_a22b", "qwen3-235b-a22b"),
-	ZOO("deepseek", "deepseek_v2", "deepseek-v2"), ZOO("deepseek", "deepseek_v3", "deepseek-v3"),
-	ZOO("gpt_oss", "gpt_oss_20b", "gpt-oss-20b"), ZOO("gpt_oss", "gpt_oss_120b", "gpt-oss-120b"),
-	{ "qwen", "qwen3_next_80b_a3b", NULL, 48, 2048, 512, 151936 },
-	{ "qwen", "qwen2_7b", NULL, 28, 3584, 0, 152064 },
-	{ "nemotronh", "nemotron_3_nano", NULL, 52, 2688, 128, 131072 },
-	{ "gemma", "gemma2_9b", NULL, 42, 3584, 0, 256000 },
-	{ "deepseek", "deepseek_v2_lite", NULL, 27, 2048, 64, 102400 },
+	ZOO("llama", "llama2_7b", "llama2-7b", 0), ZOO("llama", "llama3_8b", "llama3-8b", 1),
+	ZOO("llama", "llama3_70b", "llama3-70b", 1), ZOO("llama", "llama31_8b", "llama3.1-8b", 1),
+	ZOO("llama", "llama31_70b", "llama3.1-70b", 1), ZOO("llama", "llama31_405b", "llama3.1-405b", 1),
+	ZOO("gpt", "gpt3_175b", "gpt3-175b", 0), ZOO("qwen", "qwen3_30b_a3b", "qwen3-30b-a3b", 1),
+	ZOO("qwen", "qwen3_235b_a22b", "qwen3-235b-a22b", 1),
+	ZOO("deepseek", "deepseek_v2", "deepseek-v2", 0), ZOO("deepseek", "deepseek_v3", "deepseek-v3", 0),
+	ZOO("gpt_oss", "gpt_oss_20b", "gpt-oss-20b", 1), ZOO("gpt_oss", "gpt_oss_120b", "gpt-oss-120b", 1),
+	{ "qwen", "qwen3_next_80b_a3b", NULL, 48, 2048, 512, 151936, 1 },
+	{ "qwen", "qwen2_7b", NULL, 28, 3584, 0, 152064, 1 },
+	{ "nemotronh", "nemotron_3_nano", NULL, 52, 2688, 128, 131072, 1 },
+	{ "gemma", "gemma2_9b", NULL, 42, 3584, 0, 256000, 1 },
+	{ "deepseek", "deepseek_v2_lite", NULL, 27, 2048, 64, 102400, 0 },
 };
 #undef ZOO
 
@@ -92,6 +97,49 @@ static const struct recipe *find_recipe(const struct recipe *t, size_t n,
 			return &t[i];
 	}
 	return NULL;
+}
+
+/* The recipe of t for in's job: a LoRA job needs one the framework
+ * fine-tunes with. */
+static const struct recipe *job_recipe(const struct recipe *t, size_t n,
+				       const struct emit_input *in)
+{
+	const struct recipe *r = find_recipe(t, n, in->m);
+	return r && (in->o->lora_rank == 0 || r->lora) ? r : NULL;
+}
+
+/* A LoRA job's fine-tuning recipes train on packed sequences, one pack a
+ * microbatch (Megatron-Bridge refuses more): mbs sequences of seq tokens
+ * are one pack of mbs x seq, the same GEMMs and, the sequences' bounds
+ * kept, the same attention.  *own is in with that batch (in itself where
+ * mbs is 1 or the job trains every weight). */
+static const struct emit_input *lora_packs(const struct emit_input *in, struct emit_input *own,
+					   struct layout *l, struct train_opts *o, struct notes *n)
+{
+	if (in->o->lora_rank == 0 || in->l->mbs == 1)
+		return in;
+	*l = *in->l;
+	*o = *in->o;
+	l->gbs = in->l->gbs / in->l->mbs;
+	l->mbs = 1;
+	o->seq = in->o->seq * in->l->mbs;
+	*own = *in;
+	own->l = l;
+	own->o = o;
+	char b[256];
+	snprintf(b, sizeof b, "mbs=%d as one packed sequence of %d x %ld = %ld tokens a microbatch (packed fine-tuning takes one pack a microbatch), global batch %ld packs",
+		 in->l->mbs, in->l->mbs, in->o->seq, o->seq, l->gbs);
+	emit_note(n, b);
+	return own;
+}
+
+/* What a LoRA job sets after the recipe's own: packs of the priced
+ * sequence length (pplan prices every microbatch full) and the rank; the
+ * recipe keeps its target modules and alpha. */
+static void recipe_lora(FILE *f, const struct emit_input *in, const char *c, const char *data)
+{
+	fprintf(f, "%s.%s.packed_sequence_specs.packed_sequence_size = %ld\n"
+		   "%s.peft.dim = %d\n", c, data, in->o->seq, c, in->o->lora_rank);
 }
 
 static int recipe_zoo(const struct recipe *t, size_t n, const char *name, const char **zoo)
@@ -334,17 +382,25 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 {
 	const struct layout *l = in->l;
 	const struct train_opts *o = in->o;
-	const struct recipe *r = find_recipe(nemo_recipes, NEMO_RECIPES, in->m);
+	const struct recipe *r = job_recipe(nemo_recipes, NEMO_RECIPES, in);
+	const int lora = o->lora_rank > 0;
 	struct notes n = { .n = 0 };
+	struct emit_input own;
+	struct layout pl;
+	struct train_opts po;
+	const struct emit_input *packed;
 
 	emit_header(f, "#", in, "NeMo 2.0 recipe override", EMIT_NEMO);
 	if (!r) {
 		char b[256];
-		snprintf(b, sizeof b, "NeMo 25.11 has no pretraining recipe for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
-			 in->m->name);
+		snprintf(b, sizeof b, "NeMo 25.11 has no %s recipe for %s: start from the recipe of the nearest model and set its model config (recipe.model.config)",
+			 lora ? "fine-tuning" : "pretraining", in->m->name);
 		emit_note(&n, b);
 	}
+	if (lora)
+		emit_note(&n, "LoRA on the model's checkpoint: set recipe.resume to it (the recipe's own points at the Hugging Face model)");
 	recipe_notes(in, "NeMo", &n);
+	packed = lora_packs(in, &own, &pl, &po, &n);
 	if (l->zero >= 2)
 		emit_note(&n, "zero 2/3 is Megatron FSDP: set recipe.trainer.strategy.fsdp = \"megatron\" (NeMo 25.04 and later)");
 	emit_comment_notes(f, "#", &n);
@@ -356,9 +412,22 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 		mixed_precision(o, 0));
 	if (l->tp > 1)
 		fprintf(f, "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import MegatronCommOverlapCallback\n");
-	fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
-		r ? r->name : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
-	recipe_overrides(f, in, &nemo_dialect);
+	if (lora)
+		fprintf(f, "from megatron.core.distributed import DistributedDataParallelConfig\n");
+	if (lora) {
+		/* packed sequences: every microbatch as long as pplan prices it;
+		 * the fine-tuning trainer's DDP is the string "megatron", made a
+		 * config here (its defaults) so the overrides below apply */
+		fprintf(f, "\nrecipe = llm.%s.finetune_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d, peft_scheme=\"lora\", packed_sequence=True)\n"
+			   "recipe.trainer.strategy.ddp = run.Config(DistributedDataParallelConfig, check_for_nan_in_grad=True)\n",
+			r ? r->name : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
+	} else {
+		fprintf(f, "\nrecipe = llm.%s.pretrain_recipe(name=\"pplan\", num_nodes=%d, num_gpus_per_node=%d)\n",
+			r ? r->name : "REPLACE_WITH_RECIPE", in->c->num_nodes, in->c->gpus_per_node);
+	}
+	recipe_overrides(f, packed, &nemo_dialect);
+	if (lora)
+		recipe_lora(f, packed, "recipe", "data");
 	fprintf(f, "recipe.trainer.plugins = %s()\n", mixed_precision(o, 0));
 	/* the plugin sets the DDP config's reduction dtype (fp32 but for
 	 * fp16_mixed): pplan's, as the framework row prices it */
@@ -452,23 +521,32 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	const struct layout *l = in->l;
 	const struct train_opts *o = in->o;
 	const struct model_spec *m = in->m;
-	const struct recipe *r = find_recipe(bridge_recipes, BRIDGE_RECIPES, m);
+	const struct recipe *r = job_recipe(bridge_recipes, BRIDGE_RECIPES, in);
 	const int provider = !r && provider_expressible(m, o->seq);
+	const int lora = o->lora_rank > 0;
+	const char *kind = lora ? "peft" : "pretrain";
 	struct notes n = { .n = 0 };
+	struct emit_input own;
+	struct layout pl;
+	struct train_opts po;
+	const struct emit_input *packed;
 
 	emit_header(f, "#", in, "Megatron-Bridge recipe override", EMIT_BRIDGE);
 	if (provider) {
 		char b[256];
-		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no pretraining recipe for %s: its model is GPTModelProvider's fields, on the recipes' common defaults (_pretrain_common)",
-			 m->name);
+		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no %s recipe for %s: its model is GPTModelProvider's fields, on the recipes' common defaults (_%s_common)",
+			 lora ? "PEFT" : "pretraining", m->name, kind);
 		emit_note(&n, b);
 	} else if (!r) {
 		char b[256];
-		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no pretraining recipe for %s, and GPTModelProvider's fields do not say all of it: start from the recipe of the nearest model and set cfg.model to its provider",
-			 m->name);
+		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no %s recipe for %s, and GPTModelProvider's fields do not say all of it: start from the recipe of the nearest model and set cfg.model to its provider",
+			 lora ? "PEFT" : "pretraining", m->name);
 		emit_note(&n, b);
 	}
+	if (lora)
+		emit_note(&n, "LoRA on the model's checkpoint: set cfg.checkpoint.pretrained_checkpoint to it");
 	recipe_notes(in, "Megatron-Bridge", &n);
+	packed = lora_packs(in, &own, &pl, &po, &n);
 	emit_note(&n, "what the recipe sets and pplan does not price (CUDA graphs, token drop, forced load balancing) stays as the recipe has it");
 	emit_comment_notes(f, "#", &n);
 	if (train_opts_bf16_moments(o, l))
@@ -478,21 +556,33 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	if (provider && m->mlp == MLP_SQUARED_RELU)
 		fprintf(f, "from megatron.core.activations import squared_relu\n");
 	if (provider)
-		fprintf(f, "from megatron.bridge.models.gpt_provider import GPTModelProvider\n"
-			   "from megatron.bridge.recipes.common import _pretrain_common\n");
+		fprintf(f, "from megatron.bridge.models.gpt_provider import GPTModelProvider\n");
+	if (provider && lora)
+		fprintf(f, "from megatron.bridge.peft.lora import LoRA\n");
+	if (provider)
+		fprintf(f, "from megatron.bridge.recipes.common import _%s_common\n", kind);
 	else if (r)
-		fprintf(f, "from megatron.bridge.recipes.%s import %s_pretrain_config\n", r->family, r->name);
-	fprintf(f, "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
-		   "from megatron.bridge.training.gpt_step import forward_step\n"
-		   "from megatron.bridge.training.mixed_precision import %s\n"
-		   "from megatron.bridge.training.pretrain import pretrain\n", mixed_precision(o, 1));
+		fprintf(f, "from megatron.bridge.recipes.%s import %s_%s_config\n", r->family, r->name, kind);
+	fprintf(f, "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n");
+	if (lora)
+		fprintf(f, "from megatron.bridge.training.finetune import finetune\n");
+	fprintf(f, "from megatron.bridge.training.gpt_step import forward_step\n"
+		   "from megatron.bridge.training.mixed_precision import %s\n", mixed_precision(o, 1));
+	if (!lora)
+		fprintf(f, "from megatron.bridge.training.pretrain import pretrain\n");
 	if (provider) {
-		fprintf(f, "\ncfg = _pretrain_common()\n");
+		fprintf(f, "\ncfg = _%s_common()\n", kind);
 		bridge_provider(f, m);
+		if (lora) /* the common defaults have no adapters */
+			fprintf(f, "cfg.peft = LoRA()\n");
+	} else if (lora) {
+		fprintf(f, "\ncfg = %s_peft_config(peft_scheme=\"lora\")\n", r ? r->name : "REPLACE_WITH_RECIPE");
 	} else {
 		fprintf(f, "\ncfg = %s_pretrain_config()\n", r ? r->name : "REPLACE_WITH_RECIPE");
 	}
-	recipe_overrides(f, in, &bridge_dialect);
+	recipe_overrides(f, packed, &bridge_dialect);
+	if (lora)
+		recipe_lora(f, packed, "cfg", "dataset");
 	/* it sets the DDP config's reduction dtype (fp32 but for
 	 * fp16_mixed): pplan's, as the framework row prices it */
 	fprintf(f, "cfg.mixed_precision = %s()\n"
@@ -508,5 +598,6 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 		py_bool(o->b.overlap_grad_reduce), py_bool(o->b.overlap_param_gather && l->zero >= 1));
 	fprintf(f, "\n# torchrun --nproc-per-node %d --nnodes %d THIS_FILE.py\n"
 		   "if __name__ == \"__main__\":\n"
-		   "    pretrain(cfg, forward_step)\n", in->c->gpus_per_node, in->c->num_nodes);
+		   "    %s(cfg, forward_step)\n", in->c->gpus_per_node, in->c->num_nodes,
+		lora ? "finetune" : "pretrain");
 }

@@ -41,6 +41,7 @@ struct launch_job {
 	char pp_layout[512];       /* the pipeline layout string read ("" none, or too long) */
 	int mtp_layers;            /* MTP layers the pipeline layout counts as layers:
 				    * in model.layers, after the model's own */
+	int lora_rank;             /* a LoRA fine-tuning recipe's rank; 0 every weight trains */
 	char notes[LAUNCH_MAX_NOTES][256]; /* what was read as something else */
 	int n_notes;
 };

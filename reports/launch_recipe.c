@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- NeMo 2.0 ------------------------------------------------------------------- */
 
@@ -60,6 +61,12 @@ struct nemo {
 	int provider_depth;              /* > 0 inside the call */
 	long tok_vocab;
 	int precision_aware;             /* optim.config.use_precision_aware_optimizer */
+	/* a fine-tuning recipe's PEFT scheme (0 none: every weight trains,
+	 * 1 LoRA, 2 another: scheme names it), LoRA's dim (0 not said) and
+	 * the packs' length (0 not packed) */
+	int peft, lora_dim;
+	char scheme[24];
+	long pack;
 	char exp_avg[24], exp_avg_sq[24]; /* their dtypes ("" fp32) */
 };
 
@@ -125,6 +132,10 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	}
 	if (!strcmp(key, "data.seq_length") || !strcmp(key, "model.config.seq_length"))
 		return lr_get_long(r, &f, 1, &o->seq);
+	if (!strcmp(key, "data.packed_sequence_specs.packed_sequence_size"))
+		return lr_get_long(r, &f, 1, &nm->pack);
+	if (!strcmp(key, "peft.dim"))
+		return lr_get_int(r, &f, 1, &nm->lora_dim);
 	if (!strcmp(key, "trainer.strategy.use_tp_pp_dp_mapping")) {
 		if (!strcmp(v, "True"))
 			snprintf(o->order, sizeof o->order, "tp-cp-pp-dp");
@@ -185,6 +196,39 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	return PPLAN_OK;
 }
 
+/* A keyword of a call on one line: "X(a=True, b=False)", "b" -> "False". */
+static int py_keyword(const char *line, const char *kw, char *out, size_t len)
+{
+	size_t n = strlen(kw);
+	for (const char *p = strstr(line, kw); p; p = strstr(p + 1, kw))
+		if (p > line && (p[-1] == '(' || p[-1] == ' ') && p[n] == '=') {
+			size_t k = strcspn(p + n + 1, ",)");
+			snprintf(out, len, "%.*s", (int)(k < len - 1 ? k : len - 1), p + n + 1);
+			return 1;
+		}
+	return 0;
+}
+
+/* A fine-tuning recipe's peft_scheme keyword (its value, quotes and all,
+ * or NULL where the call does not say it: LoRA, both frameworks'
+ * default). */
+static void peft_scheme(struct nemo *nm, const char *v)
+{
+	char s[24];
+	size_t o = 0;
+	for (; v && *v && o + 1 < sizeof s; v++)
+		if (*v != '"' && *v != '\'' && *v != ' ')
+			s[o++] = *v;
+	s[o] = '\0';
+	if (!v || !strcasecmp(s, "lora"))
+		nm->peft = 1;
+	else if (!strcmp(s, "None") || !strcasecmp(s, "none"))
+		nm->peft = 0;
+	else
+		nm->peft = 2;
+	snprintf(nm->scheme, sizeof nm->scheme, "%s", s);
+}
+
 static enum pplan_status nemo_line(struct reader *r, struct nemo *nm, const char *line)
 {
 	char key[128], shown[136], val[128];
@@ -193,8 +237,12 @@ static enum pplan_status nemo_line(struct reader *r, struct nemo *nm, const char
 
 	while (*line == ' ' || *line == '\t')
 		line++;
-	if ((p = strstr(line, ".pretrain_recipe(")) && !strncmp(line, "recipe = llm.", 13)) {
+	if (((p = strstr(line, ".pretrain_recipe(")) || (p = strstr(line, ".finetune_recipe("))) &&
+	    !strncmp(line, "recipe = llm.", 13)) {
 		size_t n = (size_t)(p - (line + 13));
+		char sv[32];
+		if (!strncmp(p, ".finetune_recipe(", 17))
+			peft_scheme(nm, py_keyword(line, "peft_scheme", sv, sizeof sv) ? sv : NULL);
 		snprintf(nm->recipe, sizeof nm->recipe, "%.*s", (int)(n < 63 ? n : 63), line + 13);
 		if ((p = strstr(line, "num_nodes=")) && sscanf(p + 10, "%ld", &v) == 1 && v > 0)
 			r->out->nodes = v;
@@ -249,18 +297,6 @@ static void bridge_key(const char *key, char *out, size_t len)
 	snprintf(out, len, "%s", key);
 }
 
-/* A keyword of a call on one line: "X(a=True, b=False)", "b" -> "False". */
-static int py_keyword(const char *line, const char *kw, char *out, size_t len)
-{
-	size_t n = strlen(kw);
-	for (const char *p = strstr(line, kw); p; p = strstr(p + 1, kw))
-		if (p > line && (p[-1] == '(' || p[-1] == ' ') && p[n] == '=') {
-			size_t k = strcspn(p + n + 1, ",)");
-			snprintf(out, len, "%.*s", (int)(k < len - 1 ? k : len - 1), p + n + 1);
-			return 1;
-		}
-	return 0;
-}
 
 /* The text of GPTModelProvider(...)'s call, line by line from its "(",
  * to the ")" that closes it. */
@@ -421,17 +457,34 @@ static enum pplan_status bridge_line(struct reader *r, struct nemo *nm, const ch
 		line++;
 	if (nm->provider_depth > 0 || !strncmp(line, "cfg.model = GPTModelProvider(", 29))
 		return provider_text(r, nm, nm->provider_depth > 0 ? line : line + 28);
-	if (!strcmp(line, "cfg = _pretrain_common()")) {
-		snprintf(nm->recipe, sizeof nm->recipe, "_pretrain_common");
+	if (!strcmp(line, "cfg = _pretrain_common()") || !strcmp(line, "cfg = _peft_common()")) {
+		snprintf(nm->recipe, sizeof nm->recipe, "%.*s", (int)strcspn(line + 6, "("), line + 6);
+		if (!strcmp(nm->recipe, "_peft_common"))
+			nm->peft = 0; /* no adapters until cfg.peft says them */
+		return PPLAN_OK;
+	}
+	if (!strncmp(line, "cfg.peft = ", 11)) {
+		if (!strcmp(line + 11, "None")) {
+			nm->peft = 0;
+		} else {
+			peft_scheme(nm, !strncmp(line + 11, "LoRA(", 5) ? "lora" : line + 11);
+			if (nm->peft == 1 && py_keyword(line, "dim", val, sizeof val)) {
+				struct flag f = { "cfg.peft = LoRA(dim=...)", val, 0, 0 };
+				return lr_get_int(r, &f, 1, &nm->lora_dim);
+			}
+		}
 		return PPLAN_OK;
 	}
 	if (!strncmp(line, "cfg.tokenizer.vocab_size = ", 27)) {
 		struct flag f = { "cfg.tokenizer.vocab_size", line + 27, 0, 0 };
 		return lr_get_long(r, &f, 1, &nm->tok_vocab);
 	}
-	if (!strncmp(line, "cfg = ", 6) && (p = strstr(line, "_pretrain_config()"))) {
+	if (!strncmp(line, "cfg = ", 6) &&
+	    ((p = strstr(line, "_pretrain_config()")) || (p = strstr(line, "_peft_config(")))) {
 		size_t n = (size_t)(p - (line + 6));
 		snprintf(nm->recipe, sizeof nm->recipe, "%.*s", (int)(n < 63 ? n : 63), line + 6);
+		if (!strncmp(p, "_peft_config(", 13))
+			peft_scheme(nm, py_keyword(line, "peft_scheme", val, sizeof val) ? val : NULL);
 		return PPLAN_OK;
 	}
 	if (!strncmp(line, "cfg.comm_overlap = CommOverlapConfig(", 37)) {
@@ -475,7 +528,7 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	struct launch_job *o = r->out;
 	struct layout *l = &o->l;
 	struct nemo nm = { .dist_opt = -1, .plugin_grad32 = -1, .ddp_grad32 = -1,
-			   .first_last_bf16 = -1 };
+			   .first_last_bf16 = -1, .peft = -1 };
 	enum pplan_status st;
 	char what[96];
 
@@ -491,14 +544,18 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	}
 	if (!nm.recipe[0])
 		return perr_set(r->e, PPLAN_EINPUT,
-				bridge ? "%s: no 'cfg = NAME_pretrain_config()' line: pplan reads the recipe the override starts from"
-				       : "%s: no 'recipe = llm.NAME.pretrain_recipe(...)' line: pplan reads the recipe the override starts from",
+				bridge ? "%s: no 'cfg = NAME_pretrain_config()' or 'cfg = NAME_peft_config(...)' line: pplan reads the recipe the override starts from"
+				       : "%s: no 'recipe = llm.NAME.pretrain_recipe(...)' or 'llm.NAME.finetune_recipe(...)' line: pplan reads the recipe the override starts from",
 				r->where);
-	if (bridge && (nm.provider[0] || !strcmp(nm.recipe, "_pretrain_common"))) {
+	if (nm.peft == 2)
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: the PEFT scheme '%s' is not priced (pplan prices LoRA and full training)",
+				r->where, nm.scheme);
+	if (bridge && (nm.provider[0] || nm.recipe[0] == '_')) {
 		if (!nm.provider[0])
 			return perr_set(r->e, PPLAN_EINPUT,
-					"%s: cfg = _pretrain_common() and no cfg.model = GPTModelProvider(...): the file defines no model",
-					r->where);
+					"%s: cfg = %s() and no cfg.model = GPTModelProvider(...): the file defines no model",
+					r->where, nm.recipe);
 		st = provider_model(r, &nm, given);
 	} else {
 		const char *zoo = NULL;
@@ -506,11 +563,11 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 				   : emit_nemo_recipe(nm.recipe, &zoo) == 0;
 		if (!known && !given)
 			return perr_set(r->e, PPLAN_EINPUT,
-					bridge ? "%s: %s_pretrain_config is not a Megatron-Bridge recipe pplan knows: give the model with --model NAME|FILE"
-					       : "%s: llm.%s is not a NeMo recipe pplan knows: give the model with --model NAME|FILE",
-					r->where, nm.recipe);
-		snprintf(what, sizeof what, bridge ? "the recipe %s_pretrain_config" : "the recipe llm.%s",
-			 nm.recipe);
+					bridge ? "%s: %s_%s_config is not a Megatron-Bridge recipe pplan knows: give the model with --model NAME|FILE"
+					       : "%s: llm.%s is not a NeMo recipe pplan knows: give the model with --model NAME|FILE%s",
+					r->where, nm.recipe, bridge ? (nm.peft >= 0 ? "peft" : "pretrain") : "");
+		snprintf(what, sizeof what, bridge ? "the recipe %s_%s_config" : "the recipe llm.%s",
+			 nm.recipe, nm.peft >= 0 ? "peft" : "pretrain");
 		st = lr_named_model(r, zoo, what, given);
 	}
 	if (st != PPLAN_OK)
@@ -528,6 +585,21 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	if (nm.mtp[0] && !o->mtp_layers)
 		lr_say(r, "%s: pplan prices no multi-token-prediction layer", nm.mtp);
 	snprintf(o->framework, sizeof o->framework, bridge ? "megatron-bridge" : "nemo");
+	if (nm.peft == 1) {
+		o->lora_rank = nm.lora_dim > 0 ? nm.lora_dim : LORA_DEFAULT_RANK;
+		if (!nm.lora_dim)
+			lr_say(r, "LoRA without a dim the file sets: rank %d, LoRA's default (the recipe's own dim is not read)",
+			       LORA_DEFAULT_RANK);
+	}
+	if (nm.pack > 0) { /* a pack is the microbatch's sequence */
+		if (o->seq && o->seq != nm.pack)
+			return perr_set(r->e, PPLAN_EINPUT,
+					"%s: packs of %ld tokens and a seq_length of %ld: pplan prices one pack a sequence, so they must agree",
+					r->where, nm.pack, o->seq);
+		o->seq = nm.pack;
+		lr_say(r, "packed sequences of %ld tokens, each priced as one sequence (its attention over the whole pack: an upper bound where a pack holds several)",
+		       nm.pack);
+	}
 	/* NeMo's plugins and Bridge's mixed-precision names: *fp8* by their
 	 * scaling (bf16_with_fp8_mixed is NeMo's delayed scaling), fp16*, the
 	 * rest bf16 */

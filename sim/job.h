@@ -63,6 +63,7 @@ struct job {
 	struct goodput_opts goodput_opts; /* checkpoints, interruptions, price */
 	double max_memory_gib;
 	int lora_rank;           /* --peft lora[:R]: LoRA adapters of rank R; 0 none */
+	const char *lora_where;  /* the launch configuration that gave it (NULL: --peft) */
 	/* resolved */
 	struct model_spec model;
 	struct cluster cluster;

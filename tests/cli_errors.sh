@@ -151,8 +151,9 @@ bad "--peft" search $M8 --peft lora:0
 bad "--peft" search $M8 --peft lora:
 # a rank as wide as Llama 3 8B's 4096 is no low-rank adapter
 bad "LoRA rank 4096 is not below the hidden size" search $M8 --peft lora:4096
-nojson "--emit and --peft lora conflict" search $M8 --peft lora --emit megatron
-nojson "--emit and --peft lora conflict" predict $M8 --layout dp=8 --peft lora --emit nemo
+nojson "--emit megatron and --peft lora conflict: Megatron-LM" search $M8 --peft lora --emit megatron
+nojson "--emit torchtitan and --peft lora conflict: torchtitan 0.3" predict $M8 --layout dp=8 --peft lora --emit torchtitan
+nojson "--emit deepspeed and --peft lora conflict" predict $M8 --layout dp=8 --peft lora --emit deepspeed
 bad "--gpus is required" search --model llama3-8b
 bad "no model" search --gpus 8
 bad "--layout is required" predict $M8

@@ -105,6 +105,12 @@ grep -q "^recipe = llm.llama3_8b.pretrain_recipe" "$tmp/conf" && ok || ko "Meta-
 roundtrip nemo 8 "$S/tests/fixtures/hf/gemma-2-9b.json" tp=2,dp=4,gbs=32 --framework=nemo
 grep -q "^recipe = llm.gemma2_9b.pretrain_recipe" "$tmp/conf" && ok || ko "gemma-2-9b.json: NeMo's gemma2_9b recipe, found by its shape"
 grep -q "^# checked against NeMo 25.11's source (nemo_toolkit 2.6.2" "$tmp/conf" && ok || ko "the NeMo override names what it was checked against"
+# LoRA fine-tuning recipes (NeMo's finetune_recipe, Bridge's NAME_peft_config
+# and _peft_common with LoRA()): the rank and the packs read back
+roundtrip nemo 16 llama3-70b tp=4,pp=2,dp=2,gbs=32 --framework=nemo --peft=lora:16 --seq=4096
+roundtrip bridge 16 qwen3-30b-a3b pp=2,dp=8,ep=8,gbs=128 --framework=megatron-bridge --peft=lora:8 --seq=2048
+roundtrip bridge 8 llama2-7b tp=2,dp=4,gbs=64 --framework=megatron-bridge --peft=lora --seq=4096
+grep -q "^cfg.peft = LoRA()" "$tmp/conf" && ok || ko "llama2-7b: Bridge has no PEFT recipe: _peft_common with LoRA()"
 # Megatron-Bridge (cfg = NAME_pretrain_config(), cfg.SECTION.KEY = VALUE)
 roundtrip bridge 64 llama3.1-70b tp=4,pp=4,dp=4,vp=5,gbs=64 --framework=megatron-bridge
 roundtrip bridge 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64,recompute=selective --framework=megatron-bridge
@@ -308,7 +314,7 @@ bad "activation_func F.relu is not one pplan prices" predict --from bridge "$tmp
 printf 'cfg = _pretrain_common()\ncfg.model = GPTModelProvider(num_layers=2, hidden_size=64, num_attention_heads=4)\ncfg.dataset.seq_length = 128\n' >"$tmp/novocab.py"
 bad "needs cfg.tokenizer.vocab_size" predict --from bridge "$tmp/novocab.py" --gpus 8
 printf 'cfg.model.tensor_model_parallel_size = 2\n' >"$tmp/norecipe.py"
-bad "no 'cfg = NAME_pretrain_config()' line" predict --from bridge "$tmp/norecipe.py" --gpus 8
+bad "no 'cfg = NAME_pretrain_config()' or 'cfg = NAME_peft_config(...)' line" predict --from bridge "$tmp/norecipe.py" --gpus 8
 printf 'cfg = llama3_8b_pretrain_config()\ncfg.model.sequence_parallel = yes\n' >"$tmp/badbool.py"
 bad "must be True or False" predict --from bridge "$tmp/badbool.py" --gpus 8
 bad "needs what to read" predict --from megatron

@@ -217,6 +217,64 @@ Test(launch_read, bridge_override)
 				      model_find("llama3-8b"), &lj, &e), PPLAN_OK, "%s", e.msg);
 }
 
+/* Fine-tuning recipes: NeMo's finetune_recipe (LoRA unless peft_scheme
+ * says otherwise) and Bridge's NAME_peft_config / _peft_common with
+ * cfg.peft; the LoRA dim is the rank, a pack the priced sequence. */
+Test(launch_read, fine_tuning_recipes)
+{
+	struct launch_job lj;
+	struct perr e = { { 0 } };
+	cr_assert(launch_read_text(EMIT_NEMO,
+				   "recipe = llm.llama3_70b.finetune_recipe(name='x', num_nodes=2, num_gpus_per_node=8, packed_sequence=True)\n"
+				   "recipe.peft.dim = 16\n"
+				   "recipe.data.packed_sequence_specs.packed_sequence_size = 8192\n",
+				   "r.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(lj.model.name, "llama3-70b");
+	cr_expect_eq(lj.lora_rank, 16, "LoRA: finetune_recipe's default scheme");
+	cr_expect_eq(lj.seq, 8192, "the pack");
+	cr_expect_eq(lj.nodes * lj.gpus_per_node, 16);
+	cr_assert(launch_read_text(EMIT_NEMO,
+				   "recipe = llm.llama3_8b.finetune_recipe(num_nodes=1, peft_scheme=None)\n",
+				   "r.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_rank, 0, "peft_scheme=None trains every weight");
+	cr_assert(launch_read_text(EMIT_NEMO, "recipe = llm.llama3_8b.finetune_recipe(peft_scheme='lora')\n",
+				   "r.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_rank, LORA_DEFAULT_RANK, "no dim said: LoRA's default");
+	cr_expect_eq(launch_read_text(EMIT_NEMO, "recipe = llm.llama3_8b.finetune_recipe(peft_scheme='dora')\n",
+				      "r.py", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "'dora' is not priced"), "%s", e.msg);
+	cr_expect_eq(launch_read_text(EMIT_NEMO,
+				      "recipe = llm.llama3_8b.finetune_recipe()\n"
+				      "recipe.data.seq_length = 4096\n"
+				      "recipe.data.packed_sequence_specs.packed_sequence_size = 2048\n",
+				      "r.py", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "must agree"), "%s", e.msg);
+
+	cr_assert(launch_read_text(EMIT_BRIDGE,
+				   "cfg = qwen3_30b_a3b_peft_config(peft_scheme=\"lora\")\n"
+				   "cfg.peft.dim = 8\n"
+				   "cfg.dataset.packed_sequence_specs.packed_sequence_size = 4096\n",
+				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(lj.model.name, "qwen3-30b-a3b");
+	cr_expect_eq(lj.lora_rank, 8);
+	cr_expect_eq(lj.seq, 4096);
+	cr_assert(launch_read_text(EMIT_BRIDGE,
+				   "cfg = _peft_common()\n"
+				   "cfg.model = GPTModelProvider(num_layers=2, hidden_size=64, ffn_hidden_size=256, num_attention_heads=4)\n"
+				   "cfg.tokenizer.vocab_size = 500\n"
+				   "cfg.model.seq_length = 128\n",
+				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_rank, 0, "the common PEFT defaults have no adapters");
+	cr_assert(launch_read_text(EMIT_BRIDGE,
+				   "cfg = _peft_common()\n"
+				   "cfg.model = GPTModelProvider(num_layers=2, hidden_size=64, ffn_hidden_size=256, num_attention_heads=4)\n"
+				   "cfg.tokenizer.vocab_size = 500\n"
+				   "cfg.model.seq_length = 128\n"
+				   "cfg.peft = LoRA(dim=4, alpha=8)\n",
+				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_rank, 4);
+}
+
 /* A model without a recipe, as Megatron-Bridge's GPTModelProvider on one
  * line: Megatron-Core's defaults (GeLU, LayerNorm, learned absolute
  * positions of the sequence's length, biases, tied embeddings).  By

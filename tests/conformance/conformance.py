@@ -37,6 +37,11 @@ parser and validation, pinned in requirements.txt:
                    field of it, built as Megatron-Core's TransformerConfig
                    (its __post_init__ checks) with the layout's degrees,
                    its shape and vocabulary against pplan's
+  LoRA (--peft)    NeMo's finetune_recipe (peft_scheme 'lora', packed
+                   sequences) or Bridge's NAME_peft_config / _peft_common
+                   with LoRA(), the LoRA config's fields, the rank asked,
+                   one pack of mbs x seq tokens a microbatch, the batch in
+                   packs, run by finetune()
 
 The expected degrees come from the layout run.sh asked for, not from the
 emitted text.  The last line says how many configs loaded; the exit
@@ -457,6 +462,33 @@ def _nemo_model_fields():
     return fields
 
 
+def _switch(asked, name):
+    """The value run.sh gave switch name (--name V or --name=V), or None."""
+    sw = " ".join(asked["switches"]).replace("=", " ").split()
+    return sw[sw.index(name) + 1] if name in sw else None
+
+
+def _lora_rank(asked):
+    """The LoRA rank run.sh asked for (--peft lora[:R], 32 by default), 0 for none."""
+    v = _switch(asked, "--peft")
+    if v is None or v == "none":
+        return 0
+    return int(v.split(":")[1]) if ":" in v else 32
+
+
+def _check_lora(v, c, data, asked):
+    """A LoRA recipe's rank and packs: the rank asked, one pack a
+    microbatch of mbs x seq tokens, the batch in packs (pplan prices mbs
+    sequences of seq)."""
+    rank = _lora_rank(asked)
+    check(v.get(c + ".peft.dim") == rank, f"LoRA dim {v.get(c + '.peft.dim')}, asked {rank}")
+    seq = int(_switch(asked, "--seq"))  # run.sh gives LoRA cases their --seq
+    pack = v.get(f"{c}.{data}.packed_sequence_specs.packed_sequence_size")
+    check(pack == asked["mbs"] * seq, f"packs of {pack} tokens, asked {asked['mbs']} x {seq}")
+    check(v.get(f"{c}.{data}.seq_length") == pack, "the data's seq_length is not the pack's")
+    return dict(asked, mbs=1, gbs=asked["gbs"] // asked["mbs"])
+
+
 def _check_degrees(v, degrees, batch, asked):
     """A recipe override's degrees (under `degrees`) and batch (under
     `batch`), of the literal overrides v, against the layout asked."""
@@ -490,15 +522,27 @@ def check_nemo(path, gpus, asked, pred):
         "recipe.trainer.strategy.": _params(
             _nemo_tree("nemo.lightning.pytorch.strategies.megatron_strategy"),
             "MegatronStrategy", "__init__"),
+        "recipe.data.packed_sequence_specs.": _class_fields(
+            _nemo_tree("nemo.collections.llm.gpt.data.packed_sequence"), "PackedSequenceSpecs"),
         "recipe.data.": _params(_nemo_tree("nemo.collections.llm.gpt.data.mock"),
-                                "MockDataModule", "__init__"),
+                                "MockDataModule", "__init__")
+        | _params(_nemo_tree("nemo.collections.llm.gpt.data.fine_tuning"),
+                  "FineTuningDataModule", "__init__"),
+        "recipe.peft.": _class_fields(_nemo_tree("nemo.collections.llm.peft.lora"), "LoRA"),
         "recipe.trainer.plugins.": _params(
             _nemo_tree("nemo.lightning.pytorch.plugins.mixed_precision"),
             "MegatronMixedPrecision", "__init__"),
     }
     imported, v, recipe = {}, {}, None
+    lora = _lora_rank(asked) > 0
+    kind = "finetune_recipe" if lora else "pretrain_recipe"
     for st in ast.parse(text).body:
-        if isinstance(st, ast.ImportFrom):
+        if isinstance(st, ast.ImportFrom) and st.module.startswith("megatron.core."):
+            mod = importlib.import_module(st.module)  # installed: Megatron-Core itself
+            for a in st.names:
+                check(hasattr(mod, a.name), f"{st.module} defines no {a.name}")
+                imported[a.asname or a.name] = (st.module, a.name)
+        elif isinstance(st, ast.ImportFrom):
             tree = _nemo_tree(st.module)
             for a in st.names:
                 check(_defines(tree, a.name) or _nemo_file(f"{st.module}.{a.name}"),
@@ -511,19 +555,29 @@ def check_nemo(path, gpus, asked, pred):
             target = _dotted(st.targets[0])
             if target == "recipe":
                 fn = _dotted(st.value.func)
-                m = re.fullmatch(r"llm\.(\w+)\.pretrain_recipe", fn or "")
-                check(m, f"recipe = {fn}(...) is not llm.NAME.pretrain_recipe")
+                m = re.fullmatch(r"llm\.(\w+)\." + kind, fn or "")
+                check(m, f"recipe = {fn}(...) is not llm.NAME.{kind}")
                 recipe = m.group(1)
-                params = _params(_nemo_tree(f"nemo.collections.llm.recipes.{recipe}"),
-                                 None, "pretrain_recipe")
+                params = _params(_nemo_tree(f"nemo.collections.llm.recipes.{recipe}"), None, kind)
                 kw = {k.arg: ast.literal_eval(k.value) for k in st.value.keywords}
-                check(set(kw) <= params, f"llm.{recipe}.pretrain_recipe has no {set(kw) - params}")
+                check(set(kw) <= params, f"llm.{recipe}.{kind} has no {set(kw) - params}")
+                check(not lora or (kw.get("peft_scheme"), kw.get("packed_sequence")) == ("lora", True),
+                      "a LoRA job's finetune_recipe without peft_scheme='lora' and packed sequences")
                 check(kw["num_nodes"] * kw["num_gpus_per_node"] == gpus,
                       f"{kw['num_nodes']} x {kw['num_gpus_per_node']} GPUs, asked {gpus}")
                 continue
             if target == "recipe.trainer.plugins":
                 name = _dotted(st.value.func)
                 check(name in imported, f"the plugin {name} is not imported")
+                continue
+            if target == "recipe.trainer.strategy.ddp":  # run.Config(DistributedDataParallelConfig, ...)
+                check(_dotted(st.value.func) == "run.Config"
+                      and imported.get(_dotted(st.value.args[0])) == (
+                          "megatron.core.distributed", "DistributedDataParallelConfig"),
+                      "the strategy's ddp is not a run.Config of DistributedDataParallelConfig")
+                from megatron.core.distributed import DistributedDataParallelConfig as DDP
+                extra = {k.arg for k in st.value.keywords} - {f.name for f in dataclasses.fields(DDP)}
+                check(not extra, f"DistributedDataParallelConfig has no {extra}")
                 continue
             prefix = next((p for p in fields if target.startswith(p)), None)
             check(prefix, f"{target}: pplan knows no NeMo definition for it")
@@ -540,8 +594,10 @@ def check_nemo(path, gpus, asked, pred):
             params = _params(_nemo_tree(imported[cls][0]), imported[cls][1], "__init__")
             extra = {k.arg for k in cfg.keywords} - params
             check(not extra, f"{cls} has no {extra}")
-    check(recipe, "no recipe = llm.NAME.pretrain_recipe(...) line")
+    check(recipe, f"no recipe = llm.NAME.{kind}(...) line")
     s = "recipe.trainer.strategy."
+    if lora:
+        asked = _check_lora(v, "recipe", "data", asked)
     _check_degrees(v, s, "recipe.data.", asked)
     return f"matches {NEMO_RELEASE}'s source: llm.{recipe}, {len(v)} overrides"
 
@@ -579,7 +635,10 @@ def check_bridge(path, gpus, asked, pred):
         | _class_fields(config, "DistributedDataParallelConfig"),
         "train": _class_fields(config, "TrainingConfig"),
         "dataset": {f.name for f in dc(GPTDatasetConfig)} | _class_fields(config, "GPTDatasetConfig")
-        | _class_fields(config, "DataloaderConfig"),
+        | _class_fields(config, "DataloaderConfig") | _class_fields(config, "FinetuningDatasetConfig"),
+        "dataset.packed_sequence_specs": _class_fields(
+            _bridge_tree("megatron.bridge.data.datasets.packed_sequence"), "PackedSequenceSpecs"),
+        "peft": _class_fields(_bridge_tree("megatron.bridge.peft.lora"), "LoRA"),
         "dist": _class_fields(config, "DistributedInitConfig"),
         "mixed_precision": _class_fields(_bridge_tree("megatron.bridge.training.mixed_precision"),
                                          "MixedPrecisionConfig"),
@@ -592,6 +651,8 @@ def check_bridge(path, gpus, asked, pred):
     provider = None
     sections = _class_fields(config, "ConfigContainer")
     imported, v, recipe = {}, {}, None
+    lora = _lora_rank(asked) > 0
+    kind = "peft" if lora else "pretrain"
     for st in ast.parse(text).body:
         if isinstance(st, ast.ImportFrom) and st.module.startswith("megatron.core."):
             mod = importlib.import_module(st.module)  # installed: Megatron-Core itself
@@ -611,17 +672,21 @@ def check_bridge(path, gpus, asked, pred):
             target = _dotted(st.targets[0])
             if target == "cfg":
                 fn = _dotted(st.value.func)
-                check(fn in imported and (fn.endswith("_pretrain_config") or fn == "_pretrain_common"),
-                      f"cfg = {fn}() is not an imported NAME_pretrain_config")
+                check(fn in imported and (fn.endswith(f"_{kind}_config") or fn == f"_{kind}_common"),
+                      f"cfg = {fn}() is not an imported NAME_{kind}_config")
                 module, name = imported[fn]
                 check(module.startswith("megatron.bridge.recipes."), f"{fn} is not a recipe")
-                if name == "_pretrain_common":  # the recipes' shared defaults
+                if name == f"_{kind}_common":  # the recipes' shared defaults
                     a = next(f for f in _bridge_tree(module).body
                              if isinstance(f, ast.FunctionDef) and f.name == name).args
                 else:
                     a = _recipe_function(module.rsplit(".", 1)[1], name).args
                 check(len(a.args) == len(a.defaults) and not st.value.args,
                       f"{fn}() needs arguments")
+                kw = {k.arg: ast.literal_eval(k.value) for k in st.value.keywords}
+                check(set(kw) <= {x.arg for x in a.args}, f"{fn} has no {set(kw)}")
+                check(not lora or name.startswith("_") or kw.get("peft_scheme") == "lora",
+                      f"{fn}() without peft_scheme='lora'")
                 recipe = fn
                 continue
             section, _, key = target[len("cfg."):].partition(".")
@@ -655,9 +720,17 @@ def check_bridge(path, gpus, asked, pred):
                                 for k in st.value.keywords}
                     extra = set(provider) - provider_fields
                     check(not extra, f"GPTModelProvider has no {extra}")
+                elif section == "peft":
+                    cls = _dotted(st.value.func)
+                    check(imported.get(cls) == ("megatron.bridge.peft.lora", "LoRA"),
+                          f"cfg.peft = {cls}(...) is not Bridge's LoRA")
                 else:
-                    raise AssertionError(f"{target}: pplan writes no whole section but these three")
+                    raise AssertionError(f"{target}: pplan writes no whole section but these four")
                 continue
+            if "." in key:  # a section's nested config: cfg.dataset.packed_sequence_specs.X
+                sub, _, key = key.rpartition(".")
+                check(sub.split(".")[0] in fields.get(section, ()), f"{target}: no {sub} in {section}")
+                section = f"{section}.{sub}"
             check(section in fields, f"{target}: pplan knows no Bridge definition for {section}")
             check(key in fields[section], f"{target}: Megatron-Bridge {BRIDGE_RELEASE} has no {key} there")
             with contextlib.suppress(ValueError):
@@ -668,8 +741,13 @@ def check_bridge(path, gpus, asked, pred):
                   "the __main__ block calls nothing imported")
         else:
             raise AssertionError(f"a statement pplan does not write: {ast.dump(st)[:60]}")
-    check(recipe, "no cfg = NAME_pretrain_config() line")
+    check(recipe, f"no cfg = NAME_{kind}_config() line")
     m = "cfg.model."
+    if lora:
+        check(recipe.startswith("_") == (provider is not None) and (provider is None or "cfg.peft" in text),
+              "a LoRA job on the common defaults without cfg.peft = LoRA()")
+        check("finetune(cfg, forward_step)" in text, "a LoRA job not run by finetune()")
+        asked = _check_lora(v, "cfg", "dataset", asked)
     _check_degrees(v, m, "cfg.train.", asked)
     check(v.get("cfg.dataset.seq_length") == v.get("cfg.model.seq_length"),
           "the data's and the model's seq_length differ (ConfigContainer.validate refuses it)")

@@ -23,7 +23,9 @@ HF=${PPLAN_SOURCE_DIR:-$HERE/../..}/tests/fixtures/hf
 while read -r model gpus layout extra; do
 	n=$((n + 1))
 	echo "$model $gpus $layout $extra" >"$tmp/$n.case"
-	for fmt in torchtitan megatron nemo bridge; do
+	fmts="torchtitan megatron nemo bridge"
+	case $extra in *--peft*) fmts="nemo bridge" ;; esac # LoRA: the recipes alone
+	for fmt in $fmts; do
 		ext=sh
 		[ $fmt = bridge ] && ext=py
 		# shellcheck disable=SC2086 # extra: a switch and its value
@@ -35,7 +37,7 @@ while read -r model gpus layout extra; do
 		>/dev/null 2>&1 || { echo "pplan predict --json failed for $model $layout $extra"; exit 1; }
 	pl= # a layout string is the split the layout's vp needs
 	case $extra in --pipeline-layout=*) pl=$extra ;; esac
-	case $layout in *ep=*) ;; *)
+	case "$layout $extra" in *ep=* | *--peft*) ;; *)
 		# shellcheck disable=SC2086
 		"$B" predict --model "$model" --gpus "$gpus" --layout "$layout" $pl --emit deepspeed \
 			>"$tmp/$n.deepspeed.json" 2>"$tmp/err" || { echo "pplan --emit deepspeed failed for $model $layout"; cat "$tmp/err"; exit 1; } ;;
@@ -66,5 +68,10 @@ $HF/Meta-Llama-3-8B.json 16 tp=2,pp=2,dp=4,gbs=64,mbs=1
 $HF/NVIDIA-Nemotron-3-Nano-30B-A3B.json 8 tp=2,dp=4,ep=4,gbs=64,mbs=1
 $HF/Qwen3-Next-80B-A3B.json 16 tp=2,dp=8,ep=8,gbs=64,mbs=1
 $HF/gemma-2-9b.json 8 tp=2,dp=4,gbs=32,mbs=1
+llama3-8b 8 dp=8,gbs=64,mbs=1 --peft=lora:8 --seq=4096
+llama3-70b 16 tp=4,pp=2,dp=2,gbs=32,mbs=2 --peft=lora --seq=4096
+qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=128,mbs=1 --peft=lora:16 --seq=2048
+llama2-7b 8 tp=2,dp=4,gbs=64,mbs=1 --peft=lora:64 --seq=4096
+$HF/gemma-2-9b.json 8 tp=2,dp=4,gbs=32,mbs=1 --peft=lora --seq=4096
 CASES
 "$PY" "$HERE/conformance.py" "$tmp"
