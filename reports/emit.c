@@ -522,27 +522,42 @@ struct titan_model {
 	int layers;
 	long hidden;
 	int experts;
+	long vocab;
 	const char *remark;
 };
 
 /* The zoo model of the same shape, where the zoo has one. */
 static const struct titan_model titan_models[] = {
-	{ "llama3", "llama3_8b", NULL, "llama3.1-8b", 32, 4096, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
-	{ "llama3", "llama3_70b", NULL, "llama3.1-70b", 80, 8192, 0, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
-	{ "llama3", "llama3_405b", NULL, "llama3.1-405b", 126, 16384, 0, NULL },
-	{ "qwen3", "qwen3_30b_a3b", NULL, "qwen3-30b-a3b", 48, 2048, 128, NULL },
-	{ "deepseek_v3", "deepseek_v3_671b", "deepseek_v3_671b_float8", "deepseek-v3", 61, 7168, 256, NULL },
-	{ "deepseek_v3", "deepseek_v3_16b", NULL, NULL, 27, 2048, 64, NULL },
-	{ "gpt_oss", "gpt_oss_20b", NULL, "gpt-oss-20b", 24, 2880, 32, NULL },
-	{ "gpt_oss", "gpt_oss_120b", NULL, "gpt-oss-120b", 36, 2880, 128, NULL },
+	{ "llama3", "llama3_8b", NULL, "llama3.1-8b", 32, 4096, 0, 128256, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
+	{ "llama3", "llama3_70b", NULL, "llama3.1-70b", 80, 8192, 0, 128256, "its llama3 flavours are Llama 3.1's (RoPE scaling 8, the same shapes and cost)" },
+	{ "llama3", "llama3_405b", NULL, "llama3.1-405b", 126, 16384, 0, 128256, NULL },
+	{ "qwen3", "qwen3_30b_a3b", NULL, "qwen3-30b-a3b", 48, 2048, 128, 151936, NULL },
+	{ "deepseek_v3", "deepseek_v3_671b", "deepseek_v3_671b_float8", "deepseek-v3", 61, 7168, 256, 129280, NULL },
+	{ "deepseek_v3", "deepseek_v3_16b", NULL, NULL, 27, 2048, 64, 102400, NULL },
+	{ "gpt_oss", "gpt_oss_20b", NULL, "gpt-oss-20b", 24, 2880, 32, 201088, NULL },
+	{ "gpt_oss", "gpt_oss_120b", NULL, "gpt-oss-120b", 36, 2880, 128, 201088, NULL },
 };
 #define TITAN_MODELS (sizeof titan_models / sizeof titan_models[0])
+
+/* torchtitan's config of m's architecture: its zoo model's widths, heads,
+ * experts and vocabulary (RoPE scaling aside: the remark says it), else
+ * the entry's shape and vocabulary.  Llama 2 7B and Mistral 7B have Llama
+ * 3 8B's layers and width, not its model. */
+static int titan_same(const struct titan_model *t, const struct model_spec *m)
+{
+	const struct model_spec *z = t->zoo ? model_find(t->zoo) : NULL;
+	if (t->layers != m->layers || t->hidden != m->hidden || t->experts != m->num_experts ||
+	    t->vocab != m->vocab)
+		return 0;
+	return !z || (z->ffn == m->ffn && z->heads == m->heads && z->kv_heads == m->kv_heads &&
+		      model_expert_ffn(z) == model_expert_ffn(m) &&
+		      z->sliding_window == m->sliding_window && z->mlp == m->mlp);
+}
 
 static const struct titan_model *titan_model(const struct model_spec *m)
 {
 	for (size_t i = 0; i < TITAN_MODELS; i++)
-		if (titan_models[i].layers == m->layers && titan_models[i].hidden == m->hidden &&
-		    titan_models[i].experts == m->num_experts)
+		if (titan_same(&titan_models[i], m))
 			return &titan_models[i];
 	return NULL;
 }

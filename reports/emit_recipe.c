@@ -47,6 +47,7 @@ static const struct recipe nemo_recipes[] = {
 	ZOO(NULL, "nemotron3_22b", "nemotron-22b", 1), ZOO(NULL, "deepseek_v2", "deepseek-v2", 1),
 	ZOO(NULL, "deepseek_v3", "deepseek-v3", 1), ZOO(NULL, "qwen3_30b_a3b", "qwen3-30b-a3b", 1),
 	ZOO(NULL, "qwen3_235b_a22b", "qwen3-235b-a22b", 1),
+	ZOO(NULL, "mistral_7b", "mistral-7b", 1), ZOO(NULL, "qwen25_72b", "qwen2.5-72b", 1),
 	{ NULL, "gemma2_9b", NULL, 42, 3584, 0, 256000, 1 },
 	{ NULL, "deepseek_v2_lite", NULL, 27, 2048, 64, 102400, 1 },
 };
@@ -63,6 +64,7 @@ static const struct recipe bridge_recipes[] = {
 	ZOO("qwen", "qwen3_235b_a22b", "qwen3-235b-a22b", 1),
 	ZOO("deepseek", "deepseek_v2", "deepseek-v2", 0), ZOO("deepseek", "deepseek_v3", "deepseek-v3", 0),
 	ZOO("gpt_oss", "gpt_oss_20b", "gpt-oss-20b", 1), ZOO("gpt_oss", "gpt_oss_120b", "gpt-oss-120b", 1),
+	ZOO("qwen", "qwen25_72b", "qwen2.5-72b", 1),
 	{ "qwen", "qwen3_next_80b_a3b", NULL, 48, 2048, 512, 151936, 1 },
 	{ "qwen", "qwen2_7b", NULL, 28, 3584, 0, 152064, 1 },
 	{ "nemotronh", "nemotron_3_nano", NULL, 52, 2688, 128, 131072, 1 },

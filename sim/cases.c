@@ -405,40 +405,54 @@ static enum pplan_status load_modules(const cJSON *jl, const char *key,
 
 /* SP, recomputation, ZeRO and precision: the framework's defaults where
  * the source gives none. */
-/* A fine-tuning method as a table's cell gives it: "LoRA", "lora:16",
- * "SFT", "full", "pretraining", "none"; 0 read into *rank, 1 for a method
- * pplan does not price (QLoRA, DoRA, p-tuning), -1 for anything else. */
-static int task_cell(const char *s, int *rank)
+/* The fine-tuning method a squeezed text k names: 2 LoRA (its rank in
+ * *rank: "lora:16", else LoRA's default; "PEFT" alone is LoRA, NeMo's and
+ * Megatron-Bridge's default scheme), 0 every weight trains (SFT, full
+ * fine-tuning, pretraining), 1 a method pplan does not price (QLoRA,
+ * DoRA, p-tuning, adapters), -1 none of these.  A model's name (cell 0)
+ * is searched for LoRA, PEFT, SFT and the unpriced ones alone: its
+ * "Instruct" is the model's, not the run's. */
+static int task_words(const char *k, int cell, int *rank)
 {
-	char k[64];
-	if (!name_squeeze(s, ":", k, sizeof k))
-		return -1;
-	if (strstr(k, "qlora") || strstr(k, "dora") || strstr(k, "ptuning") || strstr(k, "adapter"))
-		return 1;
-	if (!strncmp(k, "lora", 4))
-		return train_opts_peft_parse(k, rank) == 0 ? 0 : -1;
-	if (!strcmp(k, "none") || !strcmp(k, "full") || !strcmp(k, "sft") ||
-	    !strcmp(k, "fullfinetuning") || !strncmp(k, "pretrain", 8)) {
-		*rank = 0;
-		return 0;
+	static const char *const unpriced[] = { "qlora", "dora", "ptuning", "adapter", "prefixtuning", NULL };
+	static const char *const full[] = { "sft", "full", "pretrain", "finetun", "instruct", "supervised", NULL };
+	for (int i = 0; unpriced[i]; i++)
+		if (strstr(k, unpriced[i]))
+			return 1;
+	const char *l = strstr(k, "lora");
+	if (l) {
+		*rank = LORA_DEFAULT_RANK;
+		if (l[4] == ':' && train_opts_peft_parse(l, rank) != 0)
+			return -1;
+		return 2;
 	}
+	if (strstr(k, "peft")) {
+		*rank = LORA_DEFAULT_RANK;
+		return 2;
+	}
+	for (int i = 0; full[i] && (cell || i == 0); i++)
+		if (strstr(k, full[i]))
+			return *rank = 0, 0;
+	if (cell && !strcmp(k, "none"))
+		return *rank = 0, 0;
 	return -1;
 }
 
 /* Fine-tuning: layout.peft as --peft takes it, or a LoRA rank as the
  * recipes name it (lora_rank, lora_dim: NeMo's and Megatron-Bridge's dim);
  * else the method where tables keep it (a case's "peft", "finetuning" or
- * "task" cell), or a "LoRA" / "SFT" word in the model's name, said.  A
- * method pplan does not price leaves the case unpredicted. */
+ * "task" cell), or a LoRA, PEFT or SFT word in the model's name, said.  A
+ * method pplan does not price, or a cell it cannot read, leaves the case
+ * unpredicted. */
 static enum pplan_status load_task(const cJSON *jc, const cJSON *jl, const cJSON *jm,
 				   struct vcase *vc, const char *where, struct perr *e)
 {
 	static const char *const keys[] = { "peft", "finetuning", "fine_tuning", "task", NULL };
 	const char *s = NULL, *key = "layout.peft";
 	enum pplan_status st = PPLAN_OK;
-	char w[300];
+	char w[300], k[96];
 	long v;
-	int r;
+	int r = 0, cell = 1;
 
 	snprintf(w, sizeof w, "%s: layout", where);
 	if (vcase_opt_long(jl, "lora_rank", 1, 65536, &v, w, &st, e) ||
@@ -453,32 +467,29 @@ static enum pplan_status load_task(const cJSON *jc, const cJSON *jl, const cJSON
 			if (json_get_string(jc, keys[i], &s, where, e) == PPLAN_OK && s)
 				key = keys[i];
 	if (!s && json_get_string(jm, "name", &s, where, e) == PPLAN_OK && s) {
-		char k[96];
-		if (!name_squeeze(s, "", k, sizeof k) ||
-		    !(strstr(k, "lora") || strstr(k, "sft") || strstr(k, "peft")))
-			return PPLAN_OK;
-		if (strstr(k, "lora") && !strstr(k, "qlora") && !strstr(k, "dora")) {
-			vc->opts.lora_rank = LORA_DEFAULT_RANK;
-			vcase_note(vc, "LoRA from the model's name '%s', at rank %d (NeMo's default dim)", s,
-				   LORA_DEFAULT_RANK);
-		} else if (strstr(k, "qlora") || strstr(k, "dora")) {
-			vcase_skip(vc, "model.name '%s' names a fine-tuning method pplan does not price", s);
-		}
-		return PPLAN_OK;
+		key = "model.name";
+		cell = 0;
 	}
-	if (!s)
+	if (!s || !name_squeeze(s, ":", k, sizeof k))
 		return PPLAN_OK;
-	switch (task_cell(s, &r)) {
-	case 0:
+	switch (task_words(k, cell, &r)) {
+	case 2:
 		vc->opts.lora_rank = r;
+		if (!strstr(k, "lora:"))
+			vcase_note(vc, "LoRA from %s '%s', at rank %d (LoRA's default dim)", key, s, r);
+		return PPLAN_OK;
+	case 0:
+		vc->opts.lora_rank = 0;
 		return PPLAN_OK;
 	case 1:
 		vcase_skip(vc, "%s '%s' is a fine-tuning method pplan does not price (it prices LoRA and full training)",
 			   key, s);
 		return PPLAN_OK;
 	default:
-		return perr_set(e, PPLAN_EINPUT, "%s: %s '%s' is not none, full, sft, lora or lora:RANK",
-				where, key, s);
+		if (cell)
+			vcase_skip(vc, "%s '%s' is not a method pplan reads (none, full, SFT, pretraining, LoRA, lora:RANK or PEFT)",
+				   key, s);
+		return PPLAN_OK;
 	}
 }
 

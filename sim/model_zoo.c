@@ -110,6 +110,15 @@ static const struct model_spec zoo[] = {
 	      .rope_scaling = "llama3", .rope_factor = 8),
 	LLAMA("llama3.1-405b", 126, 16384, 53248, 128, 8, 128256, 8192, .rope_theta = 500000,
 	      .rope_scaling = "llama3", .rope_factor = 8),
+	/* Mistral 7B v0.1 (Jiang et al. 2023, arXiv:2310.06825, Table 1; its
+	 * config.json): Llama's layer with 8 K/V heads, a 4096-token sliding
+	 * window in every layer, an 8192-token context.  Qwen2.5 72B (Qwen2.5
+	 * report, arXiv:2412.15115; its config.json): Q/K/V biases, 8 K/V
+	 * heads, seq 4096 (the first pretraining stage's length). */
+	LLAMA("mistral-7b", 32, 4096, 14336, 32, 8, 32000, 8192, .rope_theta = 10000,
+	      .sliding_window = 4096, .window_layers = 32),
+	SPEC("qwen2.5-72b", 80, 8192, 29568, 64, 8, 152064, 4096, MLP_SWIGLU, NORM_RMSNORM,
+	     0, 0, 0, 0, .qkv_bias = 1, .rope_theta = 1e6, .norm_eps = 1e-6),
 	/* Nemotron-4 15B (arXiv:2402.16819) and 340B (arXiv:2406.11704); the
 	 * 340B dimensions match NeMo-Framework-Launcher
 	 * conf/training/nemotron/nemotron_340b.yaml (num_query_groups 8). */
@@ -429,11 +438,14 @@ static int size_suffix(const char *tail, const struct model_spec *z)
 }
 
 /* Names a source writes for a zoo model that no squeeze reaches: NeMo's
- * Nemotron-4 rows drop the 4, Llama 3.3 70B is Llama 3.1 70B's
- * architecture (Meta's model card). */
+ * Nemotron-4 rows drop the 4, its Nemotron-3 8B and 22B recipes
+ * (nemotron3_8b, nemotron3_22b) are the zoo's Nemotron 8B and 22B, Llama
+ * 3.3 70B is Llama 3.1 70B's architecture (Meta's model card). */
 static const char *const aliases[][2] = {
 	{ "nemotron15b", "nemotron4-15b" },
 	{ "nemotron340b", "nemotron4-340b" },
+	{ "nemotron38b", "nemotron-8b" },
+	{ "nemotron322b", "nemotron-22b" },
 	{ "llama3.370b", "llama3.1-70b" },
 };
 

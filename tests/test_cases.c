@@ -1010,7 +1010,7 @@ Test(cases, schedule_given)
 
 /* A fine-tuning run: layout.peft as --peft takes it, or the rank alone
  * (NeMo's and Megatron-Bridge's dim); a method pplan does not price
- * leaves that case unpredicted.  Its LoRA prices as the job with
+ * leaves that case unpredicted, as does a method it cannot read.  Its LoRA prices as the job with
  * --peft lora:16 (sim/MODEL.md 4.7): only the adapters' gradients. */
 Test(cases, peft_given)
 {
@@ -1035,13 +1035,21 @@ Test(cases, peft_given)
 		ROW_LAYOUT ROW_STEP ","
 		"{\"id\": \"sft\", \"source\": \"s\", \"task\": \"SFT\", "
 		"\"model\": {\"name\": \"Llama-3-8B-SFT\", \"seq_length\": 8192}, " ROW_HW
+		ROW_LAYOUT ROW_STEP ","
+		"{\"id\": \"peft\", \"source\": \"s\", "
+		"\"model\": {\"name\": \"Llama3 8B PEFT\", \"seq_length\": 8192}, " ROW_HW
+		ROW_LAYOUT ROW_STEP ","
+		"{\"id\": \"cpt\", \"source\": \"s\", \"task\": \"continued pretraining\", "
+		"\"model\": {\"name\": \"LLAMA3-8B LoRA\", \"seq_length\": 8192}, " ROW_HW
+		ROW_LAYOUT ROW_STEP ","
+		"{\"id\": \"odd\", \"source\": \"s\", \"task\": \"distillation\", " ROW_MODEL ROW_HW
 		ROW_LAYOUT ROW_STEP "]}";
 	int n = 0;
 	struct vcase *cs = load_text(text, &n);
 	struct prediction p[3];
 	struct perr e = { "" };
 
-	cr_assert_eq(n, 7);
+	cr_assert_eq(n, 10);
 	for (int i = 0; i < 3; i++) {
 		cr_assert(cs[i].predictable, "%s: %s", cs[i].id, cs[i].skip_reason);
 		cr_assert_eq(vcase_predict(&cs[i], &p[i], &e), PPLAN_OK, "%s", e.msg);
@@ -1066,5 +1074,15 @@ Test(cases, peft_given)
 	cr_expect_eq(cs[4].opts.lora_rank, 32);
 	cr_expect_eq(cs[5].opts.lora_rank, 32);
 	cr_expect_eq(cs[6].opts.lora_rank, 0);
+	/* "PEFT" alone is LoRA (NeMo's and Bridge's default scheme); a task
+	 * cell outranks the name's words; a cell pplan cannot read leaves
+	 * that case alone unpredicted */
+	cr_assert(cs[7].predictable, "%s", cs[7].skip_reason);
+	cr_expect_eq(cs[7].opts.lora_rank, 32);
+	cr_assert(cs[8].predictable, "%s", cs[8].skip_reason);
+	cr_expect_eq(cs[8].opts.lora_rank, 0, "continued pretraining trains every weight");
+	cr_expect_eq(cs[9].predictable, 0);
+	cr_expect(strstr(cs[9].skip_reason, "task 'distillation' is not a method") != NULL, "%s",
+		  cs[9].skip_reason);
 	free(cs);
 }

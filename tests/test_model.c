@@ -189,6 +189,17 @@ ParameterizedTestParameters(params, zoo_totals)
 		 * layers of 129 x 3*h*1408 + 128h + h = 2,232,422,400; 2hV
 		 * 1,241,513,984 + h: 106,852,245,504 (Zhipu: 106B). */
 		{"glm4.5-air-106b-a12b", 106852245504.0, 106e9},
+		/* Mistral 7B: h=4096, 8 K/V heads of 128.  q and o 2h^2 =
+		 * 33,554,432, k and v 2*4096*1024 = 8,388,608, MLP 3*4096*14336
+		 * = 176,160,768, norms 2h: 218,112,000 x32 = 6,979,584,000;
+		 * untied 2hV 262,144,000; + h = 7,241,732,096 (Mistral: 7.24B). */
+		{"mistral-7b", 7241732096.0, 7.24e9},
+		/* Qwen2.5 72B: h=8192, 8 K/V heads of 128.  q and o 2h^2 =
+		 * 134,217,728 + q bias h; k and v 2*8192*1024 = 16,777,216 +
+		 * biases 2048; MLP 3*8192*29568 = 726,663,168; norms 2h:
+		 * 877,684,736 x80 = 70,214,778,880; untied 2hV 2,491,416,576;
+		 * + h = 72,706,203,648 (Qwen: 72.7B). */
+		{"qwen2.5-72b", 72706203648.0, 72.7e9},
 	};
 	return cr_make_param_array(struct total_case, cases,
 				   sizeof cases / sizeof cases[0]);
@@ -265,7 +276,7 @@ Test(zoo, every_entry_is_consistent)
 		"qwen3-next-80b-a3b", "nemotron3-nano-30b-a3b", "gpt-oss-20b", "gpt-oss-120b",
 		"gpt-neox-20b", "glm4.5-355b-a32b", "glm4.5-air-106b-a12b"};
 
-	cr_assert_eq(n, 58, "the zoo has %d models", n);
+	cr_assert_eq(n, 60, "the zoo has %d models", n);
 	for (int i = 0; i < n; i++) {
 		struct perr e = {{0}};
 		int own = 0;
@@ -326,6 +337,11 @@ Test(zoo, loose_names)
 		{ "Nemotron-H 47B", "nemotron-h-47b" },
 		{ "zai-org/GLM-4.5", "glm4.5-355b-a32b" },
 		{ "GLM-4.5-Air", "glm4.5-air-106b-a12b" },
+		{ "Nemotron3 8B", "nemotron-8b" },   /* NeMo's nemotron3_8b recipe */
+		{ "mistralai/Mistral-7B-v0.1", "mistral-7b" },
+		{ "Qwen2.5-72B-Instruct", "qwen2.5-72b" },
+		{ "Nemotron-3 22B", "nemotron-22b" },
+		{ "Nemotron 3 Nano 30B-A3B", "nemotron3-nano-30b-a3b" }, /* not Nemotron-3 */
 		/* families of several sizes name none */
 		{ "Llama-3", NULL }, { "Qwen3", NULL }, { "GPT-3", NULL }, { "Nemotron-4", NULL },
 		{ "gpt-oss", NULL },
