@@ -591,6 +591,44 @@ static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_co
 	lc->elem_b += grad_copy_time(x, moe);
 }
 
+/* LoRA's adapters under TP, as Megatron-Bridge's and NeMo's
+ * ParallelLinearAdapter runs them beside each TP-split block's two
+ * linears (sim/MODEL.md 4.7).  Beside the column-parallel input linear:
+ * A's rank-r output gathered and B's input gradient all-reduced; the
+ * input gradient all-reduced without SP; under SP the layer norm's
+ * gathered output is reused, but where TP overlap gathers it (userbuffers)
+ * the adapter gathers it again (reduce-scatter backward).  Beside the
+ * row-parallel output linear: A's rank-r output all-reduced, B's output
+ * gathered whole (under SP scattered back, so gathered backward), B's
+ * input gradient all-reduced.  Blocking collectives on the compute
+ * stream, which TP overlap does not reach.  Routed experts are split by
+ * etp, not tp: their adapters add none. */
+static double lora_tp_comm(const struct cost_ctx *x, int moe, int backward)
+{
+	const int n = x->l->tp, sp = x->l->sp, ovl = x->o->b.tp_overlap != FW_TPO_NONE;
+	const struct link *k = &x->links.tp;
+	double blocks, act = x->ab * x->T * x->h, ra = x->ab * x->T * x->o->lora_rank;
+	double ag_h, ag_r, ar_r, col, row;
+
+	if (n <= 1 || x->o->lora_rank <= 0)
+		return 0;
+	blocks = model_is_hybrid(x->m) ? mix_blocks(&x->mix[moe != 0]) : 2.0;
+	if (moe && x->m->shared_experts == 0)
+		blocks -= 1.0;
+	ag_h = cost_coll_in_step(x, COLL_ALLGATHER, act, n, k);
+	ag_r = cost_coll_in_step(x, COLL_ALLGATHER, ra, n, k);
+	ar_r = cost_coll_in_step(x, COLL_ALLREDUCE, ra, n, k);
+	if (!backward) {
+		col = (sp && ovl ? ag_h : 0) + ag_r;
+		row = ar_r + ag_h;
+	} else {
+		col = (sp ? (ovl ? cost_coll_in_step(x, COLL_REDUCESCATTER, act, n, k) : 0)
+			  : cost_coll_in_step(x, COLL_ALLREDUCE, act, n, k)) + ar_r;
+		row = ar_r + (sp ? ag_h : 0);
+	}
+	return blocks * (col + row);
+}
+
 /* Two collectives forward and two backward per layer (all-reduces; with
  * SP all-gathers and reduce-scatters, the input gathered again for the
  * weight gradient), overlapped as the framework does. */
@@ -631,8 +669,8 @@ static void layer_tp_comm(const struct cost_ctx *x, int moe, struct layer_cost *
 	} else if (k->cls != LINK_NET && x->o->b.tp_overlap == FW_TPO_BULK) {
 		bwd = fmax(res * bwd, bwd - lc->gemm_bw);
 	}
-	lc->tp_f = fwd;
-	lc->tp_b = bwd;
+	lc->tp_f = fwd + lora_tp_comm(x, moe, 0);
+	lc->tp_b = bwd + lora_tp_comm(x, moe, 1);
 }
 
 /* Ring attention: K and V blocks go round the cp ranks, c-1 steps

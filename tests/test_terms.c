@@ -734,6 +734,53 @@ Test(terms, lora_memory_and_dp)
  * its forward), the attention core 3 x (forward and backward); per token
  * at s = 4096 the core is 32 layers x 2 x 4096 x 32 heads x 256 =
  * 2,147,483,648 FLOPs forward. */
+/* LoRA under TP (Megatron-Bridge's ParallelLinearAdapter): per TP-split
+ * block, beside the column-parallel linear A's rank-r output gathered
+ * and B's input gradient all-reduced (without SP the input gradient
+ * too; under SP with TP overlap the input gathered again), beside the
+ * row-parallel one A's output all-reduced, B's output gathered (under SP
+ * gathered again backward), B's input gradient all-reduced.  On 2 GPUs a
+ * gather or a reduce-scatter moves half its bytes at BW, an all-reduce
+ * all of them. */
+Test(terms, lora_tp_collectives)
+{
+	struct setup s;
+	struct cost_ctx x;
+	struct layer_cost full, lora, ovl;
+	const double RA = 2.0 * 4096 * 32; /* A's output, bf16 */
+	const double ag_h = ACT / 2 / BW, ar_h = ACT / BW, ag_r = RA / 2 / BW, ar_r = RA / BW;
+	double r;
+
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=1,zero=1");
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &full);
+	s.o.lora_rank = 32;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &lora);
+	expect_rel(lora.tp_f, full.tp_f + 2 * (ag_r + ar_r + ag_h), 1e-9, "SP forward: two blocks");
+	expect_rel(lora.tp_b, full.tp_b + 2 * (ar_r + ar_r + ag_h), 1e-9, "SP backward");
+	/* TP overlap: the base layer's collectives behind its GEMMs, the
+	 * adapters' in the open, the input gathered again */
+	s.o.b.tp_overlap = FW_TPO_PIPELINED;
+	r = s.k.tp_overlap_exposed;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &ovl);
+	expect_rel(ovl.tp_f, fmax(r * full.tp_f, full.tp_f - lora.gemm_f) +
+			     2 * (ag_h + ag_r + ar_r + ag_h), 1e-9, "SP and TP overlap forward");
+	expect_rel(ovl.tp_b, fmax(r * full.tp_b, full.tp_b - lora.gemm_b) +
+			     2 * (ag_h + ar_r + ar_r + ag_h), 1e-9, "SP and TP overlap backward");
+	/* without SP */
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=0,zero=1");
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &full);
+	s.o.lora_rank = 32;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &lora);
+	expect_rel(full.tp_f, 2 * ar_h, 1e-9, "two all-reduces");
+	expect_rel(lora.tp_f, full.tp_f + 2 * (ag_r + ar_r + ag_h), 1e-9, "forward without SP");
+	expect_rel(lora.tp_b, full.tp_b + 2 * (ar_h + ar_r + ar_r), 1e-9, "backward without SP");
+}
+
 Test(terms, lora_layer_gemms)
 {
 	struct setup s;
