@@ -489,6 +489,15 @@ def _check_lora(v, c, data, asked):
     return dict(asked, mbs=1, gbs=asked["gbs"] // asked["mbs"])
 
 
+def _import_core(st, imported):
+    """A 'from megatron.core.X import Y' of an override, against the
+    installed Megatron-Core itself; each name into imported."""
+    mod = importlib.import_module(st.module)
+    for a in st.names:
+        check(hasattr(mod, a.name), f"{st.module} defines no {a.name}")
+        imported[a.asname or a.name] = (st.module, a.name)
+
+
 def _check_degrees(v, degrees, batch, asked):
     """A recipe override's degrees (under `degrees`) and batch (under
     `batch`), of the literal overrides v, against the layout asked."""
@@ -538,10 +547,7 @@ def check_nemo(path, gpus, asked, pred):
     kind = "finetune_recipe" if lora else "pretrain_recipe"
     for st in ast.parse(text).body:
         if isinstance(st, ast.ImportFrom) and st.module.startswith("megatron.core."):
-            mod = importlib.import_module(st.module)  # installed: Megatron-Core itself
-            for a in st.names:
-                check(hasattr(mod, a.name), f"{st.module} defines no {a.name}")
-                imported[a.asname or a.name] = (st.module, a.name)
+            _import_core(st, imported)
         elif isinstance(st, ast.ImportFrom):
             tree = _nemo_tree(st.module)
             for a in st.names:
@@ -655,10 +661,7 @@ def check_bridge(path, gpus, asked, pred):
     kind = "peft" if lora else "pretrain"
     for st in ast.parse(text).body:
         if isinstance(st, ast.ImportFrom) and st.module.startswith("megatron.core."):
-            mod = importlib.import_module(st.module)  # installed: Megatron-Core itself
-            for a in st.names:
-                check(hasattr(mod, a.name), f"{st.module} defines no {a.name}")
-                imported[a.asname or a.name] = (st.module, a.name)
+            _import_core(st, imported)
         elif isinstance(st, ast.ImportFrom):
             tree = _bridge_tree(st.module)
             for a in st.names:
