@@ -524,8 +524,9 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	const struct train_opts *o = in->o;
 	const struct model_spec *m = in->m;
 	const struct recipe *r = job_recipe(bridge_recipes, BRIDGE_RECIPES, in);
-	const int provider = !r && provider_expressible(m, o->seq);
 	const int lora = o->lora_rank > 0;
+	/* a LoRA job's packs are its sequences (lora_packs) */
+	const int provider = !r && provider_expressible(m, o->seq * (lora ? l->mbs : 1));
 	const char *kind = lora ? "peft" : "pretrain";
 	struct notes n = { .n = 0 };
 	struct emit_input own;
@@ -538,6 +539,11 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 		char b[256];
 		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no %s recipe for %s: its model is GPTModelProvider's fields, on the recipes' common defaults (_%s_common)",
 			 lora ? "PEFT" : "pretraining", m->name, kind);
+		emit_note(&n, b);
+	} else if (!r && lora && provider_expressible(m, o->seq)) {
+		char b[256];
+		snprintf(b, sizeof b, "Megatron-Bridge 0.3.1 has no PEFT recipe for %s, and its %ld learned positions do not reach packs of %d x %ld tokens: give mbs=1",
+			 m->name, m->pos_embedding, l->mbs, o->seq);
 		emit_note(&n, b);
 	} else if (!r) {
 		char b[256];
