@@ -561,13 +561,15 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 		const char *zoo = NULL;
 		int known = bridge ? emit_bridge_recipe(nm.recipe, &zoo) == 0
 				   : emit_nemo_recipe(nm.recipe, &zoo) == 0;
+		if (bridge)
+			snprintf(what, sizeof what, "the recipe %s_%s_config", nm.recipe,
+				 nm.peft >= 0 ? "peft" : "pretrain");
+		else
+			snprintf(what, sizeof what, "the recipe llm.%s", nm.recipe);
 		if (!known && !given)
 			return perr_set(r->e, PPLAN_EINPUT,
-					bridge ? "%s: %s_%s_config is not a Megatron-Bridge recipe pplan knows: give the model with --model NAME|FILE"
-					       : "%s: llm.%s is not a NeMo recipe pplan knows: give the model with --model NAME|FILE%s",
-					r->where, nm.recipe, bridge ? (nm.peft >= 0 ? "peft" : "pretrain") : "");
-		snprintf(what, sizeof what, bridge ? "the recipe %s_%s_config" : "the recipe llm.%s",
-			 nm.recipe, nm.peft >= 0 ? "peft" : "pretrain");
+					"%s: %s is not a %s recipe pplan knows: give the model with --model NAME|FILE",
+					r->where, what + 11, bridge ? "Megatron-Bridge" : "NeMo");
 		st = lr_named_model(r, zoo, what, given);
 	}
 	if (st != PPLAN_OK)
