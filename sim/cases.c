@@ -403,8 +403,6 @@ static enum pplan_status load_modules(const cJSON *jl, const char *key,
 	return PPLAN_OK;
 }
 
-/* SP, recomputation, ZeRO and precision: the framework's defaults where
- * the source gives none. */
 /* The fine-tuning method a squeezed text k names: 2 LoRA (its rank in
  * *rank: "lora:16", else LoRA's default; "PEFT" alone is LoRA, NeMo's and
  * Megatron-Bridge's default scheme), 0 every weight trains (SFT, full
@@ -493,6 +491,8 @@ static enum pplan_status load_task(const cJSON *jc, const cJSON *jl, const cJSON
 	}
 }
 
+/* SP, recomputation, ZeRO and precision: the framework's defaults where
+ * the source gives none. */
 static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const char **precision,
 				       const char *where, struct perr *e)
 {
