@@ -603,30 +603,29 @@ static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_co
  * input gradient all-reduced.  Blocking collectives on the compute
  * stream, which TP overlap does not reach.  Routed experts are split by
  * etp, not tp: their adapters add none. */
-static double lora_tp_comm(const struct cost_ctx *x, int moe, int backward)
+static void lora_tp_comm(const struct cost_ctx *x, int moe, double *fwd, double *bwd)
 {
 	const int n = x->l->tp, sp = x->l->sp, ovl = x->o->b.tp_overlap != FW_TPO_NONE;
 	const struct link *k = &x->links.tp;
 	double blocks, act = x->ab * x->T * x->h, ra = x->ab * x->T * x->o->lora_rank;
 	double ag_h, ag_r, ar_r, col, row;
 
+	*fwd = *bwd = 0;
 	if (n <= 1 || x->o->lora_rank <= 0)
-		return 0;
+		return;
 	blocks = model_is_hybrid(x->m) ? mix_blocks(&x->mix[moe != 0]) : 2.0;
 	if (moe && x->m->shared_experts == 0)
 		blocks -= 1.0;
 	ag_h = cost_coll_in_step(x, COLL_ALLGATHER, act, n, k);
 	ag_r = cost_coll_in_step(x, COLL_ALLGATHER, ra, n, k);
 	ar_r = cost_coll_in_step(x, COLL_ALLREDUCE, ra, n, k);
-	if (!backward) {
-		col = (sp && ovl ? ag_h : 0) + ag_r;
-		row = ar_r + ag_h;
-	} else {
-		col = (sp ? (ovl ? cost_coll_in_step(x, COLL_REDUCESCATTER, act, n, k) : 0)
-			  : cost_coll_in_step(x, COLL_ALLREDUCE, act, n, k)) + ar_r;
-		row = ar_r + (sp ? ag_h : 0);
-	}
-	return blocks * (col + row);
+	col = (sp && ovl ? ag_h : 0) + ag_r;
+	row = ar_r + ag_h;
+	*fwd = blocks * (col + row);
+	col = (sp ? (ovl ? cost_coll_in_step(x, COLL_REDUCESCATTER, act, n, k) : 0)
+		  : cost_coll_in_step(x, COLL_ALLREDUCE, act, n, k)) + ar_r;
+	row = ar_r + (sp ? ag_h : 0);
+	*bwd = blocks * (col + row);
 }
 
 /* Two collectives forward and two backward per layer (all-reduces; with
@@ -635,7 +634,7 @@ static double lora_tp_comm(const struct cost_ctx *x, int moe, int backward)
 static void layer_tp_comm(const struct cost_ctx *x, int moe, struct layer_cost *lc)
 {
 	int n = x->l->tp;
-	double act = x->ab * x->T * x->h, fwd, bwd;
+	double act = x->ab * x->T * x->h, fwd, bwd, lf, lb;
 	const struct link *k = &x->links.tp;
 	double res = x->k->tp_overlap_exposed;
 
@@ -669,8 +668,9 @@ static void layer_tp_comm(const struct cost_ctx *x, int moe, struct layer_cost *
 	} else if (k->cls != LINK_NET && x->o->b.tp_overlap == FW_TPO_BULK) {
 		bwd = fmax(res * bwd, bwd - lc->gemm_bw);
 	}
-	lc->tp_f = fwd + lora_tp_comm(x, moe, 0);
-	lc->tp_b = bwd + lora_tp_comm(x, moe, 1);
+	lora_tp_comm(x, moe, &lf, &lb);
+	lc->tp_f = fwd + lf;
+	lc->tp_b = bwd + lb;
 }
 
 /* Ring attention: K and V blocks go round the cp ranks, c-1 steps
