@@ -154,6 +154,14 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 					"--peft must be none, lora or lora:RANK with a rank from 1 to 65536, got '%s'",
 					arg), -1;
 		return 1;
+	case OPT_LORA_TARGETS: {
+		char bad[64];
+		if (lora_targets_parse(arg, &in->lora_targets, bad, sizeof bad) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--lora-targets must name Megatron-Core linears (linear_qkv, linear_proj, linear_fc1, linear_fc2, linear_q_proj, linear_q_down_proj, linear_q_up_proj, linear_kv_down_proj, linear_kv_up_proj, in_proj, out_proj) or all, got '%s'",
+					bad), -1;
+		return 1;
+	}
 	case OPT_MAX_MEMORY:
 		errno = 0;
 		in->max_memory_gib = strtod(arg, &end);

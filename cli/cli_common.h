@@ -24,7 +24,7 @@ enum cli_opt {
 	OPT_FRAMEWORK, OPT_TP_COMM_OVERLAP, OPT_NO_FLASH, OPT_GRAD_REDUCE_DTYPE,
 	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER, OPT_PROFILE,
 	OPT_MOE_DISPATCHER, OPT_MOE_A2A_OVERLAP, OPT_MOE_SHARED_OVERLAP, OPT_PRECISION_AWARE_OPT, OPT_GOODPUT, OPT_GPU_MTBI, OPT_RESTART_MIN,
-	OPT_CKPT_INTERVAL_MIN, OPT_STORAGE_GBS, OPT_GPU_HOUR_COST, OPT_PEFT,
+	OPT_CKPT_INTERVAL_MIN, OPT_STORAGE_GBS, OPT_GPU_HOUR_COST, OPT_PEFT, OPT_LORA_TARGETS,
 };
 
 /* Long options shared by the subcommands. */
@@ -65,7 +65,8 @@ enum cli_opt {
 	{ "checkpoint-interval-min", required_argument, NULL, OPT_CKPT_INTERVAL_MIN }, \
 	{ "storage-gbs", required_argument, NULL, OPT_STORAGE_GBS },         \
 	{ "gpu-hour-cost", required_argument, NULL, OPT_GPU_HOUR_COST },     \
-	{ "peft", required_argument, NULL, OPT_PEFT }
+	{ "peft", required_argument, NULL, OPT_PEFT },                       \
+	{ "lora-targets", required_argument, NULL, OPT_LORA_TARGETS }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */

@@ -124,6 +124,15 @@ enum pplan_status cli_from_job(struct job *in, const char *where, struct launch_
 		}
 		in->lora_rank = lj->lora_rank;
 		in->lora_where = where;
+		if (lj->lora_targets) {
+			if (in->lora_targets && in->lora_targets != lj->lora_targets) {
+				char t[192];
+				lora_targets_format(lj->lora_targets, ",", t, sizeof t);
+				return conflict(e, where, "LoRA target modules", "--lora-targets", t);
+			}
+			in->lora_targets = lj->lora_targets;
+			in->targets_where = where;
+		}
 	}
 	if (lj->precision[0]) {
 		if (in->precision_arg && strcmp(in->precision_arg, lj->precision) != 0)
@@ -164,10 +173,8 @@ enum pplan_status cli_from_resolve(struct job *in, const char *where, struct lau
 		if (gpus > 0 && gpus % ((long)l->tp * l->pp * l->cp) == 0) {
 			l->gbs = (long)l->mbs * (gpus / ((long)l->tp * l->pp * l->cp));
 			lj->set |= LK_GBS;
-			if (lj->n_notes < LAUNCH_MAX_NOTES)
-				snprintf(lj->notes[lj->n_notes++], sizeof lj->notes[0],
-					 "no --global-batch-size: Megatron-LM's default, one microbatch of %d per data-parallel replica (%ld sequences)",
-					 l->mbs, l->gbs);
+			launch_job_note(lj, "no --global-batch-size: Megatron-LM's default, one microbatch of %d per data-parallel replica (%ld sequences)",
+					l->mbs, l->gbs);
 		}
 	}
 	if ((st = job_resolve_parsed(in, l, lj->set, e)) != PPLAN_OK)

@@ -166,11 +166,15 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
 		precision_name(in->opts.precision), in->precision_note);
 	if (in->opts.lora_rank > 0) {
-		char fro[32], tr[32];
+		char fro[32], tr[32], names[192];
+		unsigned t = in->opts.lora_targets;
 		units_format_count(fro, sizeof fro, model_params_total(&in->model));
-		units_format_count(tr, sizeof tr, model_lora_params(&in->model, in->opts.lora_rank));
-		fprintf(f, "# peft      LoRA rank %d (%s) beside every linear layer of the mixers and FFNs: %s adapter parameters train, the model's %s are frozen (no weight gradients, master copy or optimizer states); priced on no measured LoRA run (sim/MODEL.md 4.7)\n",
-			in->opts.lora_rank, in->lora_where ? in->lora_where : "--peft", tr, fro);
+		units_format_count(tr, sizeof tr, model_lora_params(&in->model, in->opts.lora_rank, t));
+		fprintf(f, "# peft      LoRA rank %d (%s) beside %s (%s): %s adapter parameters train, the model's %s are frozen (no weight gradients, master copy or optimizer states); priced on no measured LoRA run (sim/MODEL.md 4.7)\n",
+			in->opts.lora_rank, in->lora_where ? in->lora_where : "--peft",
+			lora_targets_format(model_lora_present(&in->model, t), ", ", names, sizeof names),
+			in->lora_targets ? (in->targets_where ? in->targets_where : "--lora-targets")
+					 : "LoRA's default", tr, fro);
 	}
 	fprintf(f, "# memory    cap %.1f GiB per GPU (%s)\n", in->opts.max_memory_gib,
 		in->mem_note);
@@ -287,8 +291,12 @@ void cli_common_usage(FILE *f)
 		"  --overlap-grad-reduce on|off   DP reduction during the backward (default: the framework's)\n"
 		"  --overlap-param-gather on|off  ZeRO parameter gather during the forward (default: the framework's)\n"
 		"  --profile FILE         the cost model's constants from a pplan.profile/1 file (default: embedded)\n"
-		"  --peft none|lora[:R]   LoRA fine-tuning: rank-R adapters (default %d) beside every linear layer\n"
-		"                         train, the model's weights are frozen (default none: every weight trains)\n",
+		"  --peft none|lora[:R]   LoRA fine-tuning: rank-R adapters (default %d) beside the targeted linears\n"
+		"                         train, the model's weights are frozen (default none: every weight trains)\n"
+		"  --lora-targets LIST    the linears LoRA adapts, by Megatron-Core's names, comma-separated:\n"
+		"                         linear_qkv, linear_proj, linear_fc1, linear_fc2, MLA's linear_q_down_proj,\n"
+		"                         linear_q_up_proj, linear_kv_down_proj, linear_kv_up_proj, the mixers'\n"
+		"                         in_proj, out_proj; or all (default LoRA's: the first four)\n",
 		framework_default()->label, list, LORA_DEFAULT_RANK);
 }
 
@@ -399,6 +407,11 @@ void cli_predict_hint(FILE *f, const struct job *in,
 	if (in->lora_rank > 0) {
 		snprintf(v, sizeof v, "lora:%d", in->lora_rank);
 		hint_arg(buf, sizeof buf, "--peft", v);
+		if (in->lora_targets && in->lora_targets != LORA_TARGETS_DEFAULT) {
+			char t[192];
+			hint_arg(buf, sizeof buf, "--lora-targets",
+				 lora_targets_format(in->lora_targets, ",", t, sizeof t));
+		}
 	}
 	if (in->framework_arg)
 		hint_arg(buf, sizeof buf, "--framework", in->framework_arg);

@@ -39,8 +39,14 @@ int emit_format_parse(const char *s, enum emit_format *out)
 
 void emit_note(struct notes *n, const char *s)
 {
-	if (n->n < EMIT_MAX_NOTES)
+	if (n->n < EMIT_MAX_NOTES) {
 		snprintf(n->text[n->n++], sizeof n->text[0], "%s", s);
+		return;
+	}
+	/* full: the last note becomes the count of those left out */
+	n->dropped += n->dropped ? 1 : 2;
+	snprintf(n->text[EMIT_MAX_NOTES - 1], sizeof n->text[0],
+		 "%d further notes left out (pplan keeps %d)", n->dropped, EMIT_MAX_NOTES - 1);
 }
 
 int emit_default_order(const struct train_opts *o)

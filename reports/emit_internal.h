@@ -10,12 +10,13 @@
 
 #include "emit.h"
 
-#define EMIT_MAX_NOTES 8
+#define EMIT_MAX_NOTES 12
 
 /* What the framework cannot express, said beside the config. */
 struct notes {
 	char text[EMIT_MAX_NOTES][256];
 	int n;
+	int dropped; /* notes past EMIT_MAX_NOTES, said in the last one */
 };
 
 void emit_note(struct notes *notes, const char *s);

@@ -136,12 +136,22 @@ static const struct emit_input *lora_packs(const struct emit_input *in, struct e
 }
 
 /* What a LoRA job sets after the recipe's own: packs of the priced
- * sequence length (pplan prices every microbatch full) and the rank; the
- * recipe keeps its target modules and alpha. */
+ * sequence length (pplan prices every microbatch full), the rank and the
+ * linears adapted (recipes set their own: Bridge's Llama 3.1 405B and
+ * Qwen3 MoE ones fewer than LoRA's default, NeMo's DeepSeek-V3 MLA's);
+ * the recipe keeps its alpha. */
 static void recipe_lora(FILE *f, const struct emit_input *in, const char *c, const char *data)
 {
+	unsigned t = train_opts_lora_targets(in->o);
 	fprintf(f, "%s.%s.packed_sequence_specs.packed_sequence_size = %ld\n"
-		   "%s.peft.dim = %d\n", c, data, in->o->seq, c, in->o->lora_rank);
+		   "%s.peft.dim = %d\n%s.peft.target_modules = [", c, data, in->o->seq, c,
+		in->o->lora_rank, c);
+	for (unsigned bit = 1, first = 1; bit & LORA_TARGET_ALL; bit <<= 1)
+		if (t & bit) {
+			fprintf(f, "%s\"%s\"", first ? "" : ", ", lora_target_name(bit));
+			first = 0;
+		}
+	fprintf(f, "]\n");
 }
 
 static int recipe_zoo(const struct recipe *t, size_t n, const char *name, const char **zoo)

@@ -127,14 +127,30 @@ static enum pplan_status split_words(const char *text, const char *where,
 
 /* ---- values ------------------------------------------------------------------- */
 
+static void note_v(struct launch_job *o, const char *fmt, va_list ap)
+{
+	if (o->n_notes < LAUNCH_MAX_NOTES) {
+		vsnprintf(o->notes[o->n_notes++], sizeof o->notes[0], fmt, ap);
+		return;
+	}
+	o->dropped_notes += o->dropped_notes ? 1 : 2;
+	snprintf(o->notes[LAUNCH_MAX_NOTES - 1], sizeof o->notes[0],
+		 "%d further notes left out (pplan keeps %d)", o->dropped_notes, LAUNCH_MAX_NOTES - 1);
+}
+
+void launch_job_note(struct launch_job *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note_v(o, fmt, ap);
+	va_end(ap);
+}
+
 void lr_say(struct reader *r, const char *fmt, ...)
 {
-	struct launch_job *o = r->out;
 	va_list ap;
-	if (o->n_notes >= LAUNCH_MAX_NOTES)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(o->notes[o->n_notes++], sizeof o->notes[0], fmt, ap);
+	note_v(r->out, fmt, ap);
 	va_end(ap);
 }
 

@@ -22,7 +22,7 @@
 #include "layout.h"
 #include "model.h"
 
-#define LAUNCH_MAX_NOTES 6
+#define LAUNCH_MAX_NOTES 12
 
 struct launch_job {
 	enum emit_format fmt;
@@ -42,9 +42,15 @@ struct launch_job {
 	int mtp_layers;            /* MTP layers the pipeline layout counts as layers:
 				    * in model.layers, after the model's own */
 	int lora_rank;             /* a LoRA fine-tuning recipe's rank; 0 every weight trains */
+	unsigned lora_targets;     /* its target_modules (enum lora_target); 0 LoRA's default */
 	char notes[LAUNCH_MAX_NOTES][256]; /* what was read as something else */
 	int n_notes;
+	int dropped_notes; /* past LAUNCH_MAX_NOTES, counted in the last one */
 };
+
+/* Adds a note to out (printf-style); past LAUNCH_MAX_NOTES the last note
+ * counts those left out. */
+void launch_job_note(struct launch_job *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reads `src` in format fmt into *out.  src is a file's path, "-" for
  * standard input, or (for the command-line formats) the words themselves

@@ -65,10 +65,32 @@ struct nemo {
 	 * 1 LoRA, 2 another: scheme names it), LoRA's dim (0 not said) and
 	 * the packs' length (0 not packed) */
 	int peft, lora_dim;
+	unsigned lora_targets;            /* target_modules as said (0 not) */
 	char scheme[24];
 	long pack;
 	char exp_avg[24], exp_avg_sq[24]; /* their dtypes ("" fp32) */
 };
+
+/* A target_modules list, ["linear_qkv", 'linear_proj'], into nm. */
+static enum pplan_status lora_list(struct reader *r, struct nemo *nm, const char *shown,
+				   const char *v)
+{
+	char words[256], bad[64];
+	size_t o = 0;
+	for (; *v && *v != ']' && o + 1 < sizeof words; v++)
+		if (*v != '[' && *v != '"' && *v != '\'')
+			words[o++] = *v;
+	words[o] = '\0';
+	if (strchr(words, '*') || strchr(words, '.'))
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: %s = [%s] names linears by pattern (some layers only): pplan prices LoRA on every layer's linears of the names it lists",
+				r->where, shown, words);
+	if (lora_targets_parse(words, &nm->lora_targets, bad, sizeof bad) != 0)
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: %s names '%s', which is not a linear pplan prices (linear_qkv, linear_proj, linear_fc1, linear_fc2, MLA's and the mixers' projections)",
+				r->where, shown, bad);
+	return PPLAN_OK;
+}
 
 /* One override, `key` in NeMo's names (Bridge's translated), `shown` as
  * the file writes it (for the sentences). */
@@ -136,6 +158,8 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 		return lr_get_long(r, &f, 1, &nm->pack);
 	if (!strcmp(key, "peft.dim"))
 		return lr_get_int(r, &f, 1, &nm->lora_dim);
+	if (!strcmp(key, "peft.target_modules"))
+		return lora_list(r, nm, shown, v);
 	if (!strcmp(key, "trainer.strategy.use_tp_pp_dp_mapping")) {
 		if (!strcmp(v, "True"))
 			snprintf(o->order, sizeof o->order, "tp-cp-pp-dp");
@@ -468,6 +492,10 @@ static enum pplan_status bridge_line(struct reader *r, struct nemo *nm, const ch
 			nm->peft = 0;
 		} else {
 			peft_scheme(nm, !strncmp(line + 11, "LoRA(", 5) ? "lora" : line + 11);
+			const char *tm = strstr(line, "target_modules=");
+			if (nm->peft == 1 && tm &&
+			    lora_list(r, nm, "cfg.peft = LoRA(target_modules=...)", tm + 15) != PPLAN_OK)
+				return PPLAN_EINPUT;
 			if (nm->peft == 1 && py_keyword(line, "dim", val, sizeof val)) {
 				struct flag f = { "cfg.peft = LoRA(dim=...)", val, 0, 0 };
 				return lr_get_int(r, &f, 1, &nm->lora_dim);
@@ -592,6 +620,9 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 		if (!nm.lora_dim)
 			lr_say(r, "LoRA without a dim the file sets: rank %d, LoRA's default (the recipe's own dim is not read)",
 			       LORA_DEFAULT_RANK);
+		o->lora_targets = nm.lora_targets;
+		if (!nm.lora_targets)
+			lr_say(r, "LoRA without the target_modules the file sets: LoRA's default (linear_qkv, linear_proj, linear_fc1, linear_fc2; the recipe's own are not read)");
 	}
 	if (nm.pack > 0) { /* a pack is the microbatch's sequence */
 		if (o->seq && o->seq != nm.pack)

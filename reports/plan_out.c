@@ -67,7 +67,7 @@ static cJSON *doc_start(const struct plan_request *rq, const struct job *j, cons
 	cJSON_AddNumberToObject(doc, "train_tokens", j->train_tokens);
 	cJSON_AddNumberToObject(doc, "seq_length", (double)j->opts.seq);
 	cJSON_AddStringToObject(doc, "precision", precision_name(j->opts.precision));
-	cJSON_AddNumberToObject(doc, "lora_rank", j->opts.lora_rank);
+	report_lora_json(doc, &j->opts);
 	cJSON_AddItemToObject(doc, "framework", report_framework_json(&j->opts));
 	if (rq->days > 0)
 		cJSON_AddNumberToObject(doc, "deadline_days", rq->days);

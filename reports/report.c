@@ -88,8 +88,22 @@ cJSON *report_layout_json(const struct layout *l, const struct train_opts *o)
 		cJSON_AddStringToObject(j, "pipeline_layout", l->pp_table->text);
 	cJSON_AddNumberToObject(j, "seq_length", (double)o->seq);
 	cJSON_AddStringToObject(j, "precision", precision_name(o->precision));
-	cJSON_AddNumberToObject(j, "lora_rank", o->lora_rank); /* 0: every weight trains */
+	report_lora_json(j, o);
 	return j;
+}
+
+void report_lora_json(cJSON *doc, const struct train_opts *o)
+{
+	cJSON *t;
+	cJSON_AddNumberToObject(doc, "lora_rank", o->lora_rank);
+	if (o->lora_rank <= 0) {
+		cJSON_AddNullToObject(doc, "lora_target_modules");
+		return;
+	}
+	t = cJSON_AddArrayToObject(doc, "lora_target_modules");
+	for (unsigned bit = 1; bit & LORA_TARGET_ALL; bit <<= 1)
+		if (train_opts_lora_targets(o) & bit)
+			cJSON_AddItemToArray(t, cJSON_CreateString(lora_target_name(bit)));
 }
 
 cJSON *report_framework_json(const struct train_opts *o)

@@ -18,6 +18,9 @@ cJSON *report_layout_json(const struct layout *layout, const struct train_opts *
 
 /* The framework row, its resolved behaviour and the hand switches. */
 cJSON *report_framework_json(const struct train_opts *opts);
+/* Adds "lora_rank" (0: every weight trains) and "lora_target_modules"
+ * (the linears adapted, by Megatron-Core's names; null without LoRA). */
+void report_lora_json(cJSON *doc, const struct train_opts *opts);
 
 /* The prediction fields of pplan.prediction/1 (no schema, no inputs). */
 cJSON *report_prediction_fields(const struct prediction *pred);

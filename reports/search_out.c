@@ -45,7 +45,7 @@ cJSON *search_out_json(const struct job *in, const struct search_params *sp,
 	cJSON_AddNumberToObject(doc, "global_batch", (double)in->global_batch);
 	cJSON_AddNumberToObject(doc, "seq_length", (double)in->opts.seq);
 	cJSON_AddStringToObject(doc, "precision", precision_name(in->opts.precision));
-	cJSON_AddNumberToObject(doc, "lora_rank", in->opts.lora_rank);
+	report_lora_json(doc, &in->opts);
 	cJSON_AddItemToObject(doc, "framework", report_framework_json(&in->opts));
 	cJSON_AddNumberToObject(doc, "max_memory_gib", in->opts.max_memory_gib);
 	d = cJSON_AddObjectToObject(doc, "origins");

@@ -33,7 +33,7 @@ static cJSON *case_json(const struct vcase *vc, const struct case_outcome *r)
 	cJSON_AddStringToObject(jc, "gpu", vc->cluster.gpu.name);
 	cJSON_AddStringToObject(jc, "gpu_arch", gpu_arch_name(vc->cluster.gpu.arch));
 	cJSON_AddStringToObject(jc, "precision", precision_name(vc->opts.precision));
-	cJSON_AddNumberToObject(jc, "lora_rank", vc->opts.lora_rank);
+	report_lora_json(jc, &vc->opts);
 	cJSON_AddBoolToObject(jc, "predicted", vc->predictable);
 	if (!vc->predictable)
 		cJSON_AddStringToObject(jc, "skip_reason", vc->skip_reason);

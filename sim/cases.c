@@ -437,7 +437,9 @@ static int task_words(const char *k, int cell, int *rank)
 }
 
 /* Fine-tuning: layout.peft as --peft takes it, or a LoRA rank as the
- * recipes name it (lora_rank, lora_dim: NeMo's and Megatron-Bridge's dim);
+ * recipes name it (lora_rank, lora_dim: NeMo's and Megatron-Bridge's dim)
+ * and the linears it adapts (layout.lora_target_modules, their
+ * target_modules; else LoRA's default);
  * else the method where tables keep it (a case's "peft", "finetuning" or
  * "task" cell), or a LoRA, PEFT or SFT word in the model's name, said.  A
  * method pplan does not price, or a cell it cannot read, leaves the case
@@ -453,6 +455,9 @@ static enum pplan_status load_task(const cJSON *jc, const cJSON *jl, const cJSON
 	int r = 0, cell = 1;
 
 	snprintf(w, sizeof w, "%s: layout", where);
+	if ((st = load_modules(jl, "lora_target_modules", lora_targets_parse,
+			       &vc->opts.lora_targets, where, e)) != PPLAN_OK)
+		return st;
 	if (vcase_opt_long(jl, "lora_rank", 1, 65536, &v, w, &st, e) ||
 	    vcase_opt_long(jl, "lora_dim", 1, 65536, &v, w, &st, e)) {
 		vc->opts.lora_rank = (int)v;
@@ -627,6 +632,8 @@ static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 	j->framework_given = vc->opts.fw;
 	j->switches = vc->opts.switches;
 	j->lora_rank = vc->opts.lora_rank;
+	j->lora_targets = vc->opts.lora_targets;
+	j->targets_where = "layout.lora_target_modules";
 	j->precision_arg = precision ? precision : "bf16";
 	j->max_memory_gib = vc->cluster.gpu.mem_gib;
 	if (job_resolve(j, 0, &je) != PPLAN_OK) {
@@ -634,9 +641,14 @@ static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 		return;
 	}
 	vc->opts = j->opts;
-	if (vc->opts.lora_rank > 0)
-		vcase_note(vc, "LoRA fine-tuning at rank %d (layout.peft; sim/MODEL.md 4.7, fitted on no LoRA run)",
-			   vc->opts.lora_rank);
+	if (vc->opts.lora_rank > 0) {
+		char t[192];
+		vcase_note(vc, "LoRA fine-tuning at rank %d beside %s (%s; sim/MODEL.md 4.7, fitted on no LoRA run)",
+			   vc->opts.lora_rank,
+			   lora_targets_format(model_lora_present(&vc->model, vc->opts.lora_targets),
+					       ", ", t, sizeof t),
+			   j->lora_targets ? "layout.lora_target_modules" : "LoRA's default");
+	}
 	if (j->attention_note[0])
 		vcase_note(vc, "%s", j->attention_note + 2); /* after its "; " */
 	framework_describe(&vc->opts.b, what, sizeof what);

@@ -55,10 +55,11 @@ void cost_ctx_init(struct cost_ctx *ctx, const struct model_spec *model,
 void cost_linear(const struct gemm_rate *rate, double tokens, double n, double k,
 		 struct layer_cost *lc);
 /* cost_linear for a layer of the model under ctx's training: with LoRA
- * the weight is frozen (no weight gradient) and, where `adapted`, its
- * rank-r adapter's two GEMMs run beside it, forward and backward. */
+ * the weight is frozen (no weight gradient) and, where the job's targets
+ * include this linear's (enum lora_target; 0: never adapted), its rank-r
+ * adapter's two GEMMs run beside it, forward and backward. */
 void cost_linear_trained(const struct cost_ctx *ctx, double tokens, double n, double k,
-			 int adapted, struct layer_cost *lc);
+			 unsigned target, struct layer_cost *lc);
 /* One collective: from the measured curves where the profile has them
  * for this link class, else the alpha-beta model (collective.h). */
 double cost_coll(const struct cost_ctx *ctx, enum coll_op op, double bytes, int n,

@@ -256,7 +256,7 @@ void cost_linear(const struct gemm_rate *r, double tokens, double n, double k,
 }
 
 void cost_linear_trained(const struct cost_ctx *x, double tokens, double n, double k,
-			 int adapted, struct layer_cost *lc)
+			 unsigned target, struct layer_cost *lc)
 {
 	double r = x->o->lora_rank;
 	struct layer_cost one = { 0 };
@@ -267,7 +267,7 @@ void cost_linear_trained(const struct cost_ctx *x, double tokens, double n, doub
 	cost_linear(&x->run, tokens, n, k, &one);
 	one.gemm_b -= one.gemm_bw; /* frozen: the data gradient alone */
 	one.gemm_bw = 0;
-	if (adapted) { /* x A (k x r), then B (r x n) */
+	if (train_opts_lora_targets(x->o) & target) { /* x A (k x r), then B (r x n) */
 		cost_linear(&x->run, tokens, r, k, &one);
 		cost_linear(&x->run, tokens, n, r, &one);
 	}
@@ -289,27 +289,27 @@ static void attn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
 		double r = (double)m->kv_lora_rank;
 		if (m->q_lora_rank > 0) {
-			cost_linear_trained(x, T, (double)m->q_lora_rank, h, 1, lc);
-			cost_linear_trained(x, T, x->heads_l * dqk, (double)m->q_lora_rank, 1, lc);
+			cost_linear_trained(x, T, (double)m->q_lora_rank, h, LORA_Q_DOWN, lc);
+			cost_linear_trained(x, T, x->heads_l * dqk, (double)m->q_lora_rank, LORA_Q_UP, lc);
 		} else {
-			cost_linear_trained(x, T, x->heads_l * dqk, h, 1, lc);
+			cost_linear_trained(x, T, x->heads_l * dqk, h, LORA_Q, lc);
 		}
-		cost_linear_trained(x, T, r + m->qk_rope_dim, h, 1, lc);
-		cost_linear_trained(x, T, x->heads_l * (m->qk_nope_dim + dv), r, 1, lc);
-		cost_linear_trained(x, T, h, x->heads_l * dv, 1, lc);
+		cost_linear_trained(x, T, r + m->qk_rope_dim, h, LORA_KV_DOWN, lc);
+		cost_linear_trained(x, T, x->heads_l * (m->qk_nope_dim + dv), r, LORA_KV_UP, lc);
+		cost_linear_trained(x, T, h, x->heads_l * dv, LORA_PROJ, lc);
 		return;
 	}
 	cost_linear_trained(x, T, (x->heads_l * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * x->kv_l) * dh,
-			    h, 1, lc);
-	cost_linear_trained(x, T, h, x->heads_l * dh, 1, lc);
+			    h, LORA_QKV, lc);
+	cost_linear_trained(x, T, h, x->heads_l * dh, LORA_PROJ, lc);
 }
 
 /* An MLP of width f over `tokens` rows (f already split). */
 static void mlp_gemms(const struct cost_ctx *x, double tokens, double f, struct layer_cost *lc)
 {
 	double up = mlp_is_gated(x->m->mlp) ? 2.0 : 1.0;
-	cost_linear_trained(x, tokens, up * f, x->h, 1, lc);
-	cost_linear_trained(x, tokens, x->h, f, 1, lc);
+	cost_linear_trained(x, tokens, up * f, x->h, LORA_FC1, lc);
+	cost_linear_trained(x, tokens, x->h, f, LORA_FC2, lc);
 }
 
 /* Each GPU holds E/ep experts split etp ways.  An expert's token copies
@@ -343,8 +343,8 @@ static void moe_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 static void mamba_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
-	cost_linear_trained(x, x->T, model_mamba_in_proj(m) / x->t, x->h, 1, lc);
-	cost_linear_trained(x, x->T, x->h, model_mamba_inner(m) / x->t, 1, lc);
+	cost_linear_trained(x, x->T, model_mamba_in_proj(m) / x->t, x->h, LORA_IN_PROJ, lc);
+	cost_linear_trained(x, x->T, x->h, model_mamba_inner(m) / x->t, LORA_OUT_PROJ, lc);
 }
 
 /* Gated DeltaNet's projections, split by heads: Q, K, V and the output
@@ -353,8 +353,9 @@ static void gdn_gemms(const struct cost_ctx *x, struct layer_cost *lc)
 {
 	const struct model_spec *m = x->m;
 	double kd = model_gdn_key(m), vd = model_gdn_value(m);
-	cost_linear_trained(x, x->T, (2.0 * kd + 2.0 * vd + 2.0 * m->gdn_v_heads) / x->t, x->h, 1, lc);
-	cost_linear_trained(x, x->T, x->h, vd / x->t, 1, lc);
+	cost_linear_trained(x, x->T, (2.0 * kd + 2.0 * vd + 2.0 * m->gdn_v_heads) / x->t, x->h,
+			    LORA_IN_PROJ, lc);
+	cost_linear_trained(x, x->T, x->h, vd / x->t, LORA_OUT_PROJ, lc);
 }
 
 static void layer_gemms(const struct cost_ctx *x, int moe, struct layer_cost *lc)
@@ -548,7 +549,7 @@ static double grad_copy_time(const struct cost_ctx *x, int moe)
 		return 0;
 	memory_layer_params(x->m, x->l, moe, &dense, &expert);
 	if (x->o->lora_rank > 0) { /* the adapters' gradients alone */
-		model_lora_widths(x->m, moe, &dense, &expert);
+		model_lora_widths(x->m, moe, train_opts_lora_targets(x->o), &dense, &expert);
 		dense *= x->o->lora_rank / (double)x->t;
 		expert *= x->o->lora_rank / ((double)layout_etp(x->l) * x->l->ep);
 	}
@@ -592,40 +593,53 @@ static void layer_elementwise(const struct cost_ctx *x, int moe, struct layer_co
 }
 
 /* LoRA's adapters under TP, as Megatron-Bridge's and NeMo's
- * ParallelLinearAdapter runs them beside each TP-split block's two
- * linears (sim/MODEL.md 4.7).  Beside the column-parallel input linear:
- * A's rank-r output gathered and B's input gradient all-reduced; the
- * input gradient all-reduced without SP; under SP the layer norm's
- * gathered output is reused, but where TP overlap gathers it (userbuffers)
- * the adapter gathers it again (reduce-scatter backward).  Beside the
- * row-parallel output linear: A's rank-r output all-reduced, B's output
- * gathered whole (under SP scattered back, so gathered backward), B's
- * input gradient all-reduced.  Blocking collectives on the compute
- * stream, which TP overlap does not reach.  Routed experts are split by
- * etp, not tp: their adapters add none. */
+ * ParallelLinearAdapter runs them beside each adapted TP-split linear
+ * (sim/MODEL.md 4.7).  Beside a column-parallel input linear: A's rank-r
+ * output gathered and B's input gradient all-reduced; the input gradient
+ * all-reduced without SP; under SP the layer norm's gathered output is
+ * reused, but where TP overlap gathers it (userbuffers) the adapter
+ * gathers it again (reduce-scatter backward).  Beside a row-parallel
+ * output linear: A's rank-r output all-reduced, B's output gathered whole
+ * (under SP scattered back, so gathered backward), B's input gradient
+ * all-reduced.  Blocking collectives on the compute stream, which TP
+ * overlap does not reach.  Routed experts are split by etp, not tp, and
+ * multi-latent attention's down projections are whole on every rank:
+ * their adapters add none. */
 static void lora_tp_comm(const struct cost_ctx *x, int moe, double *fwd, double *bwd)
 {
 	const int n = x->l->tp, sp = x->l->sp, ovl = x->o->b.tp_overlap != FW_TPO_NONE;
 	const struct link *k = &x->links.tp;
-	double blocks, act = x->ab * x->T * x->h, ra = x->ab * x->T * x->o->lora_rank;
-	double ag_h, ag_r, ar_r, col, row;
+	const struct layer_mix *mx = &x->mix[moe != 0];
+	const unsigned t = train_opts_lora_targets(x->o);
+	double act = x->ab * x->T * x->h, ra = x->ab * x->T * x->o->lora_rank;
+	double ag_h, ag_r, ar_r, col, row, cols, rows, ffn;
 
 	*fwd = *bwd = 0;
 	if (n <= 1 || x->o->lora_rank <= 0)
 		return;
-	blocks = model_is_hybrid(x->m) ? mix_blocks(&x->mix[moe != 0]) : 2.0;
-	if (moe && x->m->shared_experts == 0)
-		blocks -= 1.0;
+	/* adapted column- and row-parallel linears of the layer, each block
+	 * by its share of the layer's kind */
+	if (model_is_mla(x->m))
+		cols = !!(t & (x->m->q_lora_rank > 0 ? LORA_Q_UP : LORA_Q)) + !!(t & LORA_KV_UP);
+	else
+		cols = !!(t & LORA_QKV);
+	cols *= mx->attn;
+	rows = mx->attn * !!(t & LORA_PROJ);
+	cols += (mx->mamba + mx->gdn) * !!(t & LORA_IN_PROJ);
+	rows += (mx->mamba + mx->gdn) * !!(t & LORA_OUT_PROJ);
+	ffn = moe && x->m->shared_experts == 0 ? 0 : mx->ffn;
+	cols += ffn * !!(t & LORA_FC1);
+	rows += ffn * !!(t & LORA_FC2);
 	ag_h = cost_coll_in_step(x, COLL_ALLGATHER, act, n, k);
 	ag_r = cost_coll_in_step(x, COLL_ALLGATHER, ra, n, k);
 	ar_r = cost_coll_in_step(x, COLL_ALLREDUCE, ra, n, k);
 	col = (sp && ovl ? ag_h : 0) + ag_r;
 	row = ar_r + ag_h;
-	*fwd = blocks * (col + row);
+	*fwd = cols * col + rows * row;
 	col = (sp ? (ovl ? cost_coll_in_step(x, COLL_REDUCESCATTER, act, n, k) : 0)
 		  : cost_coll_in_step(x, COLL_ALLREDUCE, act, n, k)) + ar_r;
 	row = ar_r + (sp ? ag_h : 0);
-	*bwd = blocks * (col + row);
+	*bwd = cols * col + rows * row;
 }
 
 /* Two collectives forward and two backward per layer (all-reduces; with

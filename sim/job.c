@@ -204,6 +204,23 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 				"LoRA rank %d is not below the hidden size of %s (%ld): no low-rank adapter",
 				in->lora_rank, in->model.name, in->model.hidden);
 	in->opts.lora_rank = in->lora_rank;
+	if (in->lora_targets && in->lora_rank <= 0)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s names the linears LoRA adapts, but the job trains every weight%s",
+				in->targets_where ? in->targets_where : "--lora-targets",
+				in->targets_where ? " (no LoRA)" : ": give --peft lora");
+	if (in->lora_rank > 0) {
+		unsigned t = in->lora_targets ? in->lora_targets : LORA_TARGETS_DEFAULT;
+		unsigned has = model_lora_present(&in->model, t);
+		char asked[160], all[192];
+		if (!has)
+			return perr_set(e, PPLAN_EINPUT,
+					"LoRA on %s adapts no linear of %s (its linears: %s)",
+					lora_targets_format(t, ", ", asked, sizeof asked), in->model.name,
+					lora_targets_format(model_lora_present(&in->model, LORA_TARGET_ALL),
+							    ", ", all, sizeof all));
+		in->opts.lora_targets = has; /* what is priced, and emitted */
+	}
 	if (in->seq) {
 		in->opts.seq = in->seq;
 		in->model.seq = in->seq; /* layout_check divides this one */
@@ -442,7 +459,8 @@ enum pplan_status job_resolve(struct job *in, int need_gpus, struct perr *e)
 		/* a LoRA run checkpoints its adapters (NeMo's PEFT checkpoints) */
 		return goodput_compute(&in->goodput_opts, cluster_gpus(&in->cluster),
 				       in->opts.lora_rank > 0
-					       ? model_lora_params(&in->model, in->opts.lora_rank)
+					       ? model_lora_params(&in->model, in->opts.lora_rank,
+								   in->opts.lora_targets)
 					       : model_params_total(&in->model),
 				       &in->goodput, e);
 	return PPLAN_OK;

@@ -64,6 +64,8 @@ struct job {
 	double max_memory_gib;
 	int lora_rank;           /* --peft lora[:R]: LoRA adapters of rank R; 0 none */
 	const char *lora_where;  /* the launch configuration that gave it (NULL: --peft) */
+	unsigned lora_targets;   /* --lora-targets (enum lora_target); 0 LoRA's default */
+	const char *targets_where; /* what gave them (NULL: --lora-targets) */
 	/* resolved */
 	struct model_spec model;
 	struct cluster cluster;

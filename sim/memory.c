@@ -100,8 +100,8 @@ void memory_stage_params(const struct model_spec *m, const struct layout *l,
 		/* LoRA: the adapters split as their layers (over tp, the
 		 * experts' over ep x etp) */
 		double r = o->lora_rank, d0, e0, d1, e1;
-		model_lora_widths(m, 0, &d0, &e0);
-		model_lora_widths(m, 1, &d1, &e1);
+		model_lora_widths(m, 0, train_opts_lora_targets(o), &d0, &e0);
+		model_lora_widths(m, 1, train_opts_lora_targets(o), &d1, &e1);
 		out->train_dense = r * ((per - moe) * d0 + moe * d1) / l->tp;
 		out->train_expert = r * moe * e1 / ((double)layout_etp(l) * l->ep);
 	}
@@ -277,6 +277,47 @@ static double module_savings(const struct model_spec *m, int moe, double in, uns
 	return saved;
 }
 
+/* LoRA: what the frozen linears without an adapter no longer keep, per
+ * token (bytes, as kept: `in` a GEMM input).  A linear whose weight
+ * takes no gradient keeps no input for it (Transformer Engine saves a
+ * linear's input only when its weight requires a gradient); an adapted
+ * one's adapter keeps the same input.  Unadapted: linear_qkv (or MLA's
+ * down projections) frees the first norm's output, linear_fc1 the second
+ * norm's and an MoE layer's k permuted copies, linear_fc2 its input (the
+ * activation's output); the attention output stays, flash attention's
+ * backward reads it.  A tensor that recomputation or offloading already
+ * drops is not counted again.  The replicated part is taken from
+ * *replicated; returns the sharded part. */
+static double lora_frozen_inputs(const struct model_spec *m, const struct layout *l,
+				 const struct train_opts *o, int moe, double in, double *replicated)
+{
+	unsigned t = train_opts_lora_targets(o), rm = layout_recompute_modules(l);
+	unsigned off = l->offload_modules;
+	double h = (double)m->hidden, k = m->top_k, saved = 0;
+	unsigned qkv_in = model_is_mla(m) ? LORA_Q | LORA_Q_DOWN | LORA_KV_DOWN : LORA_QKV;
+
+	if (o->lora_rank <= 0 || model_is_hybrid(m))
+		return 0;
+	if (!(t & qkv_in) && !(rm & RM_LAYERNORM) && !(off & OM_QKV_LINEAR))
+		*replicated -= in * h;
+	if (!(t & LORA_FC1) && !(rm & RM_LAYERNORM))
+		*replicated -= in * h;
+	if (!moe) {
+		if (!(t & LORA_FC2) && !(rm & RM_MLP))
+			saved += in * (double)m->ffn;
+		return saved;
+	}
+	if (rm & RM_MOE)
+		return saved;
+	if (!(t & LORA_FC1) && !(off & OM_EXPERT_FC1))
+		saved += in * k * h;
+	if (!(t & LORA_FC2) && !(rm & RM_MOE_ACT))
+		saved += in * k * (double)model_expert_ffn(m);
+	if (!(t & LORA_FC2) && !(rm & RM_SHARED))
+		saved += in * (double)m->shared_experts * model_shared_ffn(m);
+	return saved;
+}
+
 /* What --offload-modules moves to host memory, per token (bytes): the
  * replicated part (norm inputs, the QKV input) into *rep, the split part
  * (Q, K, V, the projection input, the experts' fc1 input and output) into
@@ -358,6 +399,7 @@ double memory_layer_activations(const struct model_spec *m, const struct layout 
 	}
 	if (mods & ~RM_CORE_ATTN)
 		sharded -= module_savings(m, moe, in, mods, &replicated);
+	sharded -= lora_frozen_inputs(m, l, o, moe, in, &replicated);
 	if (l->offload_modules) {
 		double rep, split;
 		offload_bytes(m, l, in, moe, &rep, &split);

@@ -368,48 +368,70 @@ double model_params_moe_common(const struct model_spec *m)
 	return p + layer_norms_mlp(m);
 }
 
-/* The k + n of an MLP of width f: fc1 (two matrices gated) and fc2. */
-static double lora_mlp_widths(const struct model_spec *m, double f)
+/* The k + n of an MLP of width f's adapted linears: fc1 (two matrices
+ * gated) and fc2. */
+static double lora_mlp_widths(const struct model_spec *m, double f, unsigned t)
 {
 	double h = (double)m->hidden;
-	return (mlp_is_gated(m->mlp) ? h + 2.0 * f : h + f) + (f + h);
+	return (t & LORA_FC1 ? (mlp_is_gated(m->mlp) ? h + 2.0 * f : h + f) : 0) +
+	       (t & LORA_FC2 ? f + h : 0);
 }
 
-void model_lora_widths(const struct model_spec *m, int moe, double *dense, double *routed)
+/* The k + n of the attention's adapted linears. */
+static double lora_attn_widths(const struct model_spec *m, unsigned t)
 {
 	double h = (double)m->hidden, a = (double)m->heads, dh = (double)m->head_dim;
-	double attn, mamba, gdn;
-	struct layer_mix mx;
 	if (model_is_mla(m)) {
 		double dqk = (double)(m->qk_nope_dim + m->qk_rope_dim), dv = (double)m->v_head_dim;
-		double qr = (double)m->q_lora_rank, r = (double)m->kv_lora_rank;
-		attn = (qr > 0 ? (h + qr) + (qr + a * dqk) : h + a * dqk) +
-		       (h + r + (double)m->qk_rope_dim) + (r + a * ((double)m->qk_nope_dim + dv)) +
-		       (a * dv + h);
-	} else {
-		attn = (h + (a * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * m->kv_heads) * dh) +
-		       (a * dh + h);
+		double qr = (double)m->q_lora_rank, r = (double)m->kv_lora_rank, w = 0;
+		if (qr > 0)
+			w += (t & LORA_Q_DOWN ? h + qr : 0) + (t & LORA_Q_UP ? qr + a * dqk : 0);
+		else if (t & LORA_Q)
+			w += h + a * dqk;
+		return w + (t & LORA_KV_DOWN ? h + r + (double)m->qk_rope_dim : 0) +
+		       (t & LORA_KV_UP ? r + a * ((double)m->qk_nope_dim + dv) : 0) +
+		       (t & LORA_PROJ ? a * dv + h : 0);
 	}
-	mamba = (h + model_mamba_in_proj(m)) + (model_mamba_inner(m) + h);
-	gdn = (h + 2.0 * model_gdn_key(m) + 2.0 * model_gdn_value(m) + 2.0 * m->gdn_v_heads) +
-	      (model_gdn_value(m) + h);
-	model_layer_mix(m, moe, &mx);
-	*dense = mx.attn * attn + mx.mamba * mamba + mx.gdn * gdn;
-	*routed = 0;
-	if (!moe) {
-		*dense += mx.ffn * lora_mlp_widths(m, (double)m->ffn);
-		return;
-	}
-	*dense += mx.ffn * m->shared_experts * lora_mlp_widths(m, (double)model_shared_ffn(m));
-	*routed = mx.ffn * m->num_experts * lora_mlp_widths(m, (double)model_expert_ffn(m));
+	return (t & LORA_QKV ? h + (a * (m->attn_out_gate ? 2.0 : 1.0) + 2.0 * m->kv_heads) * dh : 0) +
+	       (t & LORA_PROJ ? a * dh + h : 0);
 }
 
-double model_lora_params(const struct model_spec *m, int r)
+void model_lora_widths(const struct model_spec *m, int moe, unsigned t, double *dense, double *routed)
+{
+	double h = (double)m->hidden, mamba, gdn;
+	struct layer_mix mx;
+	mamba = (t & LORA_IN_PROJ ? h + model_mamba_in_proj(m) : 0) +
+		(t & LORA_OUT_PROJ ? model_mamba_inner(m) + h : 0);
+	gdn = (t & LORA_IN_PROJ ? h + 2.0 * model_gdn_key(m) + 2.0 * model_gdn_value(m) +
+					  2.0 * m->gdn_v_heads
+				: 0) +
+	      (t & LORA_OUT_PROJ ? model_gdn_value(m) + h : 0);
+	model_layer_mix(m, moe, &mx);
+	*dense = mx.attn * lora_attn_widths(m, t) + mx.mamba * mamba + mx.gdn * gdn;
+	*routed = 0;
+	if (!moe) {
+		*dense += mx.ffn * lora_mlp_widths(m, (double)m->ffn, t);
+		return;
+	}
+	*dense += mx.ffn * m->shared_experts * lora_mlp_widths(m, (double)model_shared_ffn(m), t);
+	*routed = mx.ffn * m->num_experts * lora_mlp_widths(m, (double)model_expert_ffn(m), t);
+}
+
+double model_lora_params(const struct model_spec *m, int r, unsigned t)
 {
 	double d0, e0, d1, e1, moe = model_moe_layers(m);
-	model_lora_widths(m, 0, &d0, &e0);
-	model_lora_widths(m, 1, &d1, &e1);
+	model_lora_widths(m, 0, t, &d0, &e0);
+	model_lora_widths(m, 1, t, &d1, &e1);
 	return r * ((m->layers - moe) * (d0 + e0) + moe * (d1 + e1));
+}
+
+unsigned model_lora_present(const struct model_spec *m, unsigned t)
+{
+	unsigned has = 0;
+	for (unsigned bit = 1; bit & LORA_TARGET_ALL; bit <<= 1)
+		if ((t & bit) && model_lora_params(m, 1, bit) > 0)
+			has |= bit;
+	return has;
 }
 
 double model_params_mlp_layer(const struct model_spec *m)

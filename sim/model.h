@@ -180,15 +180,34 @@ double model_params_moe_routed(const struct model_spec *model);
 double model_params_moe_common(const struct model_spec *model);
 /* an MoE layer's (all experts), else dense */
 double model_params_mlp_layer(const struct model_spec *model);
+/* The linears LoRA adapts, by the names Megatron-Core gives its modules
+ * (NeMo's and Megatron-Bridge's target_modules): the attention's fused
+ * QKV and output, the MLP's (dense, shared and routed experts alike)
+ * fc1 and fc2, multi-latent attention's projections, the Mamba-2 and
+ * Gated DeltaNet mixers' in_proj and out_proj. */
+enum lora_target {
+	LORA_QKV = 1 << 0, LORA_PROJ = 1 << 1, LORA_FC1 = 1 << 2, LORA_FC2 = 1 << 3,
+	LORA_Q = 1 << 4, LORA_Q_DOWN = 1 << 5, LORA_Q_UP = 1 << 6, LORA_KV_DOWN = 1 << 7,
+	LORA_KV_UP = 1 << 8, LORA_IN_PROJ = 1 << 9, LORA_OUT_PROJ = 1 << 10,
+	LORA_TARGET_ALL = (1 << 11) - 1,
+};
+/* LoRA's own default, in both frameworks: the four linears of a
+ * standard layer (MLA's and the mixers' projections are not among them). */
+#define LORA_TARGETS_DEFAULT (LORA_QKV | LORA_PROJ | LORA_FC1 | LORA_FC2)
 /* LoRA (Hu et al. 2021): rank-r adapters A (k x r) and B (r x n) beside
- * every linear layer of the mixers and FFNs, k its input and n its output
+ * each linear layer that targets names, k its input and n its output
  * width, r (k + n) parameters each; the router, the norms and the
  * embeddings take none.  The sum of k + n over a layer of kind moe's
- * linears, as its mean make-up weighs them: outside the routed experts
- * into *dense, over all routed experts into *routed. */
-void model_lora_widths(const struct model_spec *model, int moe, double *dense, double *routed);
+ * adapted linears, as its mean make-up weighs them: outside the routed
+ * experts into *dense, over all routed experts into *routed. */
+void model_lora_widths(const struct model_spec *model, int moe, unsigned targets, double *dense,
+		       double *routed);
 /* The whole model's LoRA adapter parameters at rank r. */
-double model_lora_params(const struct model_spec *model, int r);
+double model_lora_params(const struct model_spec *model, int r, unsigned targets);
+/* The targets of a set that name a linear this model has (the rest
+ * adapt nothing here: linear_qkv in multi-latent attention, in_proj
+ * without a mixer). */
+unsigned model_lora_present(const struct model_spec *model, unsigned targets);
 double model_params_layer(const struct model_spec *model);      /* attention + MLP */
 double model_params_embedding(const struct model_spec *model); /* one h x V */
 double model_params_positions(const struct model_spec *model); /* pos_embedding x h */

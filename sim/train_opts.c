@@ -2,6 +2,7 @@
  * its framework (train_opts.h). */
 #include "train_opts.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "units.h"
@@ -35,6 +36,72 @@ int train_opts_peft_parse(const char *s, int *rank)
 		return -1;
 	*rank = (int)r;
 	return 0;
+}
+
+static const char *const target_names[] = {
+	"linear_qkv", "linear_proj", "linear_fc1", "linear_fc2", "linear_q_proj",
+	"linear_q_down_proj", "linear_q_up_proj", "linear_kv_down_proj", "linear_kv_up_proj",
+	"in_proj", "out_proj",
+};
+#define N_TARGETS (sizeof target_names / sizeof target_names[0])
+
+unsigned train_opts_lora_targets(const struct train_opts *o)
+{
+	return o->lora_targets ? o->lora_targets : LORA_TARGETS_DEFAULT;
+}
+
+const char *lora_target_name(unsigned bit)
+{
+	for (size_t i = 0; i < N_TARGETS; i++)
+		if (bit == 1u << i)
+			return target_names[i];
+	return "?";
+}
+
+int lora_targets_parse(const char *s, unsigned *out, char *bad, size_t len)
+{
+	unsigned t = 0;
+	while (*s) {
+		char w[32];
+		size_t n = strcspn(s, ",+ \t"), i;
+		if (n == 0) {
+			s++;
+			continue;
+		}
+		snprintf(w, sizeof w, "%.*s", (int)(n < sizeof w ? n : sizeof w - 1), s);
+		if (!strcmp(w, "all")) {
+			t |= LORA_TARGET_ALL;
+		} else {
+			for (i = 0; i < N_TARGETS; i++)
+				if (!strcmp(w, target_names[i]) ||
+				    (!strncmp(target_names[i], "linear_", 7) && !strcmp(w, target_names[i] + 7)))
+					break;
+			if (i == N_TARGETS || n >= sizeof w) {
+				snprintf(bad, len, "%.*s", (int)n, s);
+				return -1;
+			}
+			t |= 1u << i;
+		}
+		s += n;
+	}
+	if (!t) {
+		snprintf(bad, len, "%s", "(none)");
+		return -1;
+	}
+	*out = t;
+	return 0;
+}
+
+const char *lora_targets_format(unsigned t, const char *sep, char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < N_TARGETS && at < len; i++)
+		if (t & (1u << i)) {
+			int w = snprintf(buf + at, len - at, "%s%s", at ? sep : "", target_names[i]);
+			at += w > 0 ? (size_t)w : 0;
+		}
+	return buf;
 }
 
 enum pplan_status train_opts_resolve(struct train_opts *o, struct perr *e)

@@ -12,6 +12,8 @@
 #include "cost_params.h"
 #include "framework.h"
 #include "layout.h"
+#include <stddef.h>
+
 #include "model.h"
 
 struct curve_set;
@@ -29,6 +31,7 @@ struct train_opts {
 	 * layer train, the model's own weights are frozen (model_lora_widths,
 	 * sim/MODEL.md 4.7); 0 = every weight trains */
 	int lora_rank;
+	unsigned lora_targets;    /* the linears adapted (enum lora_target); 0 = LORA_TARGETS_DEFAULT */
 	const struct cost_params *params; /* the constants; NULL = the embedded defaults */
 	const struct curve_set *curves;   /* measured curves (--profile, sim/curves.h);
 					   * NULL = the embedded GEMM, bandwidth and
@@ -42,6 +45,18 @@ struct train_opts {
  * trains: 0), "lora" (LORA_DEFAULT_RANK) or "lora:R" (R from 1 to
  * 65536) into *rank; -1 for anything else. */
 int train_opts_peft_parse(const char *s, int *rank);
+
+/* The targets of opts: its own, or LoRA's default. */
+unsigned train_opts_lora_targets(const struct train_opts *opts);
+/* A target list as users and recipes write it: module names separated by
+ * commas, pluses or spaces, with or without their "linear_" prefix
+ * ("linear_qkv,linear_proj", "qkv+proj"), or "all" (every linear); into
+ * *out.  -1 naming the first word it cannot read in bad (len bytes). */
+int lora_targets_parse(const char *s, unsigned *out, char *bad, size_t len);
+/* "linear_qkv, linear_proj" (sep between names) into buf. */
+const char *lora_targets_format(unsigned targets, const char *sep, char *buf, size_t len);
+/* The module name of one target bit. */
+const char *lora_target_name(unsigned bit);
 
 /* The constants of opts: opts->params, or the embedded defaults. */
 const struct cost_params *train_opts_params(const struct train_opts *opts);

@@ -151,6 +151,10 @@ bad "--peft" search $M8 --peft lora:0
 bad "--peft" search $M8 --peft lora:
 # a rank as wide as Llama 3 8B's 4096 is no low-rank adapter
 bad "LoRA rank 4096 is not below the hidden size" search $M8 --peft lora:4096
+bad "--lora-targets must name Megatron-Core linears" search $M8 --peft lora --lora-targets linear_qkv,qkv_proj
+bad "but the job trains every weight: give --peft lora" search $M8 --lora-targets linear_qkv
+# multi-latent attention has no fused linear_qkv
+bad "LoRA on linear_qkv adapts no linear of deepseek-v3" search --model deepseek-v3 --gpus 256 --peft lora --lora-targets qkv
 nojson "--emit megatron and --peft lora conflict: Megatron-LM" search $M8 --peft lora --emit megatron
 nojson "--emit torchtitan and --peft lora conflict: torchtitan 0.3" predict $M8 --layout dp=8 --peft lora --emit torchtitan
 nojson "--emit deepspeed and --peft lora conflict" predict $M8 --layout dp=8 --peft lora --emit deepspeed

@@ -111,6 +111,10 @@ roundtrip nemo 16 llama3-70b tp=4,pp=2,dp=2,gbs=32 --framework=nemo --peft=lora:
 roundtrip bridge 16 qwen3-30b-a3b pp=2,dp=8,ep=8,gbs=128 --framework=megatron-bridge --peft=lora:8 --seq=2048
 roundtrip bridge 8 llama2-7b tp=2,dp=4,gbs=64 --framework=megatron-bridge --peft=lora --seq=4096
 grep -q "^cfg.peft = LoRA()" "$tmp/conf" && ok || ko "llama2-7b: Bridge has no PEFT recipe: _peft_common with LoRA()"
+# the linears adapted: written whole (recipes set their own), read back
+roundtrip nemo 16 llama3-70b tp=2,pp=4,vp=5,dp=2,gbs=32 --framework=nemo --peft=lora:16 --lora-targets=linear_qkv --seq=4096
+grep -q '^recipe.peft.target_modules = \["linear_qkv"\]$' "$tmp/conf" && ok || ko "nemo: target_modules not written as priced"
+roundtrip nemo 64 deepseek-v3 pp=8,pp_first=7,pp_last=6,dp=8,ep=8,gbs=64 --framework=nemo --peft=lora:8 --lora-targets=linear_q_down_proj,linear_q_up_proj,linear_kv_down_proj,linear_kv_up_proj,linear_proj --seq=4096
 # Megatron-Bridge (cfg = NAME_pretrain_config(), cfg.SECTION.KEY = VALUE)
 roundtrip bridge 64 llama3.1-70b tp=4,pp=4,dp=4,vp=5,gbs=64 --framework=megatron-bridge
 roundtrip bridge 64 llama3.1-70b tp=8,pp=2,dp=4,gbs=64,recompute=selective --framework=megatron-bridge

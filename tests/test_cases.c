@@ -1086,3 +1086,41 @@ Test(cases, peft_given)
 		  cs[9].skip_reason);
 	free(cs);
 }
+
+/* The linears a LoRA run adapts (layout.lora_target_modules, as the
+ * recipes' target_modules): linear_qkv alone on Llama 3 8B at rank 16 is
+ * 16 x 32 layers x (4096 + 6144) = 5,242,880 adapters, fp32 gradients.
+ * Targets without LoRA, or a name pplan does not price, leave that case
+ * unpredicted. */
+Test(cases, lora_target_modules)
+{
+	static const char text[] =
+		"{\"schema\": \"pplan.cases/1\", \"cases\": ["
+		"{\"id\": \"qkv\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"peft\": \"lora:16\", "
+		"\"lora_target_modules\": [\"linear_qkv\"]}, " ROW_STEP ","
+		"{\"id\": \"full\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"lora_target_modules\": [\"linear_qkv\"]}, " ROW_STEP ","
+		"{\"id\": \"router\", \"source\": \"s\", " ROW_MODEL ROW_HW
+		"\"layout\": {\"tp\": 1, \"pp\": 1, \"dp\": 8, \"micro_batch_size\": 2, "
+		"\"global_batch_size\": 128, \"peft\": \"lora\", "
+		"\"lora_target_modules\": [\"router\"]}, " ROW_STEP "]}";
+	int n = 0;
+	struct vcase *cs = load_text(text, &n);
+	struct prediction p;
+	struct perr e = { "" };
+
+	cr_assert_eq(n, 3);
+	cr_assert(cs[0].predictable, "%s", cs[0].skip_reason);
+	cr_assert_eq(vcase_predict(&cs[0], &p, &e), PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(cs[0].opts.lora_targets, LORA_QKV);
+	cr_expect_float_eq(p.mem.gradients, 4.0 * 5242880, 1e-6);
+	cr_expect_eq(cs[1].predictable, 0);
+	cr_expect(strstr(cs[1].skip_reason, "layout.lora_target_modules names the linears LoRA adapts") != NULL,
+		  "%s", cs[1].skip_reason);
+	cr_expect_eq(cs[2].predictable, 0);
+	cr_expect(strstr(cs[2].skip_reason, "'router' is not a module") != NULL, "%s", cs[2].skip_reason);
+	free(cs);
+}

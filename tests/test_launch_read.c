@@ -273,6 +273,50 @@ Test(launch_read, fine_tuning_recipes)
 				   "cfg.peft = LoRA(dim=4, alpha=8)\n",
 				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
 	cr_expect_eq(lj.lora_rank, 4);
+	cr_expect_eq(lj.lora_targets, 0, "no target_modules said: LoRA's default");
+	/* the linears adapted, as target_modules lists them */
+	cr_assert(launch_read_text(EMIT_BRIDGE,
+				   "cfg = llama31_405b_peft_config(peft_scheme=\"lora\")\n"
+				   "cfg.peft.target_modules = [\"linear_qkv\", 'linear_proj']\n",
+				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_targets, LORA_QKV | LORA_PROJ);
+	cr_assert(launch_read_text(EMIT_BRIDGE,
+				   "cfg = _peft_common()\n"
+				   "cfg.model = GPTModelProvider(num_layers=2, hidden_size=64, ffn_hidden_size=256, num_attention_heads=4)\n"
+				   "cfg.tokenizer.vocab_size = 500\n"
+				   "cfg.model.seq_length = 128\n"
+				   "cfg.peft = LoRA(target_modules=[\"linear_fc1\", \"linear_fc2\"], dim=4)\n",
+				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_targets, LORA_FC1 | LORA_FC2, "LoRA(target_modules=[...]) on one line");
+	cr_expect_eq(lj.lora_rank, 4, "the dim after the list");
+	cr_assert(launch_read_text(EMIT_NEMO,
+				   "recipe = llm.deepseek_v3.finetune_recipe(peft_scheme='lora')\n"
+				   "recipe.peft.target_modules = ['linear_q_down_proj', 'linear_q_up_proj', 'linear_kv_down_proj', 'linear_kv_up_proj', 'linear_proj']\n",
+				   "r.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_eq(lj.lora_targets, LORA_Q_DOWN | LORA_Q_UP | LORA_KV_DOWN | LORA_KV_UP | LORA_PROJ,
+		     "NeMo's DeepSeek-V3 list");
+	cr_expect_eq(launch_read_text(EMIT_NEMO,
+				      "recipe = llm.llama3_8b.finetune_recipe(peft_scheme='lora')\n"
+				      "recipe.peft.target_modules = ['*.layers.0.*.linear_qkv']\n",
+				      "r.py", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "by pattern (some layers only)"), "%s", e.msg);
+	cr_expect_eq(launch_read_text(EMIT_NEMO,
+				      "recipe = llm.llama3_8b.finetune_recipe(peft_scheme='lora')\n"
+				      "recipe.peft.target_modules = ['linear_qkv', 'router']\n",
+				      "r.py", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "names 'router'"), "%s", e.msg);
+}
+
+/* Notes past what a job keeps are counted, not lost without a word: 14
+ * notes keep the first 11 and say the other 3 were left out. */
+Test(launch_read, notes_overflow)
+{
+	static struct launch_job lj;
+	for (int i = 0; i < 14; i++)
+		launch_job_note(&lj, "note %d", i);
+	cr_expect_eq(lj.n_notes, LAUNCH_MAX_NOTES);
+	cr_expect_str_eq(lj.notes[LAUNCH_MAX_NOTES - 2], "note 10");
+	cr_expect_str_eq(lj.notes[LAUNCH_MAX_NOTES - 1], "3 further notes left out (pplan keeps 11)");
 }
 
 /* A model without a recipe, as Megatron-Bridge's GPTModelProvider on one

@@ -781,6 +781,121 @@ Test(terms, lora_tp_collectives)
 	expect_rel(lora.tp_b, full.tp_b + 2 * (ar_h + ar_r + ar_r), 1e-9, "backward without SP");
 }
 
+/* The linears adapted (target_modules).  Llama 3 8B, rank 32:
+ * linear_qkv alone 32 x 32 x (4096 + 6144) = 10,485,760 adapters; with
+ * linear_proj 32 x 32 x (10,240 + 8,192) = 18,874,368; linear_proj alone
+ * 32 x 32 x 8,192 = 8,388,608.  Under tp 2 with SP
+ * (no TP overlap) linear_qkv's adapter adds A's output gathered forward
+ * and B's input gradient all-reduced backward; linear_proj's A's output
+ * all-reduced and B's output gathered forward, both again backward.
+ * DeepSeek-V3 (61 layers, 3 dense) under LoRA's default list, which
+ * names no MLA linear: linear_proj (128 x 128 + 7168 = 23,552), the
+ * dense MLP (7168 + 2 x 18432 = 44,032; 18,432 + 7,168 = 25,600), the
+ * shared and 256 routed experts (7168 + 2 x 2048 = 11,264; 2048 + 7168
+ * = 9,216 each): 3 x 93,184 + 58 x (23,552 + 257 x 20,480) =
+ * 306,920,448 at rank 1; NeMo's DeepSeek-V3 list (the four MLA
+ * projections and linear_proj): q_down 7168 + 1536, q_up 1536 + 128 x
+ * 192, kv_down 7168 + 512 + 64, kv_up 512 + 128 x 256, proj 23,552 =
+ * 99,392 a layer, 6,062,912 in 61. */
+Test(terms, lora_targets)
+{
+	struct setup s;
+	struct cost_ctx x;
+	struct layer_cost full, qkv, proj;
+	const double RA = 2.0 * 4096 * 32;
+	const double ag_h = ACT / 2 / BW, ag_r = RA / 2 / BW, ar_r = RA / BW;
+	struct prediction p;
+
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	s.o.lora_rank = 32;
+	s.o.lora_targets = LORA_QKV;
+	p = predict(&s);
+	expect_rel(model_lora_params(&s.m, 32, LORA_QKV), 10485760.0, 1e-12, "linear_qkv");
+	expect_rel(p.mem.gradients, 4 * 10485760.0, 1e-12, "the qkv adapters' gradients");
+	expect_rel(model_lora_params(&s.m, 32, LORA_QKV | LORA_PROJ), 18874368.0, 1e-12,
+		   "linear_qkv and linear_proj");
+	expect_rel(model_lora_params(&s.m, 32, LORA_TARGETS_DEFAULT), LORA_8B, 1e-12, "default");
+	expect_rel(model_lora_params(&s.m, 32, LORA_PROJ), 32.0 * 32 * 8192, 1e-12,
+		   "linear_proj alone: 4096 + 4096");
+	{ /* one layer's GEMMs: every frozen linear's forward, linear_qkv's adapter alone */
+		const double lin[4][2] = { { 4096, 6144 }, { 4096, 4096 }, { 4096, 28672 },
+					   { 14336, 4096 } };
+		double fwd;
+		cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+		cost_layer(&x, 0, &qkv);
+		fwd = gemm_time(&x.run, 4096, 32, 4096) + gemm_time(&x.run, 4096, 6144, 32);
+		for (int i = 0; i < 4; i++)
+			fwd += gemm_time(&x.run, 4096, lin[i][1], lin[i][0]);
+		expect_rel(qkv.gemm_f, fwd, 1e-12, "forward: the weights and linear_qkv's adapter");
+	}
+
+	setup(&s, "llama3-8b", 8, NULL, "tp=2,dp=4,mbs=1,gbs=8,sp=1,zero=1");
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &full);
+	s.o.lora_rank = 32;
+	s.o.lora_targets = LORA_QKV;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &qkv);
+	expect_rel(qkv.tp_f, full.tp_f + ag_r, 1e-9, "column side forward");
+	expect_rel(qkv.tp_b, full.tp_b + ar_r, 1e-9, "column side backward");
+	s.o.lora_targets = LORA_PROJ;
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &proj);
+	expect_rel(proj.tp_f, full.tp_f + ar_r + ag_h, 1e-9, "row side forward");
+	expect_rel(proj.tp_b, full.tp_b + ar_r + ag_h, 1e-9, "row side backward");
+
+	setup(&s, "deepseek-v3", 256, NULL, "pp=8,dp=32,ep=32,mbs=1,gbs=256");
+	cr_expect_eq(s.m.layers, 61);
+	expect_rel(model_lora_params(&s.m, 1, LORA_TARGETS_DEFAULT), 306920448.0, 1e-12,
+		   "LoRA's default list on MLA");
+	expect_rel(model_lora_params(&s.m, 1, LORA_Q_DOWN | LORA_Q_UP | LORA_KV_DOWN |
+					      LORA_KV_UP | LORA_PROJ),
+		   6062912.0, 1e-12, "NeMo's DeepSeek-V3 list");
+	cr_expect_eq(model_lora_present(&s.m, LORA_TARGETS_DEFAULT), LORA_PROJ | LORA_FC1 | LORA_FC2,
+		     "no linear_qkv in MLA");
+}
+
+/* A frozen linear without an adapter keeps no input (its weight takes no
+ * gradient).  Llama 3 8B (seq 8192, mbs 1, tp 1, bf16, no recompute):
+ * with linear_qkv alone the second norm's output (2 h bytes a token) and
+ * linear_fc2's input (2 x 14,336) go, in each of the 32 layers' kept
+ * tensors and in the working layer: 33 x 4096 x (8192 + 28,672) bytes;
+ * with linear_proj alone the first norm's output (2 h) too. */
+Test(terms, lora_frozen_inputs)
+{
+	struct setup s;
+	double all, qkv, proj;
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	s.o.lora_rank = 32;
+	all = predict(&s).mem.activations;
+	s.o.lora_targets = LORA_QKV;
+	qkv = predict(&s).mem.activations;
+	s.o.lora_targets = LORA_PROJ;
+	proj = predict(&s).mem.activations;
+	expect_rel(all - qkv, 33.0 * 4096 * (8192 + 28672), 1e-12, "linear_qkv alone");
+	expect_rel(all - proj, 33.0 * 4096 * (2 * 8192 + 28672), 1e-12, "linear_proj alone");
+	s.o.lora_rank = 0;
+	expect_rel(predict(&s).mem.activations, all, 1e-12, "every adapted linear keeps its input");
+}
+
+/* target_modules as users write them */
+Test(terms, lora_targets_parse)
+{
+	unsigned t = 0;
+	char bad[32], out[192];
+	cr_expect_eq(lora_targets_parse("qkv+linear_proj", &t, bad, sizeof bad), 0);
+	cr_expect_eq(t, LORA_QKV | LORA_PROJ);
+	cr_expect_eq(lora_targets_parse(" in_proj, out_proj ", &t, bad, sizeof bad), 0);
+	cr_expect_eq(t, LORA_IN_PROJ | LORA_OUT_PROJ);
+	cr_expect_eq(lora_targets_parse("all", &t, bad, sizeof bad), 0);
+	cr_expect_eq(t, (unsigned)LORA_TARGET_ALL);
+	cr_expect_eq(lora_targets_parse("linear_fc1,proj_x", &t, bad, sizeof bad), -1);
+	cr_expect_str_eq(bad, "proj_x");
+	cr_expect_eq(lora_targets_parse(" , ", &t, bad, sizeof bad), -1, "nothing named");
+	cr_expect_str_eq(lora_targets_format(LORA_QKV | LORA_FC2, ",", out, sizeof out),
+			 "linear_qkv,linear_fc2");
+}
+
 Test(terms, lora_layer_gemms)
 {
 	struct setup s;

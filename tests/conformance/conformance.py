@@ -476,12 +476,36 @@ def _lora_rank(asked):
     return int(v.split(":")[1]) if ":" in v else 32
 
 
+_MCORE_LINEARS = []
+
+
+def _mcore_linears():
+    """The names Megatron-Core's layers give the linears they build
+    (self.NAME = build_module(...) or a submodule), which LoRA's
+    target_modules match."""
+    if not _MCORE_LINEARS:
+        import megatron.core
+        pat = re.compile(r"self\.(\w+) = (?:build_module\(|submodules\.)")
+        for dp, _, fs in os.walk(os.path.dirname(megatron.core.__file__)):
+            for f in fs:
+                if f.endswith(".py"):
+                    _MCORE_LINEARS.extend(pat.findall(open(os.path.join(dp, f)).read()))
+    return set(_MCORE_LINEARS)
+
+
 def _check_lora(v, c, data, asked):
-    """A LoRA recipe's rank and packs: the rank asked, one pack a
-    microbatch of mbs x seq tokens, the batch in packs (pplan prices mbs
-    sequences of seq)."""
+    """A LoRA recipe's rank, linears and packs: the rank asked, the
+    target_modules asked (LoRA's default four where none were), each a
+    module Megatron-Core builds, one pack a microbatch of mbs x seq
+    tokens, the batch in packs (pplan prices mbs sequences of seq)."""
     rank = _lora_rank(asked)
     check(v.get(c + ".peft.dim") == rank, f"LoRA dim {v.get(c + '.peft.dim')}, asked {rank}")
+    tm = v.get(c + ".peft.target_modules")
+    want = (_switch(asked, "--lora-targets") or "linear_qkv,linear_proj,linear_fc1,linear_fc2")
+    check(isinstance(tm, list) and tm == want.split(","),
+          f"peft.target_modules {tm}, asked {want}")
+    check(not set(tm) - _mcore_linears(),
+          f"target_modules {set(tm) - _mcore_linears()}: no Megatron-Core module of that name")
     seq = int(_switch(asked, "--seq"))  # run.sh gives LoRA cases their --seq
     pack = v.get(f"{c}.{data}.packed_sequence_specs.packed_sequence_size")
     check(pack == asked["mbs"] * seq, f"packs of {pack} tokens, asked {asked['mbs']} x {seq}")

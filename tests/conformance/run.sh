@@ -72,6 +72,7 @@ mistral-7b 8 tp=2,dp=4,gbs=64,mbs=1
 qwen2.5-72b 64 tp=8,pp=2,dp=4,gbs=64,mbs=1
 llama3-8b 8 dp=8,gbs=64,mbs=1 --peft=lora:8 --seq=4096
 llama3-70b 16 tp=4,pp=2,dp=2,gbs=32,mbs=2 --peft=lora --seq=4096
+llama3-70b 16 tp=2,pp=4,vp=5,dp=2,gbs=32,mbs=1 --peft=lora:16 --lora-targets=linear_qkv --seq=4096
 qwen3-30b-a3b 16 pp=2,dp=8,ep=8,gbs=128,mbs=1 --peft=lora:16 --seq=2048
 llama2-7b 8 tp=2,dp=4,gbs=64,mbs=1 --peft=lora:64 --seq=4096
 $HF/gemma-2-9b.json 8 tp=2,dp=4,gbs=32,mbs=1 --peft=lora --seq=4096
