@@ -212,7 +212,7 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	if (in->lora_rank > 0) {
 		unsigned t = in->lora_targets ? in->lora_targets : LORA_TARGETS_DEFAULT;
 		unsigned has = model_lora_present(&in->model, t);
-		char asked[160], all[192];
+		char asked[192], all[192];
 		if (!has)
 			return perr_set(e, PPLAN_EINPUT,
 					"LoRA on %s adapts no linear of %s (its linears: %s)",

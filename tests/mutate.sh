@@ -82,7 +82,9 @@ if ! cmake -S "$src" -B "$build" -DPPLAN_CUDA=OFF >"$scratch/cmake.log" 2>&1 ||
 fi
 
 UNIT='^test_'
-REST_OUT='^test_|cli_readme|cli_exec|cli_calibrate|cli_topo|cli_fuzz|mpi_|cuda_|fuzz_|valgrind|browser|code_map'
+# mutations_current checks the terms' text, which a planted term has replaced:
+# it fails for every term, so it would call each one caught
+REST_OUT='^test_|cli_readme|mutations_current|cli_exec|cli_calibrate|cli_topo|cli_fuzz|mpi_|cuda_|fuzz_|valgrind|browser|code_map'
 
 # suite: 0 when every test passes; else prints the first failing test
 suite() {
