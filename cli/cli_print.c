@@ -167,12 +167,12 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 		precision_name(in->opts.precision), in->precision_note);
 	if (in->opts.lora_rank > 0) {
 		char fro[32], tr[32], names[192];
-		unsigned t = in->opts.lora_targets;
+		unsigned t = in->opts.lora_targets; /* those the model has (job_resolve) */
 		units_format_count(fro, sizeof fro, model_params_total(&in->model));
 		units_format_count(tr, sizeof tr, model_lora_params(&in->model, in->opts.lora_rank, t));
 		fprintf(f, "# peft      LoRA rank %d (%s) beside %s (%s): %s adapter parameters train, the model's %s are frozen (no weight gradients, master copy or optimizer states); priced on no measured LoRA run (sim/MODEL.md 4.7)\n",
 			in->opts.lora_rank, in->lora_where ? in->lora_where : "--peft",
-			lora_targets_format(model_lora_present(&in->model, t), ", ", names, sizeof names),
+			lora_targets_format(t, ", ", names, sizeof names),
 			in->lora_targets ? (in->targets_where ? in->targets_where : "--lora-targets")
 					 : "LoRA's default", tr, fro);
 	}

@@ -142,16 +142,11 @@ static const struct emit_input *lora_packs(const struct emit_input *in, struct e
  * the recipe keeps its alpha. */
 static void recipe_lora(FILE *f, const struct emit_input *in, const char *c, const char *data)
 {
-	unsigned t = train_opts_lora_targets(in->o);
+	char names[256];
 	fprintf(f, "%s.%s.packed_sequence_specs.packed_sequence_size = %ld\n"
-		   "%s.peft.dim = %d\n%s.peft.target_modules = [", c, data, in->o->seq, c,
-		in->o->lora_rank, c);
-	for (unsigned bit = 1, first = 1; bit & LORA_TARGET_ALL; bit <<= 1)
-		if (t & bit) {
-			fprintf(f, "%s\"%s\"", first ? "" : ", ", lora_target_name(bit));
-			first = 0;
-		}
-	fprintf(f, "]\n");
+		   "%s.peft.dim = %d\n%s.peft.target_modules = [\"%s\"]\n", c, data, in->o->seq, c,
+		in->o->lora_rank, c,
+		lora_targets_format(train_opts_lora_targets(in->o), "\", \"", names, sizeof names));
 }
 
 static int recipe_zoo(const struct recipe *t, size_t n, const char *name, const char **zoo)

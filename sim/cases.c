@@ -645,8 +645,7 @@ static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 		char t[192];
 		vcase_note(vc, "LoRA fine-tuning at rank %d beside %s (%s; sim/MODEL.md 4.7, fitted on no LoRA run)",
 			   vc->opts.lora_rank,
-			   lora_targets_format(model_lora_present(&vc->model, vc->opts.lora_targets),
-					       ", ", t, sizeof t),
+			   lora_targets_format(vc->opts.lora_targets, ", ", t, sizeof t),
 			   j->lora_targets ? "layout.lora_target_modules" : "LoRA's default");
 	}
 	if (j->attention_note[0])
