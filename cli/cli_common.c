@@ -162,6 +162,13 @@ int cli_common_option(struct job *in, int opt, const char *arg,
 					bad), -1;
 		return 1;
 	}
+	case OPT_BF16_LAYERS:
+		if (train_opts_bf16_layers_parse(arg, &in->bf16_first, &in->bf16_last) != 0)
+			return perr_set(e, PPLAN_EINPUT,
+					"--bf16-layers must be F,L (the first F and the last L layers in bf16) or N (N of each), whole numbers from 0 to 1024, got '%s'",
+					arg), -1;
+		in->bf16_given = 1;
+		return 1;
 	case OPT_MAX_MEMORY:
 		errno = 0;
 		in->max_memory_gib = strtod(arg, &end);

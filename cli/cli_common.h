@@ -25,6 +25,7 @@ enum cli_opt {
 	OPT_OVERLAP_GRAD_REDUCE, OPT_OVERLAP_PARAM_GATHER, OPT_PROFILE,
 	OPT_MOE_DISPATCHER, OPT_MOE_A2A_OVERLAP, OPT_MOE_SHARED_OVERLAP, OPT_PRECISION_AWARE_OPT, OPT_GOODPUT, OPT_GPU_MTBI, OPT_RESTART_MIN,
 	OPT_CKPT_INTERVAL_MIN, OPT_STORAGE_GBS, OPT_GPU_HOUR_COST, OPT_PEFT, OPT_LORA_TARGETS,
+	OPT_BF16_LAYERS,
 };
 
 /* Long options shared by the subcommands. */
@@ -66,7 +67,8 @@ enum cli_opt {
 	{ "storage-gbs", required_argument, NULL, OPT_STORAGE_GBS },         \
 	{ "gpu-hour-cost", required_argument, NULL, OPT_GPU_HOUR_COST },     \
 	{ "peft", required_argument, NULL, OPT_PEFT },                       \
-	{ "lora-targets", required_argument, NULL, OPT_LORA_TARGETS }
+	{ "lora-targets", required_argument, NULL, OPT_LORA_TARGETS },       \
+	{ "bf16-layers", required_argument, NULL, OPT_BF16_LAYERS }
 
 /* Handles one shared option; returns 1 if it was one, 0 if not, and -1
  * (with e set) for a bad value. */

@@ -134,6 +134,17 @@ enum pplan_status cli_from_job(struct job *in, const char *where, struct launch_
 			in->targets_where = where;
 		}
 	}
+	if (lj->bf16_given) { /* first_last_layers_bf16: --bf16-layers may only say the same */
+		if (in->bf16_given &&
+		    (in->bf16_first != lj->bf16_first || in->bf16_last != lj->bf16_last)) {
+			snprintf(v, sizeof v, "%d,%d", lj->bf16_first, lj->bf16_last);
+			return conflict(e, where, "bf16 end layers", "--bf16-layers", v);
+		}
+		in->bf16_given = 1;
+		in->bf16_first = lj->bf16_first;
+		in->bf16_last = lj->bf16_last;
+		in->bf16_where = where;
+	}
 	if (lj->precision[0]) {
 		if (in->precision_arg && strcmp(in->precision_arg, lj->precision) != 0)
 			return conflict(e, where, "precision", "--precision", lj->precision);

@@ -84,7 +84,8 @@ static void print_unfitted(FILE *f, const struct job *in)
 	if (in->profile_arg ||
 	    cost_params_unfitted(p, in->cluster.gpu.arch, in->opts.precision,
 				 (in->model.num_experts > 1 ? UNFIT_MOE : 0) |
-				 (in->model.num_experts > 1 && in->opts.b.moe_a2a_overlap ? UNFIT_EP_OVERLAP : 0),
+				 (in->model.num_experts > 1 && in->opts.b.moe_a2a_overlap ? UNFIT_EP_OVERLAP : 0) |
+				 (in->opts.b.fp8_recipe == FP8_NVFP4 ? UNFIT_FP4 : 0),
 				 names, sizeof names) == 0)
 		return;
 	fprintf(f, "# caution   no measured run fitted %s: read the times as less certain than the calibrated %.1f %% (leave-one-source-out; worst source %.1f %%)\n",
@@ -161,10 +162,19 @@ void cli_print_config(FILE *f, const char *cmd, const struct job *in)
 		in->cluster_note[0] ? ": " : "", in->cluster_note,
 		c->nvlink.bw_gbps, dom, c->net.bw_gbps, c->source);
 	units_format_count(tok, sizeof tok, (double)in->global_batch * in->opts.seq);
-	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)\n",
+	fprintf(f, "# training  seq %ld tokens (%s), global batch %ld %s = %s tokens (%s), %s (%s)",
 		in->opts.seq, in->seq_note, in->global_batch,
 		plural(in->global_batch, "sequence", "sequences"), tok, in->gbs_note,
-		precision_name(in->opts.precision), in->precision_note);
+		precision_recipe_name(in->opts.precision, in->switches.fp8_recipe), in->precision_note);
+	if (in->opts.bf16_first > 0 && in->opts.bf16_last > 0)
+		fprintf(f, ", the first %d and the last %d layers in bf16", in->opts.bf16_first,
+			in->opts.bf16_last);
+	else if (in->opts.bf16_first > 0 || in->opts.bf16_last > 0)
+		fprintf(f, ", the %s %d layers in bf16", in->opts.bf16_first > 0 ? "first" : "last",
+			in->opts.bf16_first + in->opts.bf16_last);
+	if (in->opts.bf16_first > 0 || in->opts.bf16_last > 0)
+		fprintf(f, " (%s)", in->bf16_where ? in->bf16_where : "--bf16-layers");
+	fputc('\n', f);
 	if (in->opts.lora_rank > 0) {
 		char fro[32], tr[32], names[192];
 		unsigned t = in->opts.lora_targets; /* those the model has (job_resolve) */
@@ -257,7 +267,7 @@ void cli_common_usage(FILE *f)
 		"                         %ld tokens per GPU and at least %.2f M tokens, in sequences the GPUs divide)\n"
 		"  --tokens-per-step N    or: tokens per step (4M decimal, 4Mi binary; rounded to whole sequences)\n"
 		"  --precision P          bf16 (default), fp16, fp8 (the framework's recipe), fp8-delayed, fp8-cs,\n"
-		"                         fp8-blockwise, mxfp8 (Blackwell); nvfp4 at the fp8 rate\n"
+		"                         fp8-blockwise, mxfp8, nvfp4 (fp4 GEMMs; mxfp8 and nvfp4 on Blackwell)\n"
 		"  --max-memory-gib X     usable memory per GPU (default: %.0f %% of the GPU's)\n"
 		"  --rank-order ORDER     rank placement, innermost first (default tp-cp-dp-pp)\n"
 		"  --train-tokens N       tokens to train on: print days and GPU-hours (e.g. 15T)\n"
@@ -296,7 +306,9 @@ void cli_common_usage(FILE *f)
 		"  --lora-targets LIST    the linears LoRA adapts, by Megatron-Core's names, comma-separated:\n"
 		"                         linear_qkv, linear_proj, linear_fc1, linear_fc2, MLA's linear_q_down_proj,\n"
 		"                         linear_q_up_proj, linear_kv_down_proj, linear_kv_up_proj, the mixers'\n"
-		"                         in_proj, out_proj; or all (default LoRA's: the first four)\n",
+		"                         in_proj, out_proj; or all (default LoRA's: the first four)\n"
+		"  --bf16-layers F,L      an fp8, mxfp8 or nvfp4 run's first F and last L transformer layers in bf16\n"
+		"                         (Megatron-Core's first_last_layers_bf16; N: N of each; default 0,0)\n",
 		framework_default()->label, list, LORA_DEFAULT_RANK);
 }
 
@@ -399,7 +411,7 @@ void cli_predict_hint(FILE *f, const struct job *in,
 	}
 	if (in->precision_arg)
 		hint_arg(buf, sizeof buf, "--precision",
-			 precision_name(in->opts.precision));
+			 precision_recipe_name(in->opts.precision, in->switches.fp8_recipe));
 	if (in->max_memory_gib > 0) {
 		snprintf(v, sizeof v, "%g", in->max_memory_gib);
 		hint_arg(buf, sizeof buf, "--max-memory-gib", v);
@@ -412,6 +424,10 @@ void cli_predict_hint(FILE *f, const struct job *in,
 			hint_arg(buf, sizeof buf, "--lora-targets",
 				 lora_targets_format(in->lora_targets, ",", t, sizeof t));
 		}
+	}
+	if (in->opts.bf16_first > 0 || in->opts.bf16_last > 0) {
+		snprintf(v, sizeof v, "%d,%d", in->opts.bf16_first, in->opts.bf16_last);
+		hint_arg(buf, sizeof buf, "--bf16-layers", v);
 	}
 	if (in->framework_arg)
 		hint_arg(buf, sizeof buf, "--framework", in->framework_arg);

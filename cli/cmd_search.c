@@ -78,17 +78,18 @@ static void list_gpus(void)
 {
 	int n;
 	const struct gpu_spec *g = gpu_table(&n);
-	printf("#  %-10s %9s %9s %9s %8s %9s %9s  %s\n", "gpu", "bf16", "fp16",
-	       "fp8", "memory", "hbm", "nvlink", "description");
-	printf("#  %-10s %9s %9s %9s %8s %9s %9s\n", "", "(TFLOP/s)", "(TFLOP/s)",
-	       "(TFLOP/s)", "(GiB)", "(GB/s)", "(GB/s)");
+	printf("#  %-10s %9s %9s %9s %9s %8s %9s %9s  %s\n", "gpu", "bf16", "fp16",
+	       "fp8", "fp4", "memory", "hbm", "nvlink", "description");
+	printf("#  %-10s %9s %9s %9s %9s %8s %9s %9s\n", "", "(TFLOP/s)", "(TFLOP/s)",
+	       "(TFLOP/s)", "(TFLOP/s)", "(GiB)", "(GB/s)", "(GB/s)");
 	for (int i = 0; i < n; i++) {
-		char pk[PREC_COUNT][16];
+		char pk[PREC_COUNT][16], fp4[16];
 		for (int p = 0; p < PREC_COUNT; p++) /* "-": no tensor cores for it */
 			table_num(pk[p], sizeof pk[p], "%.0f",
 				  g[i].peak_tflops[p] > 0 ? g[i].peak_tflops[p] : NAN);
-		printf("   %-10s %9s %9s %9s %8.1f %9.0f %9.0f  %s\n", g[i].name,
-		       pk[PREC_BF16], pk[PREC_FP16], pk[PREC_FP8], g[i].mem_gib,
+		table_num(fp4, sizeof fp4, "%.0f", g[i].fp4_tflops > 0 ? g[i].fp4_tflops : NAN);
+		printf("   %-10s %9s %9s %9s %9s %8.1f %9.0f %9.0f  %s\n", g[i].name,
+		       pk[PREC_BF16], pk[PREC_FP16], pk[PREC_FP8], fp4, g[i].mem_gib,
 		       g[i].hbm_gbps, g[i].nvlink_gbps, g[i].description);
 	}
 }

@@ -221,13 +221,20 @@ static void megatron_layout_args(FILE *f, const struct emit_input *in,
 		fprintf(f, "%s--grad-reduce-in-bf16%s", pre, sep);
 	fprintf(f, "%s--%s%s", pre, o->precision == PREC_FP16 ? "fp16" : "bf16", sep);
 	/* fp8: its recipe (Megatron's default is delayed scaling); MXFP8 in
-	 * e4m3 throughout, as NVIDIA's recipes set it */
-	if (o->precision == PREC_FP8) {
+	 * e4m3 throughout, as NVIDIA's recipes set it; NVFP4 is Megatron-Core's
+	 * fp4 mode (fp4 and fp8 exclude each other) */
+	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_NVFP4) {
+		fprintf(f, "%s--fp4-format e2m1%s%s--fp4-recipe nvfp4%s", pre, sep, pre, sep);
+	} else if (o->precision == PREC_FP8) {
 		fprintf(f, "%s--fp8-format %s%s", pre, o->b.fp8_recipe == FP8_MXFP8 ? "e4m3" : "hybrid",
 			sep);
 		if (o->b.fp8_recipe != FP8_DELAYED && o->b.fp8_recipe != FP8_FRAMEWORK)
 			fprintf(f, "%s--fp8-recipe %s%s", pre, fp8_recipe_name(o->b.fp8_recipe), sep);
 	}
+	if (o->bf16_first > 0 || o->bf16_last > 0)
+		fprintf(f, "%s--first-last-layers-bf16%s%s--num-layers-at-start-in-bf16 %d%s"
+			   "%s--num-layers-at-end-in-bf16 %d%s",
+			pre, sep, pre, o->bf16_first, sep, pre, o->bf16_last, sep);
 }
 
 /* Positions as the model has them (Megatron's default is a learned
@@ -636,7 +643,11 @@ static void titan_notes(const struct emit_input *in, const struct titan_model *t
 		emit_note(n, "torchtitan shards with FSDP2 and has no optimizer-only sharding: zero 1/2 become FSDP without resharding after the forward (ZeRO-2's memory)");
 	if (o->precision == PREC_FP16)
 		emit_note(n, "torchtitan trains in bf16 or fp32: fp16 mixed precision is not offered; this line trains in bf16");
-	if (o->precision == PREC_FP8 && !(tm && tm->fp8_config))
+	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_NVFP4)
+		emit_note(n, "torchtitan 0.3 has no NVFP4 training (its low-precision converters are float8 and MXFP8): this line trains in bf16");
+	else if (o->bf16_first > 0 || o->bf16_last > 0)
+		emit_note(n, "torchtitan leaves modules out of float8 by name (filter_fqns) in a config function, which no command-line override reaches: the end layers priced in bf16 train like the rest here");
+	else if (o->precision == PREC_FP8 && !(tm && tm->fp8_config))
 		emit_note(n, "torchtitan 0.3 sets float8 as a model converter in a config function, which no command-line override reaches: this config trains in bf16 unless its config function adds Float8LinearConverter");
 	if (l->pp_first > 0 || l->pp_last > 0)
 		emit_note(n, "uneven first and last stages (pp_first/pp_last) need parallelism.module_fqns_per_model_part in a config function: this line splits evenly");
@@ -694,7 +705,8 @@ static void emit_torchtitan(FILE *f, const struct emit_input *in)
 	titan_notes(in, tm, &n);
 	sched = titan_schedule(l, &n);
 	emit_comment_notes(f, "#", &n);
-	config = tm ? (o->precision == PREC_FP8 && tm->fp8_config ? tm->fp8_config : tm->config)
+	config = tm ? (o->precision == PREC_FP8 && o->b.fp8_recipe != FP8_NVFP4 && tm->fp8_config
+		       ? tm->fp8_config : tm->config)
 		    : "CUSTOM";
 	fprintf(f, "# run on every node (torchrun's rendezvous: --rdzv-backend c10d --rdzv-endpoint HOST:PORT)\n");
 	fprintf(f, "torchrun --nnodes %d --nproc-per-node %d -m torchtitan.train", in->c->num_nodes, gpn);
@@ -754,7 +766,9 @@ static int emit_deepspeed(FILE *f, FILE *notes_f, const struct emit_input *in)
 	if (l->ep > 1)
 		emit_note(&n, "expert parallelism is set in the model code (deepspeed.moe.layer.MoE(ep_size=...)), not in this file");
 	if (o->precision == PREC_FP8)
-		emit_note(&n, "DeepSpeed has no fp8 switch: fp8 GEMMs come from Transformer Engine layers in the model; this file says bf16");
+		emit_note(&n, o->b.fp8_recipe == FP8_NVFP4
+				      ? "DeepSpeed has no fp4 switch: NVFP4 GEMMs come from Transformer Engine layers in the model; this file says bf16"
+				      : "DeepSpeed has no fp8 switch: fp8 GEMMs come from Transformer Engine layers in the model; this file says bf16");
 	if (o->b.tp_overlap != FW_TPO_NONE && l->tp > 1)
 		emit_note(&n, "TP communication overlap has no DeepSpeed switch");
 	emit_note(&n, "Megatron-DeepSpeed takes tp and pp from --tensor-model-parallel-size and --pipeline-model-parallel-size; \"tensor_parallel\" and \"pipeline\" here serve DeepSpeed's AutoTP and PipelineModule");

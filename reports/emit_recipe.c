@@ -369,6 +369,34 @@ static void recipe_overrides(FILE *f, const struct emit_input *in, const struct 
  * layer in fp8, so the override says so. */
 #define FIRST_LAST_BF16_NOTE \
 	"every layer in fp8, as pplan prices it and NVIDIA's performance scripts run it"
+#define FIRST_LAST_BF16_NVFP4_NOTE \
+	"every layer in NVFP4, as pplan prices it (Megatron-Bridge's Llama 3 8B recipe keeps its last 4 in bf16)"
+
+/* Whether the recipe says first_last_layers_bf16 = False, and why:
+ * fp8 current scaling's config turns it on by default, and NVFP4's is
+ * said so that the run keeps every layer at the rate pplan prices. */
+static const char *first_last_note(const struct train_opts *o)
+{
+	if (o->precision != PREC_FP8)
+		return NULL;
+	return o->b.fp8_recipe == FP8_TENSORWISE ? FIRST_LAST_BF16_NOTE
+	       : o->b.fp8_recipe == FP8_NVFP4	 ? FIRST_LAST_BF16_NVFP4_NOTE
+						 : NULL;
+}
+
+/* The end layers an fp8-class run keeps in bf16, on the mixed-precision
+ * config `mp`: the counts priced, or off where none is and the config
+ * would otherwise keep some (first_last_note). */
+static void recipe_bf16_layers(FILE *f, const struct train_opts *o, const char *mp)
+{
+	if (o->bf16_first > 0 || o->bf16_last > 0)
+		fprintf(f, "%s.first_last_layers_bf16 = True\n"
+			   "%s.num_layers_at_start_in_bf16 = %d\n"
+			   "%s.num_layers_at_end_in_bf16 = %d\n",
+			mp, mp, o->bf16_first, mp, o->bf16_last);
+	else if (first_last_note(o))
+		fprintf(f, "%s.first_last_layers_bf16 = False  # %s\n", mp, first_last_note(o));
+}
 
 /* The mixed-precision config of the run's precision and fp8 recipe, as
  * NeMo 2.0 (delayed = "fp8") or Megatron-Bridge (delayed spelt out) names it. */
@@ -380,6 +408,9 @@ static const char *mixed_precision(const struct train_opts *o, int bridge)
 	case FP8_TENSORWISE: return "bf16_with_fp8_current_scaling_mixed";
 	case FP8_BLOCKWISE: return "bf16_with_fp8_subchannel_scaling_mixed";
 	case FP8_MXFP8: return "bf16_with_mxfp8_mixed";
+	/* Bridge's NVFP4 config; NeMo 2.0 has none: its bf16 plugin with
+	 * the fp4 fields set (emit_nemo writes them) */
+	case FP8_NVFP4: return bridge ? "bf16_with_nvfp4_mixed" : "bf16_mixed";
 	default: return bridge ? "bf16_with_fp8_delayed_scaling_mixed" : "bf16_with_fp8_mixed";
 	}
 }
@@ -439,9 +470,10 @@ void emit_nemo(FILE *f, const struct emit_input *in)
 	/* the plugin sets the DDP config's reduction dtype (fp32 but for
 	 * fp16_mixed): pplan's, as the framework row prices it */
 	fprintf(f, "recipe.trainer.plugins.grad_reduce_in_fp32 = %s\n", py_bool(o->b.grad_bytes == 4));
-	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_TENSORWISE)
-		fprintf(f, "recipe.trainer.plugins.first_last_layers_bf16 = False  # %s\n",
-			FIRST_LAST_BF16_NOTE);
+	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_NVFP4)
+		fprintf(f, "recipe.trainer.plugins.fp4 = \"e2m1\"\n"
+			   "recipe.trainer.plugins.fp4_recipe = \"nvfp4\"\n");
+	recipe_bf16_layers(f, o, "recipe.trainer.plugins");
 	if (l->tp > 1) /* said either way: a recipe may add the callback itself */
 		fprintf(f, "recipe.trainer.callbacks.append(run.Config(MegatronCommOverlapCallback, tp_comm_overlap=%s))\n",
 			py_bool(o->b.tp_overlap != FW_TPO_NONE));
@@ -601,9 +633,7 @@ void emit_bridge(FILE *f, const struct emit_input *in)
 	fprintf(f, "cfg.mixed_precision = %s()\n"
 		   "cfg.mixed_precision.grad_reduce_in_fp32 = %s\n", mixed_precision(o, 1),
 		py_bool(o->b.grad_bytes == 4));
-	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_TENSORWISE)
-		fprintf(f, "cfg.mixed_precision.first_last_layers_bf16 = False  # %s\n",
-			FIRST_LAST_BF16_NOTE);
+	recipe_bf16_layers(f, o, "cfg.mixed_precision");
 	/* the DP overlap said here too: CommOverlapConfig's own default
 	 * turns it on wherever dp > 1 */
 	fprintf(f, "cfg.comm_overlap = CommOverlapConfig(tp_comm_overlap=%s, overlap_grad_reduce=%s, overlap_param_gather=%s)\n",

@@ -30,6 +30,9 @@ struct megatron {
 	int precision_aware;    /* --use-precision-aware-optimizer */
 	char exp_avg[16], exp_avg_sq[16]; /* --exp-avg-dtype, --exp-avg-sq-dtype ("" fp32) */
 	char fp8_recipe[16];              /* --fp8-recipe ("": Megatron's delayed) */
+	int fp4;                          /* --fp4-format (NVFP4, its one recipe) */
+	int first_last_bf16;              /* --first-last-layers-bf16 */
+	long bf16_start, bf16_end;        /* --num-layers-at-start/end-in-bf16 (-1: Megatron's 1) */
 	int window_every;       /* --window-attn-skip-freq */
 	const char *pp_layout;  /* --pipeline-model-parallel-layout (the words' own) */
 	long mtp;               /* --mtp-num-layers (0: none) */
@@ -359,6 +362,22 @@ static enum pplan_status megatron_layout_flag(struct reader *r, struct megatron 
 		return g->fp16 = 1, PPLAN_OK;
 	if (!strcmp(n, "--fp8-format"))
 		return g->fp8 = 1, PPLAN_OK;
+	if (!strcmp(n, "--fp4-format")) {
+		if (!lr_one_of(f->value, "e2m1"))
+			return lr_bad_value(r, n, f->value, f->var, "e2m1");
+		return g->fp4 = 1, PPLAN_OK;
+	}
+	if (!strcmp(n, "--first-last-layers-bf16"))
+		return g->first_last_bf16 = 1, PPLAN_OK;
+	if (!strcmp(n, "--num-layers-at-start-in-bf16") || !strcmp(n, "--num-layers-at-end-in-bf16")) {
+		return lr_get_long(r, f, 0, strstr(n, "start") ? &g->bf16_start : &g->bf16_end);
+	}
+	if (!strcmp(n, "--fp4-recipe")) {
+		if (!lr_one_of(f->value, "nvfp4"))
+			return lr_bad_value(r, n, f->value, f->var,
+					    "nvfp4 (a custom recipe's quantizers are its own)");
+		return PPLAN_OK;
+	}
 	if (!strcmp(n, "--fp8-recipe")) {
 		if (!lr_one_of(f->value, "delayed|tensorwise|blockwise|mxfp8"))
 			return lr_bad_value(r, n, f->value, f->var,
@@ -465,13 +484,27 @@ static enum pplan_status megatron_finish(struct reader *r, struct megatron *g,
 		return perr_set(r->e, PPLAN_EINPUT,
 				"%s: neither --bf16 nor --fp16: Megatron-LM then trains in fp32, which pplan does not price on GPUs",
 				r->where);
-	/* fp8 by its recipe, Megatron's delayed scaling where none is named */
-	if (g->fp8)
+	/* fp8 by its recipe, Megatron's delayed scaling where none is named;
+	 * fp4 is NVFP4 (Megatron-Core refuses fp4 beside fp8) */
+	if (g->fp4 && g->fp8)
+		return perr_set(r->e, PPLAN_EINPUT,
+				"%s: both --fp4-format and --fp8-format: Megatron-Core trains in one of them",
+				r->where);
+	if (g->fp4)
+		snprintf(o->precision, sizeof o->precision, "nvfp4");
+	else if (g->fp8)
 		snprintf(o->precision, sizeof o->precision, "%s%s",
 			 strcmp(g->fp8_recipe, "mxfp8") ? "fp8-" : "",
 			 g->fp8_recipe[0] ? g->fp8_recipe : "delayed");
 	else
 		snprintf(o->precision, sizeof o->precision, "%s", g->fp16 ? "fp16" : "bf16");
+	/* --first-last-layers-bf16 (Megatron-Core ignores it outside fp8 and
+	 * fp4): its counts default to 1 and 1 */
+	if (g->first_last_bf16 && (g->fp4 || g->fp8)) {
+		o->bf16_given = 1;
+		o->bf16_first = g->bf16_start >= 0 ? (int)g->bf16_start : 1;
+		o->bf16_last = g->bf16_end >= 0 ? (int)g->bf16_end : 1;
+	}
 	/* the layout */
 	if (l->sp && l->tp == 1)
 		l->sp = 0; /* Megatron-LM turns it off with a warning */
@@ -580,6 +613,7 @@ enum pplan_status lr_read_megatron(struct reader *r, const struct words *w,
 	g.m.tied_embeddings = 1;
 	g.m.linear_bias = 1;
 	g.hidden_dropout = g.attn_dropout = 0.1;
+	g.bf16_start = g.bf16_end = -1;
 	snprintf(g.pos_type, sizeof g.pos_type, "learned_absolute");
 	r->out->switches.overlap_grad_reduce = 0;
 	r->out->switches.overlap_param_gather = 0;

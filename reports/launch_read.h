@@ -43,6 +43,8 @@ struct launch_job {
 				    * in model.layers, after the model's own */
 	int lora_rank;             /* a LoRA fine-tuning recipe's rank; 0 every weight trains */
 	unsigned lora_targets;     /* its target_modules (enum lora_target); 0 LoRA's default */
+	int bf16_given;            /* it says which end layers stay bf16 (first_last_layers_bf16) */
+	int bf16_first, bf16_last; /* ... the first and the last that do */
 	char notes[LAUNCH_MAX_NOTES][256]; /* what was read as something else */
 	int n_notes;
 	int dropped_notes; /* past LAUNCH_MAX_NOTES, counted in the last one */

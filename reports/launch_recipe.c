@@ -10,6 +10,7 @@
 #include "launch_read_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -49,10 +50,12 @@ static enum pplan_status nemo_bool(struct reader *r, const char *shown, const ch
 
 struct nemo {
 	char recipe[64], plugin[64], granularity[16], fsdp[16], shard[24], method[16];
+	char fp4[16];                    /* trainer.plugins.fp4 ("e2m1": NVFP4) */
 	int dist_opt;       /* -1 not said */
 	int recompute_layers, cpu_offloading, fine_grained_offloading;
 	int plugin_grad32, ddp_grad32;   /* grad_reduce_in_fp32 as said (-1 not) */
 	int first_last_bf16;             /* first_last_layers_bf16 as said (-1 not) */
+	long bf16_start, bf16_end;       /* num_layers_at_start/end_in_bf16 (-1 not said) */
 	/* Megatron-Bridge's cfg.model = GPTModelProvider(...): its keywords
 	 * (the text between the parentheses), and the tokenizer's vocabulary */
 	char provider[2048];
@@ -195,8 +198,21 @@ static enum pplan_status nemo_assign(struct reader *r, struct nemo *nm, const ch
 	}
 	if (!strcmp(key, "trainer.plugins.grad_reduce_in_fp32"))
 		return nemo_bool(r, shown, v, &nm->plugin_grad32);
+	if (!strcmp(key, "trainer.plugins.fp4"))
+		return snprintf(nm->fp4, sizeof nm->fp4, "%s", v), PPLAN_OK;
 	if (!strcmp(key, "trainer.plugins.first_last_layers_bf16"))
 		return nemo_bool(r, shown, v, &nm->first_last_bf16);
+	if (!strcmp(key, "trainer.plugins.num_layers_at_start_in_bf16") ||
+	    !strcmp(key, "trainer.plugins.num_layers_at_end_in_bf16")) {
+		long *to = strstr(key, "start") ? &nm->bf16_start : &nm->bf16_end;
+		char *end;
+		*to = strtol(v, &end, 10);
+		if (end == v || *end || *to < 0 || *to > 1024)
+			return perr_set(r->e, PPLAN_EINPUT,
+					"%s: %s must be a whole number of layers from 0 to 1024, got '%s'",
+					r->where, shown, v);
+		return PPLAN_OK;
+	}
 	if (!strcmp(key, "trainer.strategy.ddp.grad_reduce_in_fp32"))
 		return nemo_bool(r, shown, v, &nm->ddp_grad32);
 	if (!strcmp(key, "model.config.overlap_moe_expert_parallel_comm"))
@@ -556,7 +572,7 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	struct launch_job *o = r->out;
 	struct layout *l = &o->l;
 	struct nemo nm = { .dist_opt = -1, .plugin_grad32 = -1, .ddp_grad32 = -1,
-			   .first_last_bf16 = -1, .peft = -1 };
+			   .first_last_bf16 = -1, .peft = -1, .bf16_start = -1, .bf16_end = -1 };
 	enum pplan_status st;
 	char what[96];
 
@@ -637,7 +653,8 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 	 * scaling (bf16_with_fp8_mixed is NeMo's delayed scaling), fp16*, the
 	 * rest bf16 */
 	snprintf(o->precision, sizeof o->precision, "%s",
-		 strstr(nm.plugin, "mxfp8") ? "mxfp8"
+		 strstr(nm.plugin, "nvfp4") || (nm.fp4[0] && strcmp(nm.fp4, "None")) ? "nvfp4"
+		 : strstr(nm.plugin, "mxfp8") ? "mxfp8"
 		 : strstr(nm.plugin, "fp8_current_scaling") ? "fp8-tensorwise"
 		 : strstr(nm.plugin, "fp8_subchannel") || strstr(nm.plugin, "fp8_blockwise") ? "fp8-blockwise"
 		 : strstr(nm.plugin, "fp8") ? "fp8-delayed"
@@ -665,12 +682,21 @@ enum pplan_status lr_read_recipe(struct reader *r, const char *text,
 		o->switches.grad_bytes = !strncmp(nm.plugin, "fp16", 4) ? 2 : 4;
 	else if (nm.ddp_grad32 >= 0)
 		o->switches.grad_bytes = nm.ddp_grad32 ? 4 : 2;
-	/* the current-scaling config's own default keeps the end layers in bf16 */
-	if (nm.first_last_bf16 != 0 &&
-	    (nm.first_last_bf16 > 0 || strstr(nm.plugin, "fp8_current_scaling")))
-		lr_say(r, "%s keeps the first and the last transformer layer in bf16 (first_last_layers_bf16%s): pplan prices every layer in fp8, as NVIDIA's performance scripts run it",
-		       nm.plugin[0] ? nm.plugin : "the mixed-precision config",
-		       nm.first_last_bf16 > 0 ? "" : ", the config's default");
+	/* the end layers kept in bf16 (first_last_layers_bf16): the
+	 * current-scaling configs' own default keeps the first and the last
+	 * (1 and 1), the counts' default elsewhere is 0; priced, in an
+	 * fp8-class run */
+	if (strncmp(o->precision, "bf16", 4) && strncmp(o->precision, "fp16", 4) &&
+	    nm.first_last_bf16 != 0 &&
+	    (nm.first_last_bf16 > 0 || strstr(nm.plugin, "fp8_current_scaling"))) {
+		int cs = strstr(nm.plugin, "fp8_current_scaling") != NULL;
+		o->bf16_given = 1;
+		o->bf16_first = nm.bf16_start >= 0 ? (int)nm.bf16_start : cs;
+		o->bf16_last = nm.bf16_end >= 0 ? (int)nm.bf16_end : cs;
+		lr_say(r, "%s keeps the first %d and the last %d transformer layers in bf16 (first_last_layers_bf16%s), priced so",
+		       nm.plugin[0] ? nm.plugin : "the mixed-precision config", o->bf16_first,
+		       o->bf16_last, nm.first_last_bf16 > 0 ? "" : ", the config's default");
+	}
 	if (!nm.fine_grained_offloading) {
 		l->offload_modules = 0;
 		o->set &= ~LK_OFFLOAD;

@@ -88,6 +88,9 @@ cJSON *report_layout_json(const struct layout *l, const struct train_opts *o)
 		cJSON_AddStringToObject(j, "pipeline_layout", l->pp_table->text);
 	cJSON_AddNumberToObject(j, "seq_length", (double)o->seq);
 	cJSON_AddStringToObject(j, "precision", precision_name(o->precision));
+	/* an fp8-class run's end layers in bf16, by Megatron-Core's names */
+	cJSON_AddNumberToObject(j, "num_layers_at_start_in_bf16", o->bf16_first);
+	cJSON_AddNumberToObject(j, "num_layers_at_end_in_bf16", o->bf16_last);
 	report_lora_json(j, o);
 	return j;
 }

@@ -539,6 +539,10 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 		vc->opts.switches.moe_a2a_overlap = b;
 	if (json_get_bool(jl, "moe_shared_expert_overlap", &b, where, e) == PPLAN_OK)
 		vc->opts.switches.moe_shared_overlap = b;
+	/* the gradients' reduction dtype (Megatron's --grad-reduce-in-bf16;
+	 * the mixed-precision configs' grad_reduce_in_fp32) */
+	if (json_get_bool(jl, "grad_reduce_in_fp32", &b, where, e) == PPLAN_OK)
+		vc->opts.switches.grad_bytes = b ? 4 : 2;
 	/* Megatron-Core's precision-aware optimizer with bf16 moments */
 	if (json_get_bool(jl, "use_precision_aware_optimizer", &b, where, e) == PPLAN_OK)
 		vc->opts.switches.precision_aware_opt = b;
@@ -557,6 +561,16 @@ static enum pplan_status load_settings(const cJSON *jl, struct vcase *vc, const 
 	if (vcase_opt_long(jl, "cpu_offloading_num_layers", 1, LAYOUT_MAX_DEGREE, &v, w, &st, e)) {
 		l->offload_layers = (int)v;
 		given |= LK_OFFLOAD_LAYERS;
+	}
+	/* an fp8-class run's end layers in bf16 (Megatron-Core's
+	 * first_last_layers_bf16 counts; the job resolver checks them) */
+	if (vcase_opt_long(jl, "num_layers_at_start_in_bf16", 0, 1024, &v, w, &st, e)) {
+		vc->opts.bf16_first = (int)v;
+		vc->bf16_given = 1;
+	}
+	if (vcase_opt_long(jl, "num_layers_at_end_in_bf16", 0, 1024, &v, w, &st, e)) {
+		vc->opts.bf16_last = (int)v;
+		vc->bf16_given = 1;
 	}
 	if (st != PPLAN_OK)
 		return st;
@@ -634,6 +648,10 @@ static void resolve_job(struct vcase *vc, const char *precision, struct job *j)
 	j->lora_rank = vc->opts.lora_rank;
 	j->lora_targets = vc->opts.lora_targets;
 	j->targets_where = "layout.lora_target_modules";
+	j->bf16_given = vc->bf16_given;
+	j->bf16_first = vc->opts.bf16_first;
+	j->bf16_last = vc->opts.bf16_last;
+	j->bf16_where = "layout.num_layers_at_start/end_in_bf16";
 	j->precision_arg = precision ? precision : "bf16";
 	j->max_memory_gib = vc->cluster.gpu.mem_gib;
 	if (job_resolve(j, 0, &je) != PPLAN_OK) {

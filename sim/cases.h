@@ -42,6 +42,7 @@ struct vcase {
 	char memory_kind[32];
 	int measured_oom;
 	int recompute_unknown;     /* the source gave no recomputation */
+	int bf16_given;            /* layout.num_layers_at_start/end_in_bf16 said (opts.bf16_*) */
 	char pp_layout[512];       /* layout.pipeline_model_parallel_layout ("" none) */
 	int mtp_layers;            /* multi-token-prediction layers the model has (DeepSeek's
 				    * num_nextn_predict_layers); counted as layers only where

@@ -55,7 +55,7 @@ static double layer_cost_bwd(const struct layer_cost *lc)
 
 /* Stage i's transformer layers, one microbatch: its dense and MoE layers. */
 struct body_memo {       /* the last stage body computed, for its twins */
-	int n, moe;
+	int n, moe, bf16;
 	struct layer_cost b;
 };
 
@@ -64,9 +64,21 @@ static void stage_body(const struct cost_ctx *x, int stage, struct body_memo *me
 {
 	int n = memory_stage_layers(x->m, x->l, x->o, stage);
 	int moe = memory_stage_moe_layers(x->m, x->l, x->o, stage);
-	if (memo->n != n || memo->moe != moe) {
+	int bf = memory_stage_bf16_layers(x->m, x->l, x->o, stage);
+	if (memo->n != n || memo->moe != moe || memo->bf16 != bf) {
 		struct layer_cost *b = &memo->b;
 		cost_layers_sum(&x->dense, n - moe, &x->moe, moe, b);
+		/* bf16 layers of an fp8-class run: the stage's dense/MoE mix
+		 * of them priced in bf16 instead (sim/MODEL.md 3) */
+		if (bf > 0 && n > 0) {
+			struct layer_cost b16, fast;
+			cost_layers_sum(&x->dense16, (double)bf * (n - moe) / n, &x->moe16,
+					(double)bf * moe / n, &b16);
+			cost_layers_sum(&x->dense, (double)bf * (n - moe) / n, &x->moe,
+					(double)bf * moe / n, &fast);
+			cost_layers_sum(b, 1.0, &b16, 1.0, b);
+			cost_layers_sum(b, 1.0, &fast, -1.0, b);
+		}
 		/* Block recomputation replays rc of the n layers; offloading
 		 * moves off of them (sim/MODEL.md 4.4). */
 		if (n > 0) {
@@ -79,6 +91,7 @@ static void stage_body(const struct cost_ctx *x, int stage, struct body_memo *me
 		b->off_f = b->off_b = 0;
 		memo->n = n;
 		memo->moe = moe;
+		memo->bf16 = bf;
 	}
 	*out = memo->b;
 }
@@ -507,6 +520,35 @@ static void predict_memory(const struct cost_ctx *x, struct prediction *p)
 	}
 }
 
+/* The layers of an fp8-class run kept in bf16: the run's layer with the
+ * bf16 GEMM rate, the element-wise traffic and kept inputs of bf16. */
+static void bf16_layer_costs(struct cost_ctx *x)
+{
+	struct cost_ctx y = *x;
+	struct train_opts o16 = *x->o;
+	o16.precision = PREC_BF16;
+	y.o = &o16;
+	y.run = x->half; /* the bf16 (or fp16) rate, its curves kept */
+	cost_layer(&y, 0, &x->dense16);
+	if (x->m->num_experts > 0)
+		cost_layer(&y, 1, &x->moe16);
+}
+
+/* Megatron-Core takes at most a pipeline stage's layers (num_layers /
+ * pp) at either end in bf16. */
+static void bf16_layers_reject(const struct cost_ctx *x, struct prediction *p)
+{
+	long per = x->m->layers / x->l->pp;
+	int most = x->o->bf16_first > x->o->bf16_last ? x->o->bf16_first : x->o->bf16_last;
+	if (!p->feasible || most <= per)
+		return;
+	p->feasible = 0;
+	p->reject = REJECT_BF16_LAYERS;
+	snprintf(p->reject_msg, sizeof p->reject_msg,
+		 "Megatron-Core keeps at most a pipeline stage's %ld layers (%ld / pp=%d) in bf16 at either end, not %d",
+		 per, (long)x->m->layers, x->l->pp, most);
+}
+
 /* What the framework cannot run outranks memory; the prediction is still
  * made, for simulate to show. */
 static void framework_reject(const struct cost_ctx *x, struct prediction *p)
@@ -592,6 +634,8 @@ enum pplan_status cost_predict(const struct model_spec *m,
 	cost_layer(&x, 0, &x.dense);
 	if (m->num_experts > 0)
 		cost_layer(&x, 1, &x.moe);
+	if (o->bf16_first > 0 || o->bf16_last > 0)
+		bf16_layer_costs(&x);
 	p->split_layers = m->layers;
 	ref = reference_stage(&x, &p->split_ref);
 	chunk_costs(&x, ref, p);
@@ -610,5 +654,6 @@ enum pplan_status cost_predict(const struct model_spec *m,
 				m->name);
 	throughput(&x, p);
 	framework_reject(&x, p);
+	bf16_layers_reject(&x, p);
 	return PPLAN_OK;
 }

@@ -41,6 +41,9 @@ struct cost_ctx {
 	double heads_l, kv_l;    /* query and key/value heads per TP rank */
 	struct group_links links;
 	struct layer_cost dense, moe; /* one layer of each kind */
+	/* the same in bf16: an fp8-class run's bf16 end layers
+	 * (train_opts.bf16_first/last; zero without) */
+	struct layer_cost dense16, moe16;
 	struct layer_mix mix[2];      /* each kind's mean make-up (hybrid stacks) */
 };
 

@@ -208,6 +208,10 @@ void cost_ctx_init(struct cost_ctx *x, const struct model_spec *m,
 		gemm_rate_init(&x->half, &c->gpu, ap, x->k);
 	}
 	x->run.curves = x->half.curves = o->curves;
+	/* NVFP4: every linear's forward, data- and weight-gradient GEMMs
+	 * at the fp4 rate (Transformer Engine's NVFP4BlockScaling) */
+	if (o->precision == PREC_FP8 && o->b.fp8_recipe == FP8_NVFP4)
+		gemm_rate_nvfp4(&x->run, &c->gpu, x->k);
 	x->ab = o->precision == PREC_FP32 ? 4.0 : 2.0;
 	x->es = x->ab / 2.0;
 	x->b = l->mbs;

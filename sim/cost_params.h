@@ -27,6 +27,7 @@ struct cost_params {
 	 * the achieved rate is half the ceiling (the saturation knee). */
 	double gemm_ceiling[ARCH_COUNT];
 	double gemm_fp8_rel[ARCH_COUNT];
+	double gemm_fp4_rel[ARCH_COUNT]; /* NVFP4's ceiling relative to bf16's, on its fp4 peak */
 	double gemm_half_us;
 	double hbm_eff;               /* streaming kernels' share of HBM bandwidth */
 	/* Flash attention's forward rate relative to the GEMM ceiling; the
@@ -99,10 +100,10 @@ void cost_params_prior(struct cost_params *out);
 #define CAL_LOSO_WORST_SOURCE_PCT 9.6
 
 /* What a run has that brings in constants of its own (bits). */
-enum { UNFIT_MOE = 1, UNFIT_EP_OVERLAP = 2 };
+enum { UNFIT_MOE = 1, UNFIT_EP_OVERLAP = 2, UNFIT_FP4 = 4 };
 
 /* The constants that price a run on `arch` in precision `prec` (with the
- * UNFIT_ bits `what`: an MoE model, the 1F1B A2A overlap) and that no
+ * UNFIT_ bits `what`: an MoE model, the 1F1B A2A overlap, NVFP4) and that no
  * measured run fitted, as "name value" pairs joined by ", " into buf;
  * returns how many (0: buf ""). */
 int cost_params_unfitted(const struct cost_params *params, enum gpu_arch arch,

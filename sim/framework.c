@@ -825,10 +825,15 @@ enum pplan_status framework_resolve(const struct framework *fw,
 	b->fp8_recipe = p != PREC_FP8 ? FP8_FRAMEWORK
 			: s && s->fp8_recipe != FP8_FRAMEWORK ? s->fp8_recipe
 			: fw->fp8_recipe != FP8_FRAMEWORK ? fw->fp8_recipe : FP8_DELAYED;
-	/* NVIDIA's blockwise recipes keep bf16 parameters (fp8_param_gather
-	 * off); MXFP8 adds a scale byte to every 32 elements. */
-	b->fp8_weights = fw->fp8_weights && p == PREC_FP8 && b->fp8_recipe != FP8_BLOCKWISE;
-	b->fp8_bytes = b->fp8_recipe == FP8_MXFP8 ? 1.0 + 1.0 / 32.0 : 1.0;
+	/* NVIDIA's blockwise and NVFP4 recipes keep bf16 parameters
+	 * (fp8_param_gather off, Megatron-Bridge's bf16_with_nvfp4_mixed);
+	 * MXFP8 adds a scale byte to every 32 elements, NVFP4 keeps half a
+	 * byte an element and an E4M3 scale byte for every 16. */
+	b->fp8_weights = fw->fp8_weights && p == PREC_FP8 && b->fp8_recipe != FP8_BLOCKWISE &&
+			 b->fp8_recipe != FP8_NVFP4;
+	b->fp8_bytes = b->fp8_recipe == FP8_MXFP8   ? 1.0 + 1.0 / 32.0
+		       : b->fp8_recipe == FP8_NVFP4 ? 0.5 + 1.0 / 16.0
+						    : 1.0;
 	b->fp32_master = fw->fp32_master;
 	b->bare_step = fw->bare_step;
 	b->cp_joint_grads = fw->cp_joint_grads;
@@ -943,12 +948,13 @@ const char *fw_grad_dtype_name(int bytes, enum precision p)
 void framework_describe(const struct fw_behaviour *b, char *buf, size_t len)
 {
 	char fp8[64] = "";
+	int block = b->fp8_recipe == FP8_MXFP8 || b->fp8_recipe == FP8_NVFP4;
 	if (b->fp8_recipe != FP8_FRAMEWORK)
-		snprintf(fp8, sizeof fp8, ", %s%s%s%s",
-			 b->fp8_recipe == FP8_MXFP8 ? "" : "fp8 ",
-			 b->fp8_recipe == FP8_MXFP8 ? "MXFP8" : fp8_recipe_name(b->fp8_recipe),
-			 b->fp8_recipe == FP8_MXFP8 ? "" : " scaling",
-			 b->fp8_weights ? ", fp8 weights" : "");
+		snprintf(fp8, sizeof fp8, ", %s%s%s%s", block ? "" : "fp8 ",
+			 b->fp8_recipe == FP8_MXFP8   ? "MXFP8"
+			 : b->fp8_recipe == FP8_NVFP4 ? "NVFP4 (fp4 GEMMs)"
+						      : fp8_recipe_name(b->fp8_recipe),
+			 block ? "" : " scaling", b->fp8_weights ? ", fp8 weights" : "");
 	snprintf(buf, len,
 		 "%s attention, TP overlap %s, DP reduction %s, parameter gather %s, "
 		 "%d-byte gradients%s, %s%s, zero = %s%s%s%s%s%s",

@@ -9,6 +9,9 @@
 #define GEMM_TILE_DIM 128.0
 /* GEMM outputs are written in half precision (in fp32 by fp32 GEMMs). */
 #define GEMM_HALF_BYTES 2.0
+/* An NVFP4 operand element: 4 bits and its share of an E4M3 scale byte
+ * per 16. */
+#define GEMM_FP4_BYTES (0.5 + 1.0 / 16.0)
 
 void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,
 		    enum precision p, const struct cost_params *cp)
@@ -26,6 +29,18 @@ void gemm_rate_init(struct gemm_rate *r, const struct gpu_spec *g,
 	r->curves = NULL;
 	r->curve_scale = cp->measured_compute_scale > 0 ? cp->measured_compute_scale : 1.0;
 	r->prec = p;
+}
+
+void gemm_rate_nvfp4(struct gemm_rate *r, const struct gpu_spec *g,
+		     const struct cost_params *cp)
+{
+	if (!(g->fp4_tflops > 0))
+		return;
+	r->peak_flops = g->fp4_tflops * 1e12;
+	r->ceiling = cp->gemm_ceiling[g->arch] * cp->gemm_fp4_rel[g->arch];
+	r->half_flops = cp->gemm_half_us * 1e-6 * r->peak_flops;
+	r->in_bytes = GEMM_FP4_BYTES;
+	r->curves = NULL; /* a profile's fp8 curves are not fp4's */
 }
 
 static double tile_factor(double d)

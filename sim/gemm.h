@@ -32,6 +32,12 @@ struct gemm_rate {
 
 void gemm_rate_init(struct gemm_rate *rate, const struct gpu_spec *gpu,
 		    enum precision prec, const struct cost_params *cp);
+/* Turns an fp8 rate into NVFP4's: the GPU's fp4 peak at the bf16
+ * ceiling times gemm_fp4_rel, half a byte and a sixteenth an operand
+ * element (sim/MODEL.md 3).  No change on a GPU without an fp4 rate.
+ * Measured curves (--profile) are fp8's: the rate leaves them. */
+void gemm_rate_nvfp4(struct gemm_rate *rate, const struct gpu_spec *gpu,
+		     const struct cost_params *cp);
 
 /* Seconds for C[m,n] = A[m,k] B[k,n].  0 for an empty GEMM. */
 double gemm_time(const struct gemm_rate *rate, double m, double n, double k);

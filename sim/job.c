@@ -191,6 +191,34 @@ static enum pplan_status resolve_cluster(struct job *in, int need_gpus,
 	return size_cluster(in, e);
 }
 
+/* --bf16-layers: an fp8-class run's end layers in bf16, as
+ * Megatron-Core's first_last_layers_bf16 keeps them; refused where
+ * Megatron-Core refuses them (delayed scaling) or where they mean nothing
+ * (a bf16 run, more layers than the model). */
+static enum pplan_status job_bf16_layers(struct job *in, struct perr *e)
+{
+	const char *who = in->bf16_where ? in->bf16_where : "--bf16-layers";
+	in->opts.bf16_first = in->opts.bf16_last = 0;
+	if (!in->bf16_given || (in->bf16_first == 0 && in->bf16_last == 0))
+		return PPLAN_OK;
+	if (in->opts.precision != PREC_FP8)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s keeps the end layers of an fp8, mxfp8 or nvfp4 run in bf16, and this run is %s already",
+				who, precision_name(in->opts.precision));
+	if (in->opts.b.fp8_recipe == FP8_DELAYED)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s with fp8 delayed scaling: Megatron-Core keeps no layer in bf16 under it (give a recipe: fp8-cs, fp8-blockwise, mxfp8, nvfp4)",
+				who);
+	if ((long)in->bf16_first + in->bf16_last > in->model.layers)
+		return perr_set(e, PPLAN_EINPUT,
+				"%s %d,%d: %d layers in bf16, more than the %ld of %s", who,
+				in->bf16_first, in->bf16_last, in->bf16_first + in->bf16_last,
+				(long)in->model.layers, in->model.name);
+	in->opts.bf16_first = in->bf16_first;
+	in->opts.bf16_last = in->bf16_last;
+	return PPLAN_OK;
+}
+
 static enum pplan_status resolve_training(struct job *in, struct perr *e)
 {
 	const struct gpu_spec *g = &in->cluster.gpu;
@@ -296,6 +324,9 @@ static enum pplan_status resolve_training(struct job *in, struct perr *e)
 	if (in->cpu_ranks && !in->framework_arg && in->opts.switches.flash < 0)
 		in->opts.switches.flash = in->layout_cp > 1;
 	st = train_opts_resolve(&in->opts, e);
+	if (st != PPLAN_OK)
+		return st;
+	st = job_bf16_layers(in, e);
 	if (st != PPLAN_OK)
 		return st;
 	if (train_opts_fit_gpu(&in->opts, g)) {

@@ -66,6 +66,9 @@ struct job {
 	const char *lora_where;  /* the launch configuration that gave it (NULL: --peft) */
 	unsigned lora_targets;   /* --lora-targets (enum lora_target); 0 LoRA's default */
 	const char *targets_where; /* what gave them (NULL: --lora-targets) */
+	int bf16_first, bf16_last; /* --bf16-layers: end layers of an fp8-class run in bf16 */
+	int bf16_given;          /* --bf16-layers (or a launch configuration) said so */
+	const char *bf16_where;  /* the launch configuration that said it (NULL: --bf16-layers) */
 	/* resolved */
 	struct model_spec model;
 	struct cluster cluster;

@@ -627,6 +627,7 @@ static const char *const reject_keys[REJECT_COUNT] = {
 	[REJECT_FW_PP_LAYOUT] = "framework has no pipeline layout string",
 	[REJECT_FW_OFFLOAD] = "framework has no optimizer offload",
 	[REJECT_PRECISION] = "precision not supported by the GPU",
+	[REJECT_BF16_LAYERS] = "bf16 end layers exceed a pipeline stage",
 	[REJECT_OOM] = "out of memory",
 	[REJECT_HOST_OOM] = "out of host memory",
 };

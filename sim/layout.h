@@ -306,6 +306,7 @@ enum reject {
 	REJECT_FW_OFFLOAD,       /* the framework has no optimizer CPU offload */
 	REJECT_FW_LAYERS,        /* the framework has no block recompute / layer offloading */
 	REJECT_PRECISION,        /* cost: the GPU has no rate for the precision */
+	REJECT_BF16_LAYERS,      /* cost: more bf16 end layers than a pipeline stage holds */
 	REJECT_OOM,              /* cost: out of memory */
 	REJECT_HOST_OOM,         /* cost: the offloaded states exceed the node's host memory */
 	REJECT_COUNT

@@ -29,6 +29,28 @@ int memory_stage_layers(const struct model_spec *m, const struct layout *l,
 	return layout_stage_layers(l, m->layers, o->b.partition, stage);
 }
 
+int memory_stage_bf16_layers(const struct model_spec *m, const struct layout *l,
+			     const struct train_opts *o, int stage)
+{
+	int p = l->pp > 0 ? l->pp : 1, vp = l->vp > 0 ? l->vp : 1, at = 0, n = 0;
+	long lo = o->bf16_first, hi = (long)m->layers - o->bf16_last;
+	if (o->bf16_first <= 0 && o->bf16_last <= 0)
+		return 0;
+	/* the chunks in layer order: virtual stage v on stage v % p */
+	for (int v = 0; v < p * vp; v++) {
+		int first = at, k;
+		if (l->pp_table || l->pp_embed || l->pp_loss)
+			k = layout_chunk_layers(l, m->layers, v, &first);
+		else
+			k = memory_stage_layers(m, l, o, v % p) / vp;
+		if (v % p == stage)
+			for (long i = first; i < first + k; i++)
+				n += i < lo || i >= hi;
+		at = first + k;
+	}
+	return n;
+}
+
 int memory_stage_moe_layers(const struct model_spec *m, const struct layout *l,
 			    const struct train_opts *o, int stage)
 {
@@ -452,6 +474,17 @@ double memory_stage_activations(const struct model_spec *m, const struct layout 
 	 * next one in the backward). */
 	if (off > 0)
 		a -= (off - 1.0) * a / n;
+	/* the stage's bf16 layers of an fp8-class run keep their GEMM inputs
+	 * in two bytes (the stage's dense/MoE mix) */
+	{
+		int nb = memory_stage_bf16_layers(m, l, o, stage);
+		if (nb > 0 && n > 0) {
+			struct train_opts o16 = *o;
+			o16.precision = PREC_BF16;
+			a += nb * (layers_activations(m, l, &o16, n - moe, moe) -
+				   layers_activations(m, l, o, n - moe, moe)) / n;
+		}
+	}
 	return a;
 }
 
@@ -553,8 +586,12 @@ void memory_stage(const struct model_spec *m, const struct cluster *c,
 					   act_scale * inflight);
 	{
 		struct layout full = *l;
+		struct train_opts o16 = *o; /* a bf16 layer's, where the stage has one */
 		full.recompute = RECOMPUTE_NONE;
-		work = memory_layer_activations(m, &full, o, sp.moe_layers > 0) * act_scale;
+		o16.precision = PREC_BF16;
+		work = memory_layer_activations(m, &full,
+						memory_stage_bf16_layers(m, l, o, stage) > 0 ? &o16 : o,
+						sp.moe_layers > 0) * act_scale;
 	}
 	if (sp.has_embedding && !m->no_dropout) /* the embedding dropout mask, 1 B per element */
 		act += inflight * s * b * h / (l->sp ? l->tp : 1);

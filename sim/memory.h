@@ -53,6 +53,13 @@ void memory_layer_params(const struct model_spec *model, const struct layout *la
 int memory_stage_layers(const struct model_spec *model, const struct layout *layout,
 			const struct train_opts *opts, int stage);
 
+/* The layers among them an fp8-class run keeps in bf16 (the model's first
+ * opts->bf16_first and last opts->bf16_last, by global index: Megatron-
+ * Core's first_last_layers_bf16), each chunk of the stage holding its
+ * span of the layers in order. */
+int memory_stage_bf16_layers(const struct model_spec *model, const struct layout *layout,
+			     const struct train_opts *opts, int stage);
+
 /* The MoE layers among them (a model's leading dense layers sit on the
  * first stage's first chunk). */
 int memory_stage_moe_layers(const struct model_spec *model, const struct layout *layout,

@@ -2,7 +2,9 @@
  * its framework (train_opts.h). */
 #include "train_opts.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -56,6 +58,29 @@ const char *lora_target_name(unsigned bit)
 		if (bit == 1u << i)
 			return target_names[i];
 	return "?";
+}
+
+int train_opts_bf16_layers_parse(const char *s, int *first, int *last)
+{
+	long a, b;
+	char *end;
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	a = strtol(s, &end, 10);
+	if (*end == '\0') {
+		b = a;
+	} else {
+		if (*end != ',' || !isdigit((unsigned char)end[1]))
+			return -1;
+		b = strtol(end + 1, &end, 10);
+		if (*end != '\0')
+			return -1;
+	}
+	if (a < 0 || b < 0 || a > 1024 || b > 1024)
+		return -1;
+	*first = (int)a;
+	*last = (int)b;
+	return 0;
 }
 
 int lora_targets_parse(const char *s, unsigned *out, char *bad, size_t len)

@@ -32,6 +32,11 @@ struct train_opts {
 	 * sim/MODEL.md 4.7); 0 = every weight trains */
 	int lora_rank;
 	unsigned lora_targets;    /* the linears adapted (enum lora_target); 0 = LORA_TARGETS_DEFAULT */
+	/* An fp8-class run's first and last transformer layers kept in bf16
+	 * (Megatron-Core's first_last_layers_bf16 with
+	 * num_layers_at_start_in_bf16 / num_layers_at_end_in_bf16; sim/MODEL.md
+	 * 3); 0 = every layer in the run's precision */
+	int bf16_first, bf16_last;
 	const struct cost_params *params; /* the constants; NULL = the embedded defaults */
 	const struct curve_set *curves;   /* measured curves (--profile, sim/curves.h);
 					   * NULL = the embedded GEMM, bandwidth and
@@ -45,6 +50,10 @@ struct train_opts {
  * trains: 0), "lora" (LORA_DEFAULT_RANK) or "lora:R" (R from 1 to
  * 65536) into *rank; -1 for anything else. */
 int train_opts_peft_parse(const char *s, int *rank);
+
+/* "F,L" (the first F and the last L layers) or "N" (N of each), each
+ * from 0 to 1024, into *first and *last: 0, else -1. */
+int train_opts_bf16_layers_parse(const char *s, int *first, int *last);
 
 /* The targets of opts: its own, or LoRA's default. */
 unsigned train_opts_lora_targets(const struct train_opts *opts);

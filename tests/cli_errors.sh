@@ -207,6 +207,13 @@ bad "fp8" predict --model llama3-8b --gpus 8 --cluster dgx-a100 --precision fp8 
 # MXFP8 before Blackwell: Transformer Engine has no block-scaled MMA there
 bad "MXFP8 needs a Blackwell GPU" predict --model llama3-8b --gpus 8 --precision mxfp8 --layout tp=8
 bad "MXFP8 needs a Blackwell GPU" search --model llama3-8b --gpus 8 --precision FP8-MX
+bad "NVFP4 needs a GPU with fp4 tensor cores" predict --model llama3-8b --gpus 8 --precision nvfp4 --layout tp=8
+bad "NVFP4 needs a GPU with fp4 tensor cores" search --model llama3-8b --gpus 8 --gpu h200 --precision bf16_with_nvfp4_mixed
+bad "bf16-layers must be F,L" predict --model llama3-8b --gpus 8 --gpu b200 --precision nvfp4 --bf16-layers 0,-4 --layout dp=8
+bad "bf16-layers must be F,L" predict --model llama3-8b --gpus 8 --gpu b200 --precision nvfp4 --bf16-layers last --layout dp=8
+bad "this run is bf16 already" predict --model llama3-8b --gpus 8 --bf16-layers 1,1 --layout dp=8
+bad "fp8 delayed scaling: Megatron-Core keeps no layer in bf16" predict --model llama3-8b --gpus 8 --precision fp8 --bf16-layers 1 --layout dp=8
+bad "more than the 32 of" search --model llama3-8b --gpus 8 --precision fp8-cs --bf16-layers 20,20
 
 # Llama 2 70B on one DGX H100: 18 bytes x 68.98e9 parameters / 8 GPUs
 # = 144.6 GiB of model states per GPU at best; an H100 has 79.2 GiB.

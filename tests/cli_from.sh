@@ -28,13 +28,13 @@ field() { # FILE KEY: a JSON value as cJSON prints it (a string with its quotes)
 
 # roundtrip FORMAT GPUS MODEL LAYOUT [PREDICT ARGS...]: --emit, then --from.
 # The read-back gets what the file cannot hold: the GPU count, the model
-# for DeepSpeed, the version of a Megatron-family framework.
+# for DeepSpeed, the version of a Megatron-family framework, the GPU.
 roundtrip() {
 	local fmt=$1 gpus=$2 model=$3 layout=$4 keep=() args=() a
 	shift 4
 	for a in "$@"; do # --key=value, the predict options of the original
 		args+=("${a%%=*}" "${a#*=}")
-		case $a in --framework=*) keep+=("${a%%=*}" "${a#*=}") ;; esac
+		case $a in --framework=* | --gpu=*) keep+=("${a%%=*}" "${a#*=}") ;; esac
 	done
 	[ "$fmt" = deepspeed ] && keep+=(--model "$model")
 	# a recipe of a model the zoo lacks (Qwen3-Next, Nemotron 3, Gemma 2)
@@ -69,6 +69,12 @@ roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 '--pipeline-layout=Et*3|t*
 roundtrip bridge 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 '--pipeline-layout=Et*3|t*5(|t*4)*5|t*4L'
 roundtrip megatron 64 llama3-70b tp=4,pp=4,dp=2,cp=2,vp=5,gbs=512 --rank-order=tp-cp-pp-dp
 roundtrip megatron 16 llama3-8b tp=4,dp=4,gbs=32 --precision=fp8 --tp-comm-overlap=off
+roundtrip megatron 8 llama3-8b dp=8,gbs=64 --precision=nvfp4 --gpu=b200
+roundtrip bridge 8 llama3-8b dp=8,gbs=64 --precision=nvfp4 --gpu=gb300
+roundtrip nemo 8 llama3-8b dp=8,gbs=64 --precision=nvfp4 --gpu=b200
+roundtrip megatron 16 llama3-8b pp=2,dp=8,gbs=64 --precision=nvfp4 --gpu=b200 --bf16-layers=0,4
+roundtrip bridge 8 llama3-8b dp=8,gbs=64 --precision=fp8-cs --bf16-layers=1,2
+roundtrip nemo 8 llama3-8b dp=8,gbs=64 --precision=mxfp8 --gpu=gb200 --bf16-layers=2,0
 roundtrip megatron 16 llama3-8b tp=2,pp=4,dp=2,gbs=32 --framework=megatron-lm:2.5
 roundtrip megatron 16 llama3-8b tp=2,dp=8,gbs=64,recompute=selective,recompute_modules=core_attn+mlp
 roundtrip megatron 16 nemotron4-15b tp=4,dp=4,gbs=64,recompute=full

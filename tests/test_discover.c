@@ -282,8 +282,8 @@ Test(discover, gpu_names_as_written)
 }
 
 /* Precision as the frameworks' tables write their recipes: every FP8
- * scaling recipe and MXFP8 is fp8; NVFP4 is priced at the fp8 rate and
- * says so; a trainer's mixed-precision name is the narrowest format it
+ * scaling recipe, MXFP8 and NVFP4 (a recipe of the fp8 class) is fp8;
+ * MXFP4 is read as NVFP4 and says so; a trainer's mixed-precision name is the narrowest format it
  * names ("mixed" alone bf16, said); anything else is refused. */
 Test(discover, precision_recipes_as_written)
 {
@@ -291,7 +291,8 @@ Test(discover, precision_recipes_as_written)
 	static const struct { const char *s; int ok, noted, want; } cases[] = {
 		{ "bf16", 1, 0, B }, { "FP8", 1, 0, F }, { "fp8-cs", 1, 0, F }, { "FP8-MX", 1, 0, F },
 		{ "mxfp8", 1, 0, F }, { "fp8_delayed", 1, 0, F }, { "FP8 blockwise", 1, 0, F },
-		{ "NVFP4", 1, 1, F }, { "fp4", 1, 1, F }, { "int8", 0, 0, X }, { "fp8-", 1, 0, F },
+		{ "NVFP4", 1, 0, F }, { "fp4", 1, 0, F }, { "MXFP4", 1, 1, F },
+		{ "bf16_with_nvfp4_mixed", 1, 0, F }, { "int8", 0, 0, X }, { "fp8-", 1, 0, F },
 		{ "", 0, 0, X },
 		/* mixed precision as trainers name it: the narrowest GEMM format named */
 		{ "bf16-mixed", 1, 0, B }, { "amp_fp8", 1, 0, F }, { "FP8/BF16", 1, 0, F },

@@ -465,12 +465,15 @@ Test(launch_read, fp8_recipes)
 		{ "--fp8-format hybrid --fp8-recipe tensorwise", "fp8-tensorwise", FP8_TENSORWISE },
 		{ "--fp8-format hybrid --fp8-recipe blockwise", "fp8-blockwise", FP8_BLOCKWISE },
 		{ "--fp8-format e4m3 --fp8-recipe mxfp8", "mxfp8", FP8_MXFP8 },
+		{ "--fp4-format e2m1 --fp4-recipe nvfp4", "nvfp4", FP8_NVFP4 },
+		{ "--fp4-format e2m1", "nvfp4", FP8_NVFP4 },
 	};
 	static const struct { const char *name, *want; } bridge[] = {
 		{ "bf16_with_fp8_delayed_scaling_mixed", "fp8-delayed" },
 		{ "bf16_with_fp8_current_scaling_mixed", "fp8-tensorwise" },
 		{ "bf16_with_fp8_subchannel_scaling_mixed", "fp8-blockwise" },
 		{ "bf16_with_mxfp8_mixed", "mxfp8" },
+		{ "bf16_with_nvfp4_mixed", "nvfp4" },
 		{ "bf16_mixed", "bf16" },
 	};
 	char args[512];
@@ -487,6 +490,44 @@ Test(launch_read, fp8_recipes)
 				      "--vocab-size 32000 --bf16 --fp8-format hybrid --fp8-recipe fp4",
 				      "args", NULL, &lj, &e), PPLAN_EINPUT);
 	cr_expect(strstr(e.msg, "delayed, tensorwise, blockwise or mxfp8"), "%s", e.msg);
+	/* Megatron-Core trains in fp4 or fp8, not both */
+	cr_expect_eq(launch_read_text(EMIT_MEGATRON,
+				      "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+				      "--vocab-size 32000 --seq-length 4096 --bf16 --fp8-format hybrid "
+				      "--fp4-format e2m1",
+				      "args", NULL, &lj, &e), PPLAN_EINPUT);
+	cr_expect(strstr(e.msg, "both --fp4-format and --fp8-format"), "%s", e.msg);
+	/* The end layers in bf16: Megatron's flag with its counts (1 and 1
+	 * by default), Bridge's config fields */
+	cr_assert(launch_read_text(EMIT_MEGATRON,
+				   "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+				   "--vocab-size 32000 --seq-length 4096 --bf16 --fp8-format hybrid "
+				   "--fp8-recipe tensorwise --first-last-layers-bf16",
+				   "args", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect(lj.bf16_given && lj.bf16_first == 1 && lj.bf16_last == 1, "%d %d %d",
+		  lj.bf16_given, lj.bf16_first, lj.bf16_last);
+	cr_assert(launch_read_text(EMIT_MEGATRON,
+				   "--num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+				   "--vocab-size 32000 --seq-length 4096 --bf16 --fp4-format e2m1 "
+				   "--first-last-layers-bf16 --num-layers-at-start-in-bf16 0 "
+				   "--num-layers-at-end-in-bf16 3",
+				   "args", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect(lj.bf16_first == 0 && lj.bf16_last == 3, "%d %d", lj.bf16_first, lj.bf16_last);
+	cr_assert(launch_read_text(EMIT_BRIDGE,
+				   "cfg = llama3_8b_pretrain_config()\n"
+				   "cfg.mixed_precision = bf16_with_nvfp4_mixed()\n"
+				   "cfg.mixed_precision.first_last_layers_bf16 = True\n"
+				   "cfg.mixed_precision.num_layers_at_end_in_bf16 = 4\n",
+				   "cfg.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect(lj.bf16_given && lj.bf16_first == 0 && lj.bf16_last == 4, "%d %d %d",
+		  lj.bf16_given, lj.bf16_first, lj.bf16_last);
+	/* NeMo 2.0 has no NVFP4 config: its bf16 plugin with the fp4 field */
+	cr_assert(launch_read_text(EMIT_NEMO,
+				   "recipe = llm.llama3_8b.pretrain_recipe(name=\"x\", num_nodes=1, num_gpus_per_node=8)\n"
+				   "recipe.trainer.plugins = bf16_mixed()\n"
+				   "recipe.trainer.plugins.fp4 = \"e2m1\"\n",
+				   "recipe.py", NULL, &lj, &e) == PPLAN_OK, "%s", e.msg);
+	cr_expect_str_eq(lj.precision, "nvfp4");
 	for (size_t i = 0; i < sizeof bridge / sizeof bridge[0]; i++) {
 		snprintf(args, sizeof args, "cfg = llama3_8b_pretrain_config()\n"
 			 "cfg.mixed_precision = '%s'\n", bridge[i].name);
@@ -507,6 +548,10 @@ Test(launch_read, fp8_recipes)
 		for (int k = 0; k < lj.n_notes; k++)
 			said |= strstr(lj.notes[k], "first_last_layers_bf16") != NULL;
 		cr_expect_eq(said, !off, "first_last_layers_bf16 %s", off ? "off" : "the default");
+		/* the config's default counts, 1 and 1, priced */
+		cr_expect_eq(lj.bf16_given, !off);
+		cr_expect(off || (lj.bf16_first == 1 && lj.bf16_last == 1), "%d %d", lj.bf16_first,
+			  lj.bf16_last);
 	}
 }
 

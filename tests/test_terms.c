@@ -927,3 +927,135 @@ Test(terms, lora_layer_gemms)
 		   2.0 / 3.0 * cost_model_flops(&s.m, 4096, 8) + core * 4096 * 8, 1e-12,
 		   "LoRA model FLOPs");
 }
+
+/* ---- NVFP4 -------------------------------------------------------------------
+ * An NVFP4 GEMM on a B200 (sim/MODEL.md 3): the fp4 peak, 9,000 TFLOP/s
+ * dense (144 PFLOP/s with sparsity per 8 GPUs), at Blackwell's bf16
+ * ceiling 0.62 times gemm_fp4_rel 0.82: 0.5084 of it.  8192^3 is
+ * 1.0995e12 FLOPs in whole tiles, plus the saturation knee's
+ * gemm_half_us of work at peak: (F + 9e15 x half_us) / (9e15 x 0.5084).
+ * Its operands, 0.5625 B an element (4 bits and an E4M3 scale per 16),
+ * and its 2-byte output move in 0.4 ms at 8 TB/s x 0.85, under the
+ * math.  The same GEMM in fp8 runs at 4,500 x 0.62 x 0.85.  In a job, an
+ * NVFP4 layer's linears take the fp4 rate and its attention core stays
+ * in bf16; the GEMM inputs kept for the backward are 0.5625 B, not fp8's
+ * 1, and the weights stay bf16 (no fp8 weights). */
+Test(terms, nvfp4_gemm_rate)
+{
+	const struct gpu_spec *g = gpu_find("b200");
+	const struct cost_params *k = cost_params_default();
+	struct gemm_rate fp8, fp4;
+	const double F = 2.0 * 8192.0 * 8192.0 * 8192.0;
+	struct setup s;
+	struct cost_ctx x4, x8;
+	struct layer_cost l4, l8;
+	struct perr e = { "" };
+
+	cr_assert_not_null(g);
+	cr_assert_eq(g->fp4_tflops, 9000.0);
+	gemm_rate_init(&fp8, g, PREC_FP8, k);
+	fp4 = fp8;
+	gemm_rate_nvfp4(&fp4, g, k);
+	expect_rel(gemm_time(&fp4, 8192, 8192, 8192),
+		   (F + 9e15 * k->gemm_half_us * 1e-6) / (9e15 * 0.62 * 0.82), 1e-3, "fp4 GEMM");
+	expect_rel(gemm_time(&fp8, 8192, 8192, 8192),
+		   (F + 4.5e15 * k->gemm_half_us * 1e-6) / (4.5e15 * 0.62 * 0.85), 1e-3, "fp8 GEMM");
+	expect_rel(fp4.in_bytes, 0.5625, 1e-12, "NVFP4 operand bytes");
+
+	/* Llama 3 8B on 8 B200s, fp8 tensorwise against NVFP4 */
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	cr_assert_eq(cluster_preset("hgx-b200", 8, &s.c, &e), PPLAN_OK, "%s", e.msg);
+	s.o.precision = PREC_FP8;
+	s.o.switches.fp8_recipe = FP8_NVFP4;
+	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	cr_assert_eq(s.o.b.fp8_recipe, FP8_NVFP4);
+	cr_assert_not(s.o.b.fp8_weights, "NVFP4 keeps bf16 weights");
+	cost_ctx_init(&x4, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x4, 0, &l4);
+	{
+		const double lin[4][2] = { { 4096, 6144 }, { 4096, 4096 }, { 4096, 28672 },
+					   { 14336, 4096 } };
+		double fwd = 0;
+		for (int i = 0; i < 4; i++)
+			fwd += gemm_time(&fp4, 4096, lin[i][1], lin[i][0]);
+		expect_rel(l4.gemm_f, fwd, 1e-12, "an NVFP4 layer's forward GEMMs");
+	}
+	s.o.switches.fp8_recipe = FP8_TENSORWISE;
+	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	cost_ctx_init(&x8, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x8, 0, &l8);
+	expect_rel(l4.attn_f, l8.attn_f, 1e-12, "the attention core in bf16 either way");
+	cr_expect(l4.gemm_f < 0.6 * l8.gemm_f, "fp4 GEMMs %g s, fp8 %g s", l4.gemm_f, l8.gemm_f);
+	/* the kept GEMM inputs (8.3): the QKV and MLP inputs 2h, the output
+	 * projection's a.dv = h and the MLP-down's F, 26,624 elements a
+	 * token, 1 B in fp8 tensorwise and 0.5625 B in NVFP4: 0.4375 x
+	 * 26,624 x 4,096 tokens fewer bytes a layer */
+	{
+		double a8 = memory_layer_activations(&s.m, &s.l, &s.o, 0);
+		s.o.switches.fp8_recipe = FP8_NVFP4;
+		cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+		expect_rel(a8 - memory_layer_activations(&s.m, &s.l, &s.o, 0),
+			   0.4375 * (2 * 4096 + 4096 + 14336) * 4096.0, 1e-9, "NVFP4's kept inputs");
+	}
+}
+
+/* ---- bf16 end layers -----------------------------------------------------------
+ * Llama 3 8B in NVFP4 on 8 B200s, dp 8, one microbatch a GPU, with its
+ * last 4 layers in bf16 (Megatron-Core's first_last_layers_bf16, as
+ * Megatron-Bridge's NVFP4 tutorial keeps them; sim/MODEL.md 3): the
+ * compute grows by 4 x (a bf16 run's layer - an NVFP4 run's layer),
+ * forward and backward, each layer priced by a job of its own precision
+ * (the second method); the activations by 4 kept layers' and the working
+ * layer's GEMM inputs at 2 B instead of 0.5625: 5 x 1.4375 x 26,624 x
+ * 4,096 B (8.3).  Megatron-Core keeps at most a stage's layers in bf16
+ * at either end: on pp 8 (4 layers a stage) 5 cannot run. */
+Test(terms, bf16_end_layers)
+{
+	struct setup s;
+	struct perr e = { "" };
+	struct cost_ctx x;
+	struct layer_cost l4, l16;
+	struct prediction a, b;
+
+	setup(&s, "llama3-8b", 8, NULL, "dp=8,mbs=1,gbs=8,zero=1");
+	cr_assert_eq(cluster_preset("hgx-b200", 8, &s.c, &e), PPLAN_OK, "%s", e.msg);
+	s.o.precision = PREC_BF16;
+	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &l16);
+	s.o.precision = PREC_FP8;
+	s.o.switches.fp8_recipe = FP8_NVFP4;
+	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	cost_ctx_init(&x, &s.m, &s.c, &s.l, &s.o);
+	cost_layer(&x, 0, &l4);
+	a = predict(&s);
+	s.o.bf16_last = 4;
+	b = predict(&s);
+	cr_assert_eq(a.microbatches, 1);
+	expect_rel(b.time.compute - a.time.compute,
+		   4 * ((l16.gemm_f + l16.attn_f + l16.elem_f + l16.gemm_b + l16.attn_b + l16.elem_b) -
+			(l4.gemm_f + l4.attn_f + l4.elem_f + l4.gemm_b + l4.attn_b + l4.elem_b)),
+		   1e-9, "4 layers in bf16");
+	expect_rel(b.mem.activations - a.mem.activations,
+		   5 * 1.4375 * (2 * 4096 + 4096 + 14336) * 4096.0, 1e-9, "their kept inputs");
+	/* the first layers instead: the same */
+	s.o.bf16_last = 0;
+	s.o.bf16_first = 4;
+	expect_rel(predict(&s).time.compute, b.time.compute, 1e-12, "the first 4");
+	/* pp 8: a stage holds 4 layers, so 4 fit and 5 cannot run */
+	setup(&s, "llama3-8b", 8, NULL, "pp=8,dp=1,mbs=1,gbs=8,zero=0");
+	cr_assert_eq(cluster_preset("hgx-b200", 8, &s.c, &e), PPLAN_OK, "%s", e.msg);
+	s.o.precision = PREC_FP8;
+	s.o.switches.fp8_recipe = FP8_NVFP4;
+	cr_assert_eq(train_opts_resolve(&s.o, &e), PPLAN_OK, "%s", e.msg);
+	s.o.bf16_last = 4;
+	cr_expect(predict(&s).feasible);
+	s.o.bf16_last = 5;
+	a = predict(&s);
+	cr_expect_not(a.feasible);
+	cr_expect_eq(a.reject, REJECT_BF16_LAYERS);
+	/* on it the last stage holds all 4 (sim/memory.c's split) */
+	s.o.bf16_last = 4;
+	cr_expect_eq(memory_stage_bf16_layers(&s.m, &s.l, &s.o, 7), 4);
+	cr_expect_eq(memory_stage_bf16_layers(&s.m, &s.l, &s.o, 6), 0);
+}

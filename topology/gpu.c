@@ -67,25 +67,34 @@ static const struct gpu_spec gpus[] = {
 	{ .name = "h20", .description = "NVIDIA H20 96GB",
 	  .peak_tflops = PEAK(148, 148, 296), .mem_gib = 95.6, .hbm_gbps = 4000,
 	  .nvlink_gbps = 450, .nvlink_links = 18, .sm_count = 78, .arch = ARCH_HOPPER },
+	/* HGX B200 (1000 W): 144 PFLOP/s fp4 with sparsity per 8 GPUs, 9
+	 * dense each. */
 	{ .name = "b200", .description = "NVIDIA B200-SXM-180GB",
-	  .peak_tflops = PEAK(2250, 2250, 4500), .mem_gib = 178.4, .hbm_gbps = 8000,
+	  .peak_tflops = PEAK(2250, 2250, 4500), .fp4_tflops = 9000, .mem_gib = 178.4,
+	  .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
 	/* The B200 of a GB200 NVL72 tray (1200 W): 2.5 PFLOP/s dense bf16,
-	 * 5 fp8; 186 GB HBM3e (13.4 TB per 72 GPUs), 8 TB/s. */
+	 * 5 fp8, 10 fp4 (1,440 PFLOP/s fp4 with sparsity per 72 GPUs); 186 GB
+	 * HBM3e (13.4 TB per 72 GPUs), 8 TB/s. */
 	{ .name = "gb200", .description = "NVIDIA GB200 (B200 of an NVL72 tray, 186 GB)",
-	  .peak_tflops = PEAK(2500, 2500, 5000), .mem_gib = 184.0, .hbm_gbps = 8000,
+	  .peak_tflops = PEAK(2500, 2500, 5000), .fp4_tflops = 10000, .mem_gib = 184.0,
+	  .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 148, .arch = ARCH_BLACKWELL },
 	/* Blackwell Ultra on an HGX B300 board (1100 W): the HGX B200's
 	 * dense rates per GPU (36 PFLOP/s bf16, 72 fp8 for 8 GPUs, with
-	 * sparsity), 288 GB HBM3e (2.3 TB per board), 8 TB/s; the GB300's
-	 * memory as a process sees it. */
+	 * sparsity) but fp4 1.5 times the B200's (108 PFLOP/s dense per 8
+	 * GPUs: 13.5 each), 288 GB HBM3e (2.3 TB per board), 8 TB/s; the
+	 * GB300's memory as a process sees it. */
 	{ .name = "b300", .description = "NVIDIA B300 (HGX B300, 288 GB)",
-	  .peak_tflops = PEAK(2250, 2250, 4500), .mem_gib = 276.0, .hbm_gbps = 8000,
+	  .peak_tflops = PEAK(2250, 2250, 4500), .fp4_tflops = 13500, .mem_gib = 276.0,
+	  .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 160, .arch = ARCH_BLACKWELL },
 	/* Blackwell Ultra of a GB300 NVL72 tray (1400 W): 2.5 PFLOP/s dense
-	 * bf16, 5 fp8; 279 GB HBM3e (20.7 TB per 72 GPUs), 8 TB/s. */
+	 * bf16, 5 fp8, 15 fp4 (1,080 PFLOP/s dense per 72 GPUs); 279 GB HBM3e
+	 * (20.7 TB per 72 GPUs), 8 TB/s. */
 	{ .name = "gb300", .description = "NVIDIA GB300 (B300 of an NVL72 tray, 279 GB)",
-	  .peak_tflops = PEAK(2500, 2500, 5000), .mem_gib = 276.0, .hbm_gbps = 8000,
+	  .peak_tflops = PEAK(2500, 2500, 5000), .fp4_tflops = 15000, .mem_gib = 276.0,
+	  .hbm_gbps = 8000,
 	  .nvlink_gbps = 900, .nvlink_links = 18, .sm_count = 160, .arch = ARCH_BLACKWELL },
 };
 
@@ -158,6 +167,7 @@ int precision_bytes(enum precision p)
 static const char *const recipe_names[FP8_RECIPE_COUNT] = {
 	[FP8_FRAMEWORK] = "framework", [FP8_DELAYED] = "delayed",
 	[FP8_TENSORWISE] = "tensorwise", [FP8_BLOCKWISE] = "blockwise", [FP8_MXFP8] = "mxfp8",
+	[FP8_NVFP4] = "nvfp4",
 };
 
 const char *fp8_recipe_name(enum fp8_recipe r)
@@ -165,8 +175,30 @@ const char *fp8_recipe_name(enum fp8_recipe r)
 	return r >= 0 && r < FP8_RECIPE_COUNT ? recipe_names[r] : "?";
 }
 
+const char *precision_recipe_name(enum precision p, enum fp8_recipe r)
+{
+	if (p != PREC_FP8)
+		return precision_name(p);
+	switch (r) {
+	case FP8_DELAYED: return "fp8-delayed";
+	case FP8_TENSORWISE: return "fp8-tensorwise";
+	case FP8_BLOCKWISE: return "fp8-blockwise";
+	case FP8_MXFP8: return "mxfp8";
+	case FP8_NVFP4: return "nvfp4";
+	case FP8_FRAMEWORK:
+	case FP8_RECIPE_COUNT: break;
+	}
+	return precision_name(p);
+}
+
 int fp8_recipe_refused(const struct gpu_spec *g, enum fp8_recipe r, char *why, size_t len)
 {
+	if (r == FP8_NVFP4 && !(g->fp4_tflops > 0) && g->arch != ARCH_CPU) {
+		snprintf(why, len,
+			 "NVFP4 needs a GPU with fp4 tensor cores (b200, b300, gb200, gb300: Transformer Engine's NVFP4 recipe), not the %s; its low-precision recipes are fp8's (fp8-delayed, fp8-cs, fp8-blockwise%s)",
+			 g->name, g->arch == ARCH_BLACKWELL ? ", mxfp8" : "");
+		return -1;
+	}
 	if (r != FP8_MXFP8 || g->arch == ARCH_BLACKWELL || g->arch == ARCH_CPU)
 		return 0;
 	snprintf(why, len,
@@ -187,6 +219,8 @@ enum fp8_recipe fp8_recipe_of(const char *s)
 		{ "fp8blockwise", FP8_BLOCKWISE }, { "fp8sc", FP8_BLOCKWISE },
 		{ "fp8subchannel", FP8_BLOCKWISE }, { "fp8blockscaling", FP8_BLOCKWISE },
 		{ "mxfp8", FP8_MXFP8 }, { "fp8mx", FP8_MXFP8 },
+		{ "nvfp4", FP8_NVFP4 }, { "fp4", FP8_NVFP4 }, { "fp4nvfp4", FP8_NVFP4 },
+		{ "fp4e2m1", FP8_NVFP4 },
 	};
 	char k[32];
 	if (!s || !name_squeeze(s, NULL, k, sizeof k))
@@ -194,6 +228,10 @@ enum fp8_recipe fp8_recipe_of(const char *s)
 	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
 		if (!strcmp(k, map[i].key))
 			return map[i].r;
+	/* mixed names that name an fp4 format: Megatron-Bridge's
+	 * "bf16_with_nvfp4_mixed", "MXFP4" */
+	if (strstr(k, "fp4"))
+		return FP8_NVFP4;
 	return FP8_FRAMEWORK;
 }
 
@@ -211,23 +249,17 @@ int precision_parse_recipe(const char *s, enum precision *out, const char **note
 		return 0;
 	/* a recipe, or Megatron's fp8 formats (hybrid: e4m3 forward, e5m2
 	 * gradients) */
+	/* an fp4 name is the NVFP4 recipe (fp8's class: fp8_recipe_of),
+	 * MXFP4 priced as it (Transformer Engine trains in NVFP4 alone) */
+	if (strstr(k, "mxfp4"))
+		*note = "MXFP4 priced as NVFP4 (Transformer Engine trains in NVFP4, not MXFP4)";
 	if (fp8_recipe_of(k) != FP8_FRAMEWORK || !strcmp(k, "fp8hybrid") || !strcmp(k, "fp8e4m3")) {
 		*out = PREC_FP8;
-		return 0;
-	}
-	if (!strcmp(k, "nvfp4") || !strcmp(k, "fp4") || !strcmp(k, "mxfp4")) {
-		*out = PREC_FP8;
-		*note = "NVFP4 priced at the fp8 rate (pplan's GPU table has no fp4 rate): an upper bound on the time";
 		return 0;
 	}
 	/* mixed precision as trainers name it: "bf16-mixed" (Lightning),
 	 * "amp_bf16" (Composer), "FP8/BF16", "bf16+fp8": the narrowest
 	 * GEMM format named */
-	if (strstr(k, "fp4")) {
-		*out = PREC_FP8;
-		*note = "NVFP4 priced at the fp8 rate (pplan's GPU table has no fp4 rate): an upper bound on the time";
-		return 0;
-	}
 	if (strstr(k, "fp8") || strstr(k, "e4m3")) {
 		*out = PREC_FP8;
 		return 0;

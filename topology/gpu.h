@@ -25,9 +25,10 @@ int precision_parse(const char *s, enum precision *out);
 /* precision_parse, and the names of the low-precision recipes as the
  * frameworks and their tables write them: FP8 current, delayed,
  * tensor-wise, block-wise and sub-channel scaling and MXFP8 ("fp8-cs",
- * "FP8-MX", "mxfp8", ...) are fp8; NVFP4 ("nvfp4", "fp4") is priced at
- * the fp8 rate, which the GPU table has, and *note says so (NULL for the
- * plain names). */
+ * "FP8-MX", "mxfp8", ...) are fp8, and so is NVFP4 ("nvfp4", "fp4",
+ * "bf16_with_nvfp4_mixed"), its recipe (fp8_recipe_of) priced at the fp4
+ * rate; *note says where a name is read as another (MXFP4 as NVFP4; NULL
+ * for the others). */
 int precision_parse_recipe(const char *s, enum precision *out, const char **note);
 
 /* Transformer Engine's fp8 scaling recipe (Megatron-Core's --fp8-recipe):
@@ -35,15 +36,23 @@ int precision_parse_recipe(const char *s, enum precision *out, const char **note
  * amax history), per-tensor current scaling ("tensorwise", FP8-CS),
  * blockwise (1 x 128 activations, 128 x 128 weights: DeepSeek-V3's,
  * "sub-channel"), MXFP8 (blocks of 32 with an E8M0 scale byte each,
- * Blackwell only). */
+ * Blackwell only).  NVFP4 (Megatron-Core's --fp4-format e2m1 --fp4-recipe
+ * nvfp4: e2m1 values in blocks of 16 with an E4M3 scale each, every
+ * linear's three GEMMs at the fp4 rate) is priced as a recipe of the fp8
+ * class: the job's precision stays PREC_FP8 (sim/MODEL.md 3). */
 enum fp8_recipe { FP8_FRAMEWORK = 0, FP8_DELAYED, FP8_TENSORWISE, FP8_BLOCKWISE, FP8_MXFP8,
-		  FP8_RECIPE_COUNT };
+		  FP8_NVFP4, FP8_RECIPE_COUNT };
 /* Megatron-Core's names: "delayed", "tensorwise", "blockwise", "mxfp8";
  * "framework" for FP8_FRAMEWORK. */
 const char *fp8_recipe_name(enum fp8_recipe r);
+/* The --precision name of precision p with recipe r, which
+ * precision_parse_recipe and fp8_recipe_of read back: "fp8-tensorwise",
+ * "mxfp8", "nvfp4"; precision_name(p) where no recipe is named. */
+const char *precision_recipe_name(enum precision p, enum fp8_recipe r);
 struct gpu_spec;
 /* 0 where gpu runs recipe r; else -1 and a sentence in why (MXFP8 needs
- * Blackwell: Transformer Engine's block-scaled MMA). */
+ * Blackwell: Transformer Engine's block-scaled MMA; NVFP4 a GPU with an
+ * fp4 rate). */
 int fp8_recipe_refused(const struct gpu_spec *gpu, enum fp8_recipe r, char *why, size_t len);
 /* The recipe a precision name says ("fp8-cs" tensorwise, "FP8-MX" mxfp8,
  * "fp8 delayed", "fp8-blockwise", "fp8-sc" ...); FP8_FRAMEWORK for the plain
@@ -62,6 +71,7 @@ struct gpu_spec {
 	char name[32];            /* pplan name, e.g. "h100-sxm" */
 	char description[64];
 	double peak_tflops[PREC_COUNT]; /* dense TFLOP/s; 0 = unsupported */
+	double fp4_tflops;        /* dense fp4 (NVFP4) TFLOP/s; 0 = no fp4 tensor cores */
 	double mem_gib;           /* memory a process can allocate, GiB */
 	double hbm_gbps;          /* memory bandwidth, GB/s */
 	double nvlink_gbps;       /* NVLink bandwidth per GPU, one direction, GB/s */

@@ -167,7 +167,8 @@ MEGATRON_TRAINING = {
     "vocab_size", "apply_layernorm_1p", "no_masked_softmax_fusion", "no_bias_swiglu_fusion",
     "no_rope_fusion", "use_rotary_position_embeddings", "recompute_activations",
     "distribute_saved_activations", "sequence_parallel", "window_size",
-    "no_persist_layer_norm", "fp8", "fp8_recipe", "moe_layer_freq",
+    "no_persist_layer_norm", "fp8", "fp8_recipe", "fp4_format", "moe_layer_freq",
+    "first_last_layers_bf16", "num_layers_at_start_in_bf16", "num_layers_at_end_in_bf16",
     "fine_grained_activation_offloading", "offload_modules", "num_query_groups",
     "context_parallel_size", "expert_tensor_parallel_size", "moe_router_load_balancing_type",
     "moe_aux_loss_coeff", "moe_router_dtype", "moe_permute_fusion", "overlap_moe_expert_parallel_comm",
@@ -218,6 +219,23 @@ def number(v):
             return v
 
 
+def _bf16_layers(asked):
+    """The end layers asked in bf16 (--bf16-layers=F,L or N), (0, 0) if none."""
+    for sw in asked.get("switches", []):
+        if sw.startswith("--bf16-layers="):
+            v = [int(x) for x in sw.split("=", 1)[1].split(",")]
+            return (v[0], v[-1])
+    return (0, 0)
+
+
+def _recipe_bf16_layers(v, mp):
+    """The end layers a NeMo or Bridge config keeps in bf16 (the configs pplan
+    writes say them whole, or first_last_layers_bf16 = False)."""
+    if not v.get(f"{mp}.first_last_layers_bf16"):
+        return (0, 0)
+    return (v.get(f"{mp}.num_layers_at_start_in_bf16"), v.get(f"{mp}.num_layers_at_end_in_bf16"))
+
+
 def check_megatron(path, gpus, asked, pred):
     import torch
     import torch.nn.functional as F
@@ -238,6 +256,8 @@ def check_megatron(path, gpus, asked, pred):
     kw["layernorm_epsilon"] = args.get("norm_epsilon", 1e-5)
     if "num_experts" in args:
         kw["num_moe_experts"] = args["num_experts"]
+    if "fp4_format" in args:  # --fp4-format is TransformerConfig's fp4
+        kw["fp4"] = args["fp4_format"]
     if args.get("swiglu"):
         kw["gated_linear_unit"] = True
         kw["activation_func"] = F.silu
@@ -291,6 +311,15 @@ def check_megatron(path, gpus, asked, pred):
                   f"dispatcher {cfg.moe_token_dispatcher_type}, asked {d}")
     if "--moe-shared-expert-overlap=on" in asked.get("switches", []):
         check(cfg.moe_shared_expert_overlap, "the shared-expert overlap asked is not in the config")
+    want16 = _bf16_layers(asked)
+    got16 = (cfg.num_layers_at_start_in_bf16, cfg.num_layers_at_end_in_bf16) \
+        if cfg.first_last_layers_bf16 else (0, 0)
+    check(got16 == want16, f"bf16 end layers {got16}, asked {want16}")
+    if "--precision=nvfp4" in asked.get("switches", []):
+        check(cfg.fp4 == "e2m1" and cfg.fp4_recipe == "nvfp4" and "fp8_format" not in args,
+              f"fp4 {cfg.fp4}/{cfg.fp4_recipe} with fp8 {args.get('fp8_format')}, asked NVFP4")
+    else:
+        check(cfg.fp4 is None, "an fp4 mode pplan was not asked for")
     if "offload_layers" in asked:
         check(cfg.cpu_offloading and cfg.cpu_offloading_num_layers == asked["offload_layers"],
               f"cpu offloading {cfg.cpu_offloading}/{cfg.cpu_offloading_num_layers}, "
@@ -625,6 +654,11 @@ def check_nemo(path, gpus, asked, pred):
             extra = {k.arg for k in cfg.keywords} - params
             check(not extra, f"{cls} has no {extra}")
     check(recipe, f"no recipe = llm.NAME.{kind}(...) line")
+    check(_recipe_bf16_layers(v, "recipe.trainer.plugins") == _bf16_layers(asked),
+          f"bf16 end layers {_recipe_bf16_layers(v, 'recipe.trainer.plugins')}, asked {_bf16_layers(asked)}")
+    nvfp4 = (v.get("recipe.trainer.plugins.fp4"), v.get("recipe.trainer.plugins.fp4_recipe"))
+    check((nvfp4 == ("e2m1", "nvfp4")) == ("--precision=nvfp4" in asked.get("switches", [])),
+          f"the plugin's fp4 {nvfp4}, asked {asked.get('switches')}")
     s = "recipe.trainer.strategy."
     if lora:
         asked = _check_lora(v, "recipe", "data", asked)
@@ -769,6 +803,11 @@ def check_bridge(path, gpus, asked, pred):
         else:
             raise AssertionError(f"a statement pplan does not write: {ast.dump(st)[:60]}")
     check(recipe, f"no cfg = NAME_{kind}_config() line")
+    check(_recipe_bf16_layers(v, "cfg.mixed_precision") == _bf16_layers(asked),
+          f"bf16 end layers {_recipe_bf16_layers(v, 'cfg.mixed_precision')}, asked {_bf16_layers(asked)}")
+    check(("cfg.mixed_precision = bf16_with_nvfp4_mixed()" in text)
+          == ("--precision=nvfp4" in asked.get("switches", [])),
+          "NVFP4's mixed-precision config where it was not asked, or not where it was")
     m = "cfg.model."
     if lora:
         check(recipe.startswith("_") == (provider is not None) and (provider is None or "cfg.peft" in text),

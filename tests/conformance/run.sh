@@ -55,6 +55,9 @@ llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision-aware-optimizer=on
 llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=mxfp8 --cluster=hgx-b200
 llama3-8b 8 tp=2,dp=4,gbs=64,mbs=1,zero=1 --precision=fp8-blockwise
 llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=fp8-cs
+llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=nvfp4 --cluster=hgx-b200
+llama3-8b 16 pp=2,dp=8,gbs=64,mbs=1,zero=1 --precision=nvfp4 --cluster=hgx-b200 --bf16-layers=0,4
+llama3-8b 8 dp=8,gbs=64,mbs=1,zero=1 --precision=fp8-cs --bf16-layers=1,1
 deepseek-v3 256 dp=256,ep=64,gbs=1024,mbs=1,zero=3,recompute=full
 deepseek-v3 1024 tp=2,pp=16,vp=2,dp=32,ep=64,etp=1,gbs=8192,mbs=1 --pipeline-layout=Et|(tt|)*30mL
 llama3-70b 64 tp=8,pp=4,vp=3,dp=2,gbs=64,mbs=1 --pipeline-layout=Et*6(|t*7)*7|t*6(|t*7)*2|t*5L
